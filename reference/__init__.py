@@ -1,0 +1,18 @@
+"""Bit-exact NumPy reference of libvmaf's integer ADM (``integer_adm.c``, scalar C path).
+
+One module per libvmaf stage: :mod:`dwt2`, :mod:`decouple`, :mod:`csf`, :mod:`csf_den`,
+:mod:`cm`; :mod:`adm` chains them and holds the double-precision finish.
+"""
+
+from .adm import ALL_FEATURES, BASE_FEATURES, DEBUG_FEATURES, compute_adm, finish, scale_scores
+from .cm import cm
+from .csf import csf, csf_factors, rfactors
+from .csf_den import csf_den
+from .decouple import decouple, decouple_s123
+from .dwt2 import Bands, dwt2, dwt2_s123
+
+__all__ = [
+    "ALL_FEATURES", "BASE_FEATURES", "DEBUG_FEATURES", "Bands", "cm", "compute_adm", "csf",
+    "csf_den", "csf_factors", "decouple", "decouple_s123", "dwt2", "dwt2_s123", "finish",
+    "rfactors", "scale_scores",
+]

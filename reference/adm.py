@@ -1,0 +1,144 @@
+"""The whole integer ADM for one frame pair (libvmaf ``integer_compute_adm`` and the
+score arithmetic of its ``extract``), built from the per-stage functions."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import constants as C
+from .cm import cm
+from .csf import csf, rfactors
+from .csf_den import csf_den
+from .decouple import decouple, decouple_s123
+from .dwt2 import dwt2, dwt2_s123
+
+BASE_FEATURES = (
+    "integer_adm2", "integer_aim", "integer_adm3",
+    "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3",
+)
+DEBUG_FEATURES = (
+    "integer_adm", "integer_adm_num", "integer_adm_den",
+    "integer_adm_num_scale0", "integer_adm_den_scale0",
+    "integer_adm_num_scale1", "integer_adm_den_scale1",
+    "integer_adm_num_scale2", "integer_adm_den_scale2",
+    "integer_adm_num_scale3", "integer_adm_den_scale3",
+)
+ALL_FEATURES = BASE_FEATURES + DEBUG_FEATURES
+
+
+class ScaleResult(NamedTuple):
+    """One scale's float outputs, as libvmaf's ``float`` locals."""
+
+    num: np.float32
+    den: np.float32
+    aim: np.float32
+
+
+def cdiv(a: float, b: float) -> float:
+    """IEEE double division (C semantics: x/0 is +-inf or NaN, never an exception)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
+def cmax(x: float, y: float) -> float:
+    """libvmaf's ``MAX`` macro, ``x > y ? x : y`` (NaN in x yields y)."""
+    return x if x > y else y
+
+
+def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[ScaleResult]:
+    """Per-scale (num, den, aim) for one frame pair."""
+    out = []
+    egl = opts.adm_enhn_gain_limit
+    skip0 = opts.adm_skip_scale0
+    rb = dwt2(ref, bitdepth, lo_only=skip0)
+    db = dwt2(dis, bitdepth, lo_only=skip0)
+    for scale in range(4):
+        if scale > 0:
+            rb = dwt2_s123(rb.a.astype(np.int32), scale)
+            db = dwt2_s123(db.a.astype(np.int32), scale)
+        elif skip0:
+            out.append(ScaleResult(np.float32(0.0), C.SKIP_SCALE0_DEN, np.float32(0.0)))
+            continue
+        r, a = (decouple if scale == 0 else decouple_s123)(rb, db, egl)
+        den = csf_den(rb, scale, opts)
+        rf = rfactors(scale, opts)
+        wa, fa = csf(a, scale, rf)
+        num = cm(r, wa, fa, scale, rf, opts.adm_noise_weight)
+        aim = np.float32(0.0)
+        if not opts.adm_skip_aim:
+            wr, fr = csf(r, scale, rf)
+            aim = cm(a, wr, fr, scale, rf, 0.0)
+        out.append(ScaleResult(num, den, aim))
+    return out
+
+
+def finish(scales: list[ScaleResult], width: int, height: int, opts) -> dict[str, float]:
+    """libvmaf's double-precision finish: sums, the near-zero limit, ratios, adm3.
+
+    Where the denominator is zero libvmaf returns adm2 = 1 and leaves AIM uninitialised;
+    it is reported as NaN here rather than an arbitrary number.
+    """
+    limit = C.NUMDEN_LIMIT * (width * height) / (1920.0 * 1080.0)
+    num = den = aim_num = 0.0
+    for s in scales:
+        num += float(s.num)
+        den += float(s.den)
+        aim_num += float(s.aim)
+    num = 0.0 if num < limit else num
+    den = 0.0 if den < limit else den
+    if den == 0.0:
+        score, aim = 1.0, math.nan
+    else:
+        score, aim = cdiv(num, den), cdiv(aim_num, den)
+    dlm = opts.adm_dlm_weight
+    res = {
+        "integer_adm2": score,
+        "integer_aim": aim,
+        "integer_adm3": cmax(score * dlm + (1 - aim) * (1 - dlm), opts.adm_min_val),
+    }
+    for k, s in enumerate(scales):
+        res[f"integer_adm_scale{k}"] = cdiv(float(s.num), float(s.den))
+    res["integer_adm"] = score
+    res["integer_adm_num"] = num
+    res["integer_adm_den"] = den
+    for k, s in enumerate(scales):
+        res[f"integer_adm_num_scale{k}"] = float(s.num)
+        res[f"integer_adm_den_scale{k}"] = float(s.den)
+    return res
+
+
+def check_frame(ref: np.ndarray, dis: np.ndarray, bitdepth: int) -> None:
+    """Refuse inputs libvmaf cannot score (ValueError with a one-line message)."""
+    if bitdepth not in (8, 10, 12, 16):
+        raise ValueError(f"bit depth {bitdepth} is not supported (8, 10, 12 or 16)")
+    if ref.ndim != 2 or ref.shape != dis.shape:
+        raise ValueError(f"reference {ref.shape} and distorted {dis.shape} must be 2-D planes of one size")
+    h, w = ref.shape
+    if w <= 16 or h <= 16:
+        raise ValueError(f"frame {w}x{h} is too small: libvmaf's ADM needs width and height above 16")
+    want = np.uint8 if bitdepth == 8 else np.uint16
+    if ref.dtype != want or dis.dtype != want:
+        raise ValueError(f"{bitdepth}-bit planes must be {np.dtype(want).name}, got {ref.dtype}/{dis.dtype}")
+
+
+def compute_adm(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> dict[str, float]:
+    """All 18 integer ADM outputs for one luma pair, keyed by libvmaf's base names.
+
+    Parameters
+    ----------
+    ref, dis : ndarray
+        2-D luma planes, uint8 for 8-bit and uint16 otherwise.
+    bitdepth : int
+        8, 10, 12 or 16.
+    opts
+        Any object with libvmaf's ADM option names as attributes (``AdmOptions``).
+    """
+    check_frame(ref, dis, bitdepth)
+    geometry = opts.adm_norm_view_dist * opts.adm_ref_display_height
+    if geometry < C.DEFAULT_NORM_VIEW_DIST * C.DEFAULT_REF_DISPLAY_HEIGHT:
+        raise ValueError("adm_norm_view_dist * adm_ref_display_height must be at least 3.0 * 1080")
+    h, w = ref.shape
+    return finish(scale_scores(ref, dis, bitdepth, opts), w, h, opts)

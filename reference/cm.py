@@ -1,0 +1,107 @@
+"""Stage 5: contrast masking (libvmaf ``adm_cm`` and ``i4_adm_cm``).
+
+For each position of the crop, the masking threshold is the sum over the three
+orientations of the 3x3 neighbourhood of ``|csf| / 30`` with the centre replaced by
+``|csf| / 15``. The CSF-weighted test band, less the threshold and clipped at zero, is
+cubed in fixed point and summed with per-row rounding shifts. The border taps reflect
+at the top and left (``-1 -> 1``) and repeat the edge at the bottom and right
+(``n -> n - 1``), as libvmaf's border macros do.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import constants as C
+from .cnum import border, ceil_log2_u32, f32, pow2, powf, round_pow2_u32, sar, u32, u32_from_double
+from .csf_den import noise_floor
+from .dwt2 import Bands
+
+
+def _taps(n: int, start: int, stop: int) -> np.ndarray:
+    idx = np.arange(start - 1, stop + 1)
+    idx = np.where(idx < 0, 1, idx)
+    return np.where(idx >= n, n - 1, idx)
+
+
+def threshold(weighted: Bands, flt: Bands, scale: int, crop: tuple[slice, slice]) -> np.ndarray:
+    """The masking threshold over ``crop`` (int32 values, computed in int64)."""
+    hh, ww = weighted.h.shape
+    rows = _taps(hh, crop[0].start, crop[0].stop)
+    cols = _taps(ww, crop[1].start, crop[1].stop)
+    thr = None
+    for wb, fb in zip((weighted.h, weighted.v, weighted.d), (flt.h, flt.v, flt.d)):
+        p = fb[np.ix_(rows, cols)].astype(np.int64)
+        box = p[:-2, :-2] + p[:-2, 1:-1] + p[:-2, 2:]
+        box += p[1:-1, :-2] + p[1:-1, 2:]
+        box += p[2:, :-2] + p[2:, 1:-1] + p[2:, 2:]
+        centre = np.abs(wb[crop].astype(np.int64))
+        if scale == 0:
+            box += ((C.ONE_BY_15 * centre + C.FLT0_ROUND[0]) >> C.FLT0_ROUND[1]).astype(np.int16)
+        else:
+            # abs() of INT32_MIN stays negative in C.
+            centre = np.where(centre > 2**31 - 1, -(2**31), centre)
+            box += ((C.I4_ONE_BY_15 * centre + C.CSF_S123_FLT[0]) >> C.CSF_S123_FLT[1]).astype(np.int32)
+        thr = box if thr is None else thr + box
+    if scale != 0:
+        thr = thr.astype(np.int32).astype(np.int64)
+    return thr
+
+
+def cm_accumulators(src: Bands, weighted: Bands, flt: Bands, scale: int,
+                    rfactor: tuple[int, int, int]) -> tuple[int, int, int, tuple[int, int, int]]:
+    """Integer part of the stage: ``(accum_h, accum_v, accum_d, final_exponents)``.
+
+    ``src`` is the band whose visible part is measured (restored for the detail loss,
+    additive for AIM); ``weighted``/``flt`` are the CSF outputs of the masking band.
+    """
+    hh, ww = src.h.shape
+    left, right = border(ww, tap=False)
+    top, bottom = border(hh, tap=False)
+    crop = (slice(top, bottom), slice(left, right))
+    thr = threshold(weighted, flt, scale, crop)
+    inner_shift = ceil_log2_u32(hh)
+    inner_rnd = round_pow2_u32(inner_shift)
+    accs, exps = [], []
+    for o, band in enumerate((src.h, src.v, src.d)):
+        x = band[crop].astype(np.int64)
+        if scale == 0:
+            x = np.abs(x * rfactor[o]) - (thr << C.CM0_SUB_SHIFT[o])
+            sq_rnd, sq_shift = C.CM0_SQ[o]
+            cub_shift = u32_from_double(math.ceil(math.log2(ww) - C.CM0_CUB_LOG2_OFFSET[o]))
+            exps.append(u32(C.CM0_FINAL_EXP[o] - cub_shift - inner_shift))
+        else:
+            x = ((x * rfactor[o] + C.CSF_S123_DST[0]) >> C.CSF_S123_DST[1]).astype(np.int32)
+            x = (np.abs(x.astype(np.int64)).astype(np.int32).astype(np.int64) - thr).astype(np.int32)
+            x = x.astype(np.int64)
+            sq_rnd, sq_shift = C.CM_S123_SQ
+            cub_shift = ceil_log2_u32(ww)
+            exps.append(u32(C.CM_S123_FINAL_EXP[scale - 1] - cub_shift - inner_shift))
+        x = np.maximum(x, 0)
+        x_sq = ((x * x + sq_rnd) >> sq_shift).astype(np.int32).astype(np.int64)
+        val = sar(x_sq * x + round_pow2_u32(cub_shift), cub_shift)
+        rows = val.sum(axis=1)
+        accs.append(int(sar(rows + inner_rnd, inner_shift).sum()))
+    return accs[0], accs[1], accs[2], tuple(exps)
+
+
+def cm_finish(accums, scale: int, shape: tuple[int, int], noise_weight: float) -> np.float32:
+    """Float finish: ``sum_o (accum_o / 2**e_o)**(1/3) + noise``, in libvmaf's float steps."""
+    hh, ww = shape
+    left, right = border(ww, tap=False)
+    top, bottom = border(hh, tap=False)
+    add = noise_floor((bottom - top) * (right - left), noise_weight)
+    total = []
+    for acc, e in zip(accums[:3], accums[3]):
+        div = pow2(e) if scale == 0 else float(f32(pow2(e)))
+        total.append(powf(f32(float(acc) / div), C.ONE_THIRD_F) + add)
+    return (total[0] + total[1]) + total[2]
+
+
+def cm(src: Bands, weighted: Bands, flt: Bands, scale: int, rfactor: tuple[int, int, int],
+       noise_weight: float) -> np.float32:
+    """One scale's numerator (or AIM numerator) from the decoupled and CSF bands."""
+    acc = cm_accumulators(src, weighted, flt, scale, rfactor)
+    return cm_finish(acc, scale, src.h.shape, noise_weight)
