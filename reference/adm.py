@@ -10,10 +10,11 @@ import numpy as np
 
 from . import constants as C
 from .cm import cm
+from .cnum import border
 from .csf import csf, rfactors
 from .csf_den import csf_den
 from .decouple import decouple, decouple_s123
-from .dwt2 import dwt2, dwt2_s123
+from .dwt2 import dwt2, dwt2_s123_pair
 
 BASE_FEATURES = (
     "integer_adm2", "integer_aim", "integer_adm3",
@@ -48,6 +49,27 @@ def cmax(x: float, y: float) -> float:
     return x if x > y else y
 
 
+def _int16_rows_as_int32(band: np.ndarray | None, width: int) -> np.ndarray | None:
+    """Source row -1 of libvmaf's scale-3 DWT: the int16 band stored just before the
+    int32 one, its second-to-last row reinterpreted as little-endian int32 pairs."""
+    if band is None:
+        return None
+    pairs = band[-2, : 2 * width].astype(np.int16)
+    pairs = np.pad(pairs, (0, 2 * width - pairs.size))
+    return pairs.astype("<i2").view("<i4")
+
+
+def _csf_written(band: np.ndarray) -> np.ndarray:
+    """The band as libvmaf's buffer holds it: the CSF writes only its cropped region,
+    and the rest of a freshly allocated buffer stays zero."""
+    hh, ww = band.shape
+    top, bottom = border(hh, tap=True)
+    left, right = border(ww, tap=True)
+    out = np.zeros_like(band)
+    out[top:bottom, left:right] = band[top:bottom, left:right]
+    return out
+
+
 def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[ScaleResult]:
     """Per-scale (num, den, aim) for one frame pair."""
     out = []
@@ -55,10 +77,11 @@ def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[
     skip0 = opts.adm_skip_scale0
     rb = dwt2(ref, bitdepth, lo_only=skip0)
     db = dwt2(dis, bitdepth, lo_only=skip0)
+    last_csf_d = None  # libvmaf's scale-0 ``csf_f.band_d``, which a tiny scale 3 reads
     for scale in range(4):
         if scale > 0:
-            rb = dwt2_s123(rb.a.astype(np.int32), scale)
-            db = dwt2_s123(db.a.astype(np.int32), scale)
+            row_m1 = _int16_rows_as_int32(last_csf_d, rb.a.shape[1]) if scale == 3 else None
+            rb, db = dwt2_s123_pair(rb.a.astype(np.int32), db.a.astype(np.int32), scale, row_m1)
         elif skip0:
             out.append(ScaleResult(np.float32(0.0), C.SKIP_SCALE0_DEN, np.float32(0.0)))
             continue
@@ -71,6 +94,8 @@ def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[
         if not opts.adm_skip_aim:
             wr, fr = csf(r, scale, rf)
             aim = cm(a, wr, fr, scale, rf, 0.0)
+        if scale == 0:
+            last_csf_d = _csf_written(fa.d if opts.adm_skip_aim else wr.d)
         out.append(ScaleResult(num, den, aim))
     return out
 

@@ -88,26 +88,73 @@ def dwt2(src: np.ndarray, bitdepth: int, *, lo_only: bool = False) -> Bands:
     return Bands(a, horiz(tmplo, C.DWT_HI), horiz(tmphi, C.DWT_LO), horiz(tmphi, C.DWT_HI))
 
 
+def dwt2_s123_vertical(src: np.ndarray, scale: int,
+                       row_m1: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Vertical pass of the scale 1..3 DWT: int32 ``(tmplo, tmphi)``, ``ceil(h/2)`` rows.
+
+    ``row_m1`` is what libvmaf reads for source row -1 (see :func:`src_indices`);
+    zeros when not given.
+    """
+    h, w = src.shape
+    iy = src_indices(h)
+    if (iy < 0).any():
+        edge = np.zeros((1, w), np.int32) if row_m1 is None else row_m1.reshape(1, w)
+        src = np.concatenate([src, edge.astype(np.int32)])  # index -1 now reads ``edge``
+    rnd, sh = C.DWT_S123_VP[scale - 1]
+    rows = _taps(src, iy, 0)
+    return tuple(((_fir(rows, c, np.int64) + rnd) >> sh).astype(np.int32) for c in (C.DWT_LO, C.DWT_HI))
+
+
+def dwt2_s123_horizontal(tmplo: np.ndarray, tmphi: np.ndarray, scale: int,
+                         col_m1: tuple[np.ndarray, np.ndarray] | None = None) -> Bands:
+    """Horizontal pass of the scale 1..3 DWT into the four int32 bands.
+
+    ``col_m1`` holds, per row, what libvmaf reads for column -1 of ``tmplo`` and
+    ``tmphi``; zeros when not given.
+    """
+    hh, w = tmplo.shape
+    ix = src_indices(w)
+    if (ix < 0).any():
+        lo_m1, hi_m1 = (np.zeros(hh, np.int32),) * 2 if col_m1 is None else col_m1
+        tmplo = np.concatenate([tmplo, lo_m1.reshape(hh, 1).astype(np.int32)], axis=1)
+        tmphi = np.concatenate([tmphi, hi_m1.reshape(hh, 1).astype(np.int32)], axis=1)
+    rnd, sh = C.DWT_S123_HP[scale - 1]
+
+    def horiz(tmp: np.ndarray, coeffs: tuple[int, ...]) -> np.ndarray:
+        acc = _fir(_taps(tmp, ix, 1), coeffs, np.int64)
+        return ((acc + rnd) >> sh).astype(np.int32)
+
+    return Bands(horiz(tmplo, C.DWT_LO), horiz(tmplo, C.DWT_HI), horiz(tmphi, C.DWT_LO), horiz(tmphi, C.DWT_HI))
+
+
 def dwt2_s123(src: np.ndarray, scale: int) -> Bands:
     """DWT of the previous level's int32 approximation band at ``scale`` 1..3.
 
     Both passes accumulate in int64 and round with the per-scale ``(round, shift)``
-    pairs of ``DWT_S123_VP`` / ``DWT_S123_HP``, truncating to int32.
+    pairs of ``DWT_S123_VP`` / ``DWT_S123_HP``, truncating to int32. Out-of-range taps
+    (inputs of 3 or 4 samples) read zeros; :func:`dwt2_s123_pair` reproduces what
+    libvmaf reads there instead.
     """
-    h, w = src.shape
-    iy, ix = src_indices(h), src_indices(w)
-    vp_round, vp_shift = C.DWT_S123_VP[scale - 1]
-    hp_round, hp_shift = C.DWT_S123_HP[scale - 1]
-    rows = _taps(src, iy, 0)
+    return dwt2_s123_horizontal(*dwt2_s123_vertical(src, scale), scale)
 
-    def vert(coeffs: tuple[int, ...]) -> np.ndarray:
-        return ((_fir(rows, coeffs, np.int64) + vp_round) >> vp_shift).astype(np.int32)
 
-    def horiz(tmp: np.ndarray, coeffs: tuple[int, ...]) -> np.ndarray:
-        acc = _fir(_taps(tmp, ix, 1), coeffs, np.int64)
-        return ((acc + hp_round) >> hp_shift).astype(np.int32)
+def dwt2_s123_pair(ref: np.ndarray, dis: np.ndarray, scale: int,
+                   ref_row_m1: np.ndarray | None = None) -> tuple[Bands, Bands]:
+    """libvmaf's ``adm_dwt2_s123_combined``, out-of-range taps included.
 
-    tmplo, tmphi = vert(C.DWT_LO), vert(C.DWT_HI)
-    return Bands(
-        horiz(tmplo, C.DWT_LO), horiz(tmplo, C.DWT_HI), horiz(tmphi, C.DWT_LO), horiz(tmphi, C.DWT_HI)
-    )
+    When an input side is 3 or 4 samples (frames 17..32 wide or high, at scale 3)
+    libvmaf's index table sends output 0's first tap to -1 and it reads memory
+    outside the band. Its layout makes that memory predictable:
+
+    - source row -1 of the reference is the int16 scale-0 band stored just before
+      it, read as int32 (``ref_row_m1``, built by the caller); of the distorted, the
+      never-written last row of another band: zero;
+    - column -1 of the four row buffers, laid out back to back, is the previous
+      buffer's last element (``tmplo_ref[-1]`` is allocator metadata: zero).
+    """
+    rlo, rhi = dwt2_s123_vertical(ref, scale, ref_row_m1)
+    dlo, dhi = dwt2_s123_vertical(dis, scale, None)
+    zero = np.zeros(rlo.shape[0], np.int32)
+    ref_b = dwt2_s123_horizontal(rlo, rhi, scale, (zero, rlo[:, -1]))
+    dis_b = dwt2_s123_horizontal(dlo, dhi, scale, (rhi[:, -1], dlo[:, -1]))
+    return ref_b, dis_b
