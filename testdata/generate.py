@@ -1,0 +1,717 @@
+#!/usr/bin/env python3
+"""Deterministic reference/distorted raw-YUV test pairs for admcuda.
+
+Every pair is cut from scikit-image sample images that ship inside the
+scikit-image wheel (PNG only, so decoding is lossless and needs no network) and
+distorted with codec-like operations written here in integer NumPy arithmetic:
+binomial (Gaussian) and box blur, additive seeded noise, 8x8 block-mean
+quantisation, down/up rescaling, banding and unsharp masking. No scikit-image or
+SciPy filter and no float transcendental takes part, so the bytes depend only on
+the source PNGs and on NumPy's PCG64 bit stream (``random_raw``), both stable
+across versions; each file's sha256 is recorded in :data:`PAIRS` and checked.
+
+High bit depths are real: luma is kept at 24-bit precision through sampling,
+then a light blur, a smooth gradient and a tone curve are applied before it is
+scaled to the full ``2**bitdepth - 1`` range, so every low bit varies.
+
+Files are full planar YUV frames: the Y plane, then U and V (420: ceil(w/2) x
+ceil(h/2); 422: ceil(w/2) x h; 444: w x h; 400: none), 8-bit or little-endian
+uint16. Chroma is constant mid-grey.
+
+Usage::
+
+    python3 testdata/generate.py                      # committed pairs -> testdata/pairs
+    python3 testdata/generate.py --all --outdir DIR   # every pair, large ones too
+    python3 testdata/generate.py --print-sha --all --outdir DIR
+
+As a module: ``PAIRS`` (one dict per golden case) and ``generate(outdir, names)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PAIRS", "FILES", "generate", "frame_bytes", "render_pair"]
+
+PAIRS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pairs")
+
+# Luma is carried as integers where full white is 255 << 16 (BT.601 weights in Q16).
+LUMA_SHIFT = 16
+LUMA_WHITE = 255 << LUMA_SHIFT
+BT601_R, BT601_G, BT601_B = 19595, 38470, 7471  # sum 65536
+# Sub-pixel sampling positions are Q8 (1 source pixel = 256).
+POS_SHIFT = 8
+POS_ONE = 1 << POS_SHIFT
+# High-bit-depth preparation: gradient amplitude in 8-bit levels, tone-curve lift k = 1/4.
+HIBIT_GRADIENT_X = 6 << LUMA_SHIFT
+HIBIT_GRADIENT_Y = -4 << LUMA_SHIFT
+HIBIT_TONE_NUM, HIBIT_TONE_DEN = 1, 4
+# Irwin-Hall noise: sum of four uniform 16-bit integers, std = 65536 / sqrt(3).
+NOISE_STD_Q = 37838
+MOSAIC_TILE_H, MOSAIC_TILE_W = 300, 400
+MOSAIC_TILES = (("astronaut", "coffee", "camera"), ("chelsea", "moon", "immunohistochemistry"))
+
+
+# ---------------------------------------------------------------- sources
+
+
+def _skimage_image(name: str) -> np.ndarray:
+    import skimage.data
+
+    return np.asarray(getattr(skimage.data, name)())
+
+
+def source_luma(name: str) -> np.ndarray:
+    """Luma of a scikit-image sample image (or ``mosaic``) as int64, white = 255 << 16."""
+    if name == "mosaic":
+        rows = []
+        for row in MOSAIC_TILES:
+            tiles = []
+            for tile in row:
+                lum = source_luma(tile)
+                y0 = (lum.shape[0] - MOSAIC_TILE_H) // 2
+                x0 = (lum.shape[1] - MOSAIC_TILE_W) // 2
+                tiles.append(lum[y0 : y0 + MOSAIC_TILE_H, x0 : x0 + MOSAIC_TILE_W])
+            rows.append(np.concatenate(tiles, axis=1))
+        return np.concatenate(rows, axis=0)
+    img = _skimage_image(name)
+    if img.dtype == np.bool_:
+        img = np.where(img, 235, 16).astype(np.uint8)
+    if img.dtype != np.uint8:
+        raise TypeError(f"{name}: expected uint8, got {img.dtype}")
+    img = img.astype(np.int64)
+    if img.ndim == 2:
+        return img << LUMA_SHIFT
+    return BT601_R * img[..., 0] + BT601_G * img[..., 1] + BT601_B * img[..., 2]
+
+
+# ---------------------------------------------------------------- integer helpers
+
+
+def _round_div(a: np.ndarray | int, d: int) -> np.ndarray:
+    """Round-half-up integer division, exact for negative numerators."""
+    return (2 * np.asarray(a, dtype=np.int64) + d) // (2 * d)
+
+
+def _sample_bilinear(src: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """Bilinear sample at Q8 positions (edges clamped); integer, rounds once."""
+    h, w = src.shape
+    ys = np.clip(ys.astype(np.int64), 0, (h - 1) << POS_SHIFT)
+    xs = np.clip(xs.astype(np.int64), 0, (w - 1) << POS_SHIFT)
+    y0, fy = ys >> POS_SHIFT, ys & (POS_ONE - 1)
+    x0, fx = xs >> POS_SHIFT, xs & (POS_ONE - 1)
+    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+    fy, fx = fy[:, None], fx[None, :]
+    a = src[y0[:, None], x0[None, :]] * (POS_ONE - fx) + src[y0[:, None], x1[None, :]] * fx
+    b = src[y1[:, None], x0[None, :]] * (POS_ONE - fx) + src[y1[:, None], x1[None, :]] * fx
+    acc = a * (POS_ONE - fy) + b * fy
+    return (acc + (1 << (2 * POS_SHIFT - 1))) >> (2 * POS_SHIFT)
+
+
+def _sep_filter(img: np.ndarray, taps: Sequence[int]) -> np.ndarray:
+    """Separable integer FIR (edge replicate), unnormalised: result scaled by sum(taps)**2."""
+    r = len(taps) // 2
+    p = np.pad(img.astype(np.int64), ((0, 0), (r, r)), mode="edge")
+    w = img.shape[1]
+    acc = sum(int(t) * p[:, k : k + w] for k, t in enumerate(taps))
+    p = np.pad(acc, ((r, r), (0, 0)), mode="edge")
+    h = img.shape[0]
+    return sum(int(t) * p[k : k + h, :] for k, t in enumerate(taps))
+
+
+def _gauss5(img: np.ndarray) -> np.ndarray:
+    return _round_div(_sep_filter(img, (1, 4, 6, 4, 1)), 256)
+
+
+def _clip(img: np.ndarray, bitdepth: int) -> np.ndarray:
+    return np.clip(img, 0, (1 << bitdepth) - 1)
+
+
+# ---------------------------------------------------------------- content
+
+
+def render_frame_luma(
+    spec: dict[str, Any], frame: int, bitdepth: int, w: int, h: int
+) -> np.ndarray:
+    """Reference luma plane (int64, ``0 .. 2**bitdepth - 1``) of one frame."""
+    src = source_luma(spec["image"])
+    step = spec["step"]
+    y0 = spec["origin"][0] + frame * spec["shift"][0]
+    x0 = spec["origin"][1] + frame * spec["shift"][1]
+    ys = y0 + step * np.arange(h, dtype=np.int64)
+    xs = x0 + step * np.arange(w, dtype=np.int64)
+    if (
+        ys[-1] >> POS_SHIFT >= src.shape[0]
+        or xs[-1] >> POS_SHIFT >= src.shape[1]
+        or y0 < 0
+        or x0 < 0
+    ):
+        raise ValueError(f"{spec['image']}: window leaves the source image")
+    lum = _sample_bilinear(src, ys, xs)
+    if bitdepth > 8:
+        lum = _round_div(_sep_filter(lum, (1, 2, 1)), 16)
+        gx = (np.arange(w, dtype=np.int64) * HIBIT_GRADIENT_X) // max(w - 1, 1)
+        gy = (np.arange(h, dtype=np.int64) * HIBIT_GRADIENT_Y) // max(h - 1, 1)
+        lum = np.clip(lum + gy[:, None] + gx[None, :], 0, LUMA_WHITE)
+        lum = lum + (lum * (LUMA_WHITE - lum) * HIBIT_TONE_NUM) // (LUMA_WHITE * HIBIT_TONE_DEN)
+    return (lum * ((1 << bitdepth) - 1) + LUMA_WHITE // 2) // LUMA_WHITE
+
+
+def _noise(shape: tuple[int, int], seed: int, sigma16: int, bitdepth: int) -> np.ndarray:
+    """Approximately Gaussian noise, std ``sigma16 / 16`` 8-bit levels, from PCG64 raw output."""
+    raw = np.random.default_rng(seed).bit_generator.random_raw(shape[0] * shape[1])
+    raw = np.asarray(raw, dtype=np.uint64)
+    mask = np.uint64(0xFFFF)
+    s = sum(((raw >> np.uint64(16 * k)) & mask).astype(np.int64) for k in range(4)) - 2 * 0xFFFF
+    return _round_div(s * (sigma16 << (bitdepth - 8)), NOISE_STD_Q * 16).reshape(shape)
+
+
+def _block_quant(img: np.ndarray, q_dc: int, q_ac: int) -> np.ndarray:
+    """8x8 block-mean quantisation: block DC rounded to ``q_dc``, residual to ``q_ac``."""
+    h, w = img.shape
+    bh, bw = -(-h // 8), -(-w // 8)
+    pad = np.zeros((bh * 8, bw * 8), dtype=np.int64)
+    pad[:h, :w] = img
+    cnt = np.zeros_like(pad)
+    cnt[:h, :w] = 1
+    sums = pad.reshape(bh, 8, bw, 8).sum(axis=(1, 3))
+    cnts = cnt.reshape(bh, 8, bw, 8).sum(axis=(1, 3))
+    mean = (2 * sums + cnts) // (2 * cnts)
+    mean = np.repeat(np.repeat(mean, 8, axis=0), 8, axis=1)[:h, :w]
+    dc = _round_div(mean, q_dc) * q_dc
+    ac = _round_div(img - mean, q_ac) * q_ac
+    return dc + ac
+
+
+def _rescale(img: np.ndarray, factor: int, down: str, up: str) -> np.ndarray:
+    """Downscale by an integer factor (box mean or nearest) and back up (bilinear or nearest)."""
+    h, w = img.shape
+    if down == "box":
+        ph, pw = -(-h // factor) * factor, -(-w // factor) * factor
+        p = np.pad(img, ((0, ph - h), (0, pw - w)), mode="edge")
+        small = _round_div(
+            p.reshape(ph // factor, factor, pw // factor, factor).sum(axis=(1, 3)), factor * factor
+        )
+    elif down == "nearest":
+        small = img[::factor, ::factor]
+    else:
+        raise ValueError(down)
+    if up == "nearest":
+        return small[np.arange(h) // factor][:, np.arange(w) // factor]
+    if up != "bilinear":
+        raise ValueError(up)
+    iy, ix = np.arange(h, dtype=np.int64), np.arange(w, dtype=np.int64)
+    if down == "box":
+        # A box-mean sample sits at the centre of its block: src = (dst + 0.5) / factor - 0.5.
+        ys = ((2 * iy + 1 - factor) * POS_ONE) // (2 * factor)
+        xs = ((2 * ix + 1 - factor) * POS_ONE) // (2 * factor)
+    else:
+        # A decimated sample sits on the first pixel of its block: src = dst / factor.
+        ys, xs = (iy * POS_ONE) // factor, (ix * POS_ONE) // factor
+    return _sample_bilinear(small, ys, xs)
+
+
+def distort(
+    img: np.ndarray, ops: Sequence[tuple[str, dict[str, int | str]]], bitdepth: int, seed: int
+) -> np.ndarray:
+    """Apply a chain of codec-like distortions to one luma plane (integer in, integer out).
+
+    Amplitudes and steps are given in 8-bit levels and scaled by ``2**(bitdepth-8)``.
+    """
+    scale = 1 << (bitdepth - 8)
+    out = img.astype(np.int64)
+    for k, (op, p) in enumerate(ops):
+        if op == "gauss5":
+            out = _gauss5(out)
+        elif op == "box":
+            n = int(p["n"])
+            out = _round_div(_sep_filter(out, (1,) * n), n * n)
+        elif op == "noise":
+            out = out + _noise(out.shape, seed * 16 + k, int(p["sigma16"]), bitdepth)
+        elif op == "block":
+            out = _block_quant(out, int(p["q_dc"]) * scale, int(p["q_ac"]) * scale)
+        elif op == "rescale":
+            out = _rescale(out, int(p["factor"]), str(p["down"]), str(p["up"]))
+        elif op == "band":
+            step = int(p["step"]) * scale
+            out = (out // step) * step + step // 2
+        elif op == "sharpen":
+            out = out + _round_div((out - _gauss5(out)) * int(p["num"]), int(p["den"]))
+        else:
+            raise ValueError(f"unknown distortion {op!r}")
+        out = _clip(out, bitdepth)
+    return out
+
+
+# ---------------------------------------------------------------- files
+
+
+def chroma_size(w: int, h: int, fmt: str) -> tuple[int, int]:
+    """(width, height) of each chroma plane; (0, 0) for 400."""
+    return {
+        "420": ((w + 1) // 2, (h + 1) // 2),
+        "422": ((w + 1) // 2, h),
+        "444": (w, h),
+        "400": (0, 0),
+    }[fmt]
+
+
+def frame_bytes(luma: np.ndarray, fmt: str, bitdepth: int) -> bytes:
+    """One raw planar frame: Y, then U and V filled with mid-grey."""
+    h, w = luma.shape
+    dt = np.dtype(np.uint8) if bitdepth == 8 else np.dtype("<u2")
+    if luma.min() < 0 or luma.max() >= 1 << bitdepth:
+        raise ValueError("luma out of range")
+    cw, ch = chroma_size(w, h, fmt)
+    chroma = np.full(2 * cw * ch, 128 << (bitdepth - 8), dtype=dt)
+    return luma.astype(dt).tobytes() + chroma.tobytes()
+
+
+# File specs: one per ref/dis pair. step/origin/shift are Q8 source-pixel units.
+FILES: dict[str, dict[str, Any]] = {
+    "camera_17x17_420_8b_gauss": dict(
+        w=17,
+        h=17,
+        fmt="420",
+        bitdepth=8,
+        frames=3,
+        seed=1,
+        image="camera",
+        step=1792,
+        origin=(40 << 8, 130 << 8),
+        shift=(9 << 8, 6 << 8),
+        ops=[("gauss5", {})],
+    ),
+    "astronaut_18x22_444_8b_noise": dict(
+        w=18,
+        h=22,
+        fmt="444",
+        bitdepth=8,
+        frames=3,
+        seed=2,
+        image="astronaut",
+        step=1280,
+        origin=(20 << 8, 140 << 8),
+        shift=(4 << 8, 7 << 8),
+        ops=[("noise", {"sigma16": 64})],
+    ),
+    "coffee_24x30_420_8b_block": dict(
+        w=24,
+        h=30,
+        fmt="420",
+        bitdepth=8,
+        frames=3,
+        seed=3,
+        image="coffee",
+        step=2560,
+        origin=(10 << 8, 150 << 8),
+        shift=(5 << 8, 11 << 8),
+        ops=[("block", {"q_dc": 6, "q_ac": 20})],
+    ),
+    "camera_20x64_420_8b_noise": dict(
+        w=20,
+        h=64,
+        fmt="420",
+        bitdepth=8,
+        frames=3,
+        seed=13,
+        image="camera",
+        step=1536,
+        origin=(60 << 8, 200 << 8),
+        shift=(3 << 8, 5 << 8),
+        ops=[("noise", {"sigma16": 80})],
+    ),
+    "chelsea_33x37_422_8b_band": dict(
+        w=33,
+        h=37,
+        fmt="422",
+        bitdepth=8,
+        frames=3,
+        seed=4,
+        image="chelsea",
+        step=1536,
+        origin=(30 << 8, 120 << 8),
+        shift=(6 << 8, -9 << 8),
+        ops=[("band", {"step": 12})],
+    ),
+    "coins_97x55_400_8b_rescale": dict(
+        w=97,
+        h=55,
+        fmt="400",
+        bitdepth=8,
+        frames=3,
+        seed=5,
+        image="coins",
+        step=768,
+        origin=(60 << 8, 40 << 8),
+        shift=(7 << 8, 5 << 8),
+        ops=[("rescale", {"factor": 2, "down": "nearest", "up": "bilinear"})],
+    ),
+    "astronaut_160x90_420_8b_boxnoise": dict(
+        w=160,
+        h=90,
+        fmt="420",
+        bitdepth=8,
+        frames=3,
+        seed=6,
+        image="astronaut",
+        step=768,
+        origin=(12 << 8, 10 << 8),
+        shift=(3 << 8, 5 << 8),
+        ops=[("box", {"n": 3}), ("noise", {"sigma16": 40})],
+    ),
+    "chelsea_128x72_444_8b_sharpen": dict(
+        w=128,
+        h=72,
+        fmt="444",
+        bitdepth=8,
+        frames=3,
+        seed=7,
+        image="chelsea",
+        step=640,
+        origin=(60 << 8, 60 << 8),
+        shift=(3 << 8, 4 << 8),
+        ops=[("sharpen", {"num": 3, "den": 2})],
+    ),
+    "immunohistochemistry_160x90_422_10b_blockgauss": dict(
+        w=160,
+        h=90,
+        fmt="422",
+        bitdepth=10,
+        frames=3,
+        seed=8,
+        image="immunohistochemistry",
+        step=640,
+        origin=(80 << 8, 70 << 8),
+        shift=(5 << 8, 3 << 8),
+        ops=[("gauss5", {}), ("block", {"q_dc": 4, "q_ac": 10})],
+    ),
+    "coffee_192x108_420_12b_band": dict(
+        w=192,
+        h=108,
+        fmt="420",
+        bitdepth=12,
+        frames=3,
+        seed=9,
+        image="coffee",
+        step=640,
+        origin=(40 << 8, 100 << 8),
+        shift=(4 << 8, 6 << 8),
+        ops=[("gauss5", {}), ("band", {"step": 3})],
+    ),
+    "moon_200x120_400_16b_rescale": dict(
+        w=200,
+        h=120,
+        fmt="400",
+        bitdepth=16,
+        frames=3,
+        seed=10,
+        image="moon",
+        step=512,
+        origin=(100 << 8, 60 << 8),
+        shift=(2 << 8, 7 << 8),
+        ops=[
+            ("rescale", {"factor": 2, "down": "box", "up": "nearest"}),
+            ("noise", {"sigma16": 12}),
+        ],
+    ),
+    "mosaic_1919x1079_420_8b_block": dict(
+        w=1919,
+        h=1079,
+        fmt="420",
+        bitdepth=8,
+        frames=2,
+        seed=11,
+        image="mosaic",
+        step=141,
+        origin=(0, 40 << 8),
+        shift=(50, 3 << 8),
+        ops=[("block", {"q_dc": 4, "q_ac": 12}), ("noise", {"sigma16": 16})],
+    ),
+    "mosaic_1280x720_420_10b_rescale": dict(
+        w=1280,
+        h=720,
+        fmt="420",
+        bitdepth=10,
+        frames=2,
+        seed=12,
+        image="mosaic",
+        step=212,
+        origin=(0, 60 << 8),
+        shift=(100, 2 << 8),
+        ops=[
+            ("rescale", {"factor": 2, "down": "box", "up": "bilinear"}),
+            ("noise", {"sigma16": 10}),
+        ],
+    ),
+}
+
+# Files above this size are regenerated by the tests instead of being committed.
+COMMIT_LIMIT_BYTES = 300_000
+
+# sha256 of every file, recorded from a run with NumPy 2.4.6 / scikit-image 0.26.0 and checked
+# identical with NumPy 1.26.4 / scikit-image 0.22.0.
+_SHA256: dict[str, str] = {
+    "camera_20x64_420_8b_noise_dis.yuv": (
+        "c9257f617dccdc1860d55417ad73d5ee5eb6d6b2016026513aa9c8fed17a59e2"
+    ),
+    "camera_20x64_420_8b_noise_ref.yuv": (
+        "dae653660bc58ef809b603bdd1c727dceb3e13094f8144fa325ec91384474f02"
+    ),
+    "astronaut_160x90_420_8b_boxnoise_dis.yuv": (
+        "2befe99466f4d16d7659b9fead29de88f45e3070c53513e439526fcc19dd3805"
+    ),
+    "astronaut_160x90_420_8b_boxnoise_ref.yuv": (
+        "62fad9ba3d43065211c6038af2d1632fb787ab777b4a43d6ca915308d390e3a2"
+    ),
+    "astronaut_18x22_444_8b_noise_dis.yuv": (
+        "38ca49b5193d2a6fb583625061de4e17616d9eb28941624c6e9beb93a0993187"
+    ),
+    "astronaut_18x22_444_8b_noise_ref.yuv": (
+        "4a1246d1304d55be85e3c4233522931b563f92dedce19afcd019c6e92bf04611"
+    ),
+    "camera_17x17_420_8b_gauss_dis.yuv": (
+        "4c0b16b2d9f1ce70d5a8933c04ca2400144192394dfcf7ed8ab5c4b6faeae687"
+    ),
+    "camera_17x17_420_8b_gauss_ref.yuv": (
+        "7e1e321f5f5e2c02212462fd34b99da015fba5e4fceb4acdbb0d309e63a359ff"
+    ),
+    "chelsea_128x72_444_8b_sharpen_dis.yuv": (
+        "cdea91fb972d0da1ea121e3edbb6018d9123bc995dc98d653ed8b73ab839690c"
+    ),
+    "chelsea_128x72_444_8b_sharpen_ref.yuv": (
+        "cffda39ad76bc8736c81433358315653b5fdbd9b84bb86029e99d17cf191cc0d"
+    ),
+    "chelsea_33x37_422_8b_band_dis.yuv": (
+        "2c06f758a6ddfd225f8d0717b913ef3864eb8dc5ce8e30f0b9d8f50f5bec853f"
+    ),
+    "chelsea_33x37_422_8b_band_ref.yuv": (
+        "a0cff27b29a9cb36b92745ed818c39fff1dc33032777bda1e48dc216ff211044"
+    ),
+    "coffee_192x108_420_12b_band_dis.yuv": (
+        "7e846a2a2662b07532ee283f2c08f5c7e5649124f09c5412e84da294ed129d35"
+    ),
+    "coffee_192x108_420_12b_band_ref.yuv": (
+        "fabec72ec3e6fdf4bf2d00d2e69f1c81beb39d76418a4421f928674ccf606ff9"
+    ),
+    "coffee_24x30_420_8b_block_dis.yuv": (
+        "04b49a9d24a04fe49375b472df95be888871942c6242c09a16f33342fdf2da9d"
+    ),
+    "coffee_24x30_420_8b_block_ref.yuv": (
+        "0affc4deb30c864e453f131b65061c132283d657c2d032c81a7a874033e729e0"
+    ),
+    "coins_97x55_400_8b_rescale_dis.yuv": (
+        "0029b9c5d07cd7473d4ad107198f3ea243f0ef52d9da1b75bdab71bd20940df7"
+    ),
+    "coins_97x55_400_8b_rescale_ref.yuv": (
+        "fe0b0d6889e997b9fca84e6ed9506f22a6d4beb21a37b423f251697e1edc60f6"
+    ),
+    "immunohistochemistry_160x90_422_10b_blockgauss_dis.yuv": (
+        "4ba2180221d6e4e439ee777fc25bcb0b1a3cfb97f2100cb21d8bfe7d9a60c56f"
+    ),
+    "immunohistochemistry_160x90_422_10b_blockgauss_ref.yuv": (
+        "0b210c9b9323cae03e4c5759dfd8b354a4d687514ae5b5178ebaa8fe5753a30c"
+    ),
+    "moon_200x120_400_16b_rescale_dis.yuv": (
+        "fde77c7a4d0ec4ecf8bdf4222df8c02d6eb6ceda1a923cc0a39a9933311950e3"
+    ),
+    "moon_200x120_400_16b_rescale_ref.yuv": (
+        "42449ab6066576e1a9d9a7963cbb78ac3a9e0fadfaff308ab6d9615486188ed7"
+    ),
+    "mosaic_1280x720_420_10b_rescale_dis.yuv": (
+        "b33cc06a9d7d3472e73f6ec914d6536e41735c06bb000de5cfd59447e0c33c56"
+    ),
+    "mosaic_1280x720_420_10b_rescale_ref.yuv": (
+        "0c4c795a380d75a1abdb08718fdfbb7941f3f59be9b66e381f27bad3217d62fd"
+    ),
+    "mosaic_1919x1079_420_8b_block_dis.yuv": (
+        "45c4387834ced7057ae5d9e3e296428a37ebe837b984357a53347f3ff15fb7ac"
+    ),
+    "mosaic_1919x1079_420_8b_block_ref.yuv": (
+        "362036780ade3b0944675e747a40f3e955b4c9d385bf7b1ce6953e63e4cc1470"
+    ),
+}
+
+
+def _file_names(stem: str) -> tuple[str, str]:
+    return f"{stem}_ref.yuv", f"{stem}_dis.yuv"
+
+
+def _case(
+    name: str, stem: str, options: dict[str, str] | None = None, same: bool = False
+) -> dict[str, Any]:
+    f = FILES[stem]
+    ref, dis = _file_names(stem)
+    if same:
+        dis = ref
+    size = (f["w"] * f["h"] + 2 * np.prod(chroma_size(f["w"], f["h"], f["fmt"]))) * (
+        1 if f["bitdepth"] == 8 else 2
+    )
+    size = int(size) * f["frames"]
+    return {
+        "name": name,
+        "ref": ref,
+        "dis": dis,
+        "w": f["w"],
+        "h": f["h"],
+        "fmt": f["fmt"],
+        "bitdepth": f["bitdepth"],
+        "frames": f["frames"],
+        "options": dict(options or {}),
+        "ref_sha256": _SHA256.get(ref),
+        "dis_sha256": _SHA256.get(dis),
+        "committed": size <= COMMIT_LIMIT_BYTES,
+        "source": f["image"],
+        "distortion": [[op, dict(p)] for op, p in f["ops"]] if not same else [],
+    }
+
+
+_MID = "astronaut_160x90_420_8b_boxnoise"
+PAIRS: list[dict[str, Any]] = [
+    *(_case(stem, stem) for stem in FILES),
+    _case("astronaut_160x90_420_8b_same", _MID, same=True),
+    _case("astronaut_160x90_420_8b_csf1", _MID, {"adm_csf_mode": "1"}),
+    _case(
+        "astronaut_160x90_420_8b_csf1_scf",
+        _MID,
+        {"adm_csf_mode": "1", "adm_csf_scale": "1.5", "adm_csf_diag_scale": "0.8"},
+    ),
+    _case("astronaut_160x90_420_8b_csf2", _MID, {"adm_csf_mode": "2"}),
+    _case("astronaut_160x90_420_8b_csf3", _MID, {"adm_csf_mode": "3"}),
+    _case("astronaut_160x90_420_8b_nvd4_5", _MID, {"adm_norm_view_dist": "4.5"}),
+    _case("astronaut_160x90_420_8b_rdh2160", _MID, {"adm_ref_display_height": "2160"}),
+    _case("astronaut_160x90_420_8b_skip_scale0", _MID, {"adm_skip_scale0": "true"}),
+    _case("astronaut_160x90_420_8b_skip_aim", _MID, {"adm_skip_aim": "true"}),
+    _case("astronaut_160x90_420_8b_nw0_5", _MID, {"adm_noise_weight": "0.5"}),
+    _case("astronaut_160x90_420_8b_dlm0_8", _MID, {"adm_dlm_weight": "0.8"}),
+    _case("astronaut_160x90_420_8b_min0_95", _MID, {"adm_min_val": "0.95"}),
+    _case(
+        "camera_20x64_420_8b_skip_scale0",
+        "camera_20x64_420_8b_noise",
+        {"adm_skip_scale0": "true", "adm_skip_aim": "true"},
+    ),
+    _case(
+        "moon_200x120_400_16b_skip_scale0_nw0",
+        "moon_200x120_400_16b_rescale",
+        {"adm_skip_scale0": "true", "adm_noise_weight": "0"},
+    ),
+    _case(
+        "chelsea_128x72_444_8b_sharpen_egl1_2",
+        "chelsea_128x72_444_8b_sharpen",
+        {"adm_enhn_gain_limit": "1.2"},
+    ),
+    # Modes 2 and 3 have tables only for some (rdh, nvd) pairs; libvmaf returns -EINVAL as the
+    # CSF factor for the others, so only tabled pairs make meaningful goldens.
+    _case(
+        "immunohistochemistry_160x90_422_10b_csf3_rdh2160",
+        "immunohistochemistry_160x90_422_10b_blockgauss",
+        {"adm_csf_mode": "3", "adm_ref_display_height": "2160"},
+    ),
+    _case(
+        "coffee_192x108_420_12b_csf2_nvd5",
+        "coffee_192x108_420_12b_band",
+        {"adm_csf_mode": "2", "adm_norm_view_dist": "5"},
+    ),
+    _case(
+        "moon_200x120_400_16b_egl1_2_rdh2160",
+        "moon_200x120_400_16b_rescale",
+        {"adm_enhn_gain_limit": "1.2", "adm_ref_display_height": "2160"},
+    ),
+]
+
+
+def render_pair(stem: str) -> tuple[bytes, bytes]:
+    """Bytes of the (ref, dis) files of one pair."""
+    f = FILES[stem]
+    ref, dis = [], []
+    for i in range(f["frames"]):
+        y = render_frame_luma(f, i, f["bitdepth"], f["w"], f["h"])
+        d = distort(y, f["ops"], f["bitdepth"], f["seed"] * 1000 + i)
+        ref.append(frame_bytes(y, f["fmt"], f["bitdepth"]))
+        dis.append(frame_bytes(d, f["fmt"], f["bitdepth"]))
+    return b"".join(ref), b"".join(dis)
+
+
+def _sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _stems_for(names: Iterable[str] | None) -> list[str]:
+    if names is None:
+        return list(FILES)
+    by_name = {c["name"]: c for c in PAIRS}
+    stems: list[str] = []
+    for n in names:
+        if n not in by_name:
+            raise KeyError(f"unknown case {n!r}")
+        stem = by_name[n]["ref"][: -len("_ref.yuv")]
+        if stem not in stems:
+            stems.append(stem)
+    return stems
+
+
+def generate(
+    outdir: str, names: Iterable[str] | None = None, *, verify: bool = True
+) -> dict[str, tuple[str, str]]:
+    """Write the files of the selected cases (all when ``names`` is None) to ``outdir``.
+
+    Files already present with the recorded sha256 are kept. With ``verify`` a
+    file whose bytes differ from the recorded sha256 raises ``RuntimeError``.
+    Returns ``{case name: (ref_path, dis_path)}`` for the selected cases.
+    """
+    names = None if names is None else list(names)
+    os.makedirs(outdir, exist_ok=True)
+    for stem in _stems_for(names):
+        paths = [os.path.join(outdir, n) for n in _file_names(stem)]
+        want = [_SHA256.get(os.path.basename(p)) for p in paths]
+        if all(
+            w and os.path.exists(p) and _sha256_file(p) == w
+            for p, w in zip(paths, want, strict=True)
+        ):
+            continue
+        for p, data, w in zip(paths, render_pair(stem), want, strict=True):
+            got = hashlib.sha256(data).hexdigest()
+            if verify and w is not None and got != w:
+                raise RuntimeError(f"{os.path.basename(p)}: sha256 {got} != recorded {w}")
+            tmp = p + ".tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, p)
+    sel = PAIRS if names is None else [c for c in PAIRS if c["name"] in set(names)]
+    return {
+        c["name"]: (os.path.join(outdir, c["ref"]), os.path.join(outdir, c["dis"])) for c in sel
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--outdir", default=PAIRS_DIR, help="where to write (default: testdata/pairs)")
+    ap.add_argument("--all", action="store_true", help="also the large, uncommitted pairs")
+    ap.add_argument("--print-sha", action="store_true", help="print sha256 of every written file")
+    ap.add_argument("--no-verify", action="store_true", help="do not check recorded sha256")
+    ap.add_argument(
+        "names", nargs="*", help="case names (default: committed cases, or all with --all)"
+    )
+    a = ap.parse_args(argv)
+    names = a.names or [c["name"] for c in PAIRS if a.all or c["committed"]]
+    out = generate(a.outdir, names, verify=not a.no_verify)
+    if a.print_sha:
+        seen = sorted({p for pair in out.values() for p in pair})
+        for p in seen:
+            print(f'    "{os.path.basename(p)}": "{_sha256_file(p)}",')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
