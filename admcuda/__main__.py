@@ -1,0 +1,5 @@
+"""``python -m admcuda``: the command line."""
+
+from admcuda.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,312 @@
+"""Score files in libvmaf's JSON, XML and CSV layouts.
+
+The keys, element names and ordering follow libvmaf's ``src/output.c``. The
+difference is precision: libvmaf prints ``%.6f`` (or ``%.16f`` for tiny values),
+while these writers print every double with Python's shortest round-trip repr, so
+``float(text)`` gives back the exact value. NaN and infinities are ``null`` in
+JSON and ``nan``/``inf``/``-inf`` in XML and CSV.
+
+Each writer renders the whole document first and then writes it in one go: to a
+file object as given, or to a path through a temporary file in the same
+directory that is renamed into place only once it is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Literal, TypeAlias
+from xml.sax.saxutils import quoteattr
+
+from admcuda.errors import AdmError
+
+__all__ = [
+    "FORMATS",
+    "POOL_METHODS",
+    "pool",
+    "pooled_metrics",
+    "render",
+    "render_csv",
+    "render_json",
+    "render_xml",
+    "write_output",
+]
+
+Frames: TypeAlias = Sequence[Mapping[str, float]]
+OutputFormat: TypeAlias = Literal["json", "xml", "csv"]
+
+FORMATS: tuple[str, ...] = ("json", "xml", "csv")
+POOL_METHODS: tuple[str, ...] = ("min", "max", "mean", "harmonic_mean")
+
+
+def pool(values: Sequence[float]) -> dict[str, float]:
+    """Pool one feature over frames as libvmaf's ``vmaf_feature_score_pooled`` does.
+
+    ``mean = sum(s) / n`` and ``harmonic_mean = n / sum(1 / (s + 1)) - 1`` (the
+    shift by one keeps zero scores finite), with sums accumulated in frame order
+    in double precision. ``min``/``max`` start from the first frame and replace
+    only on a strict comparison, so a NaN in the first frame sticks and later
+    NaNs are skipped, as in C.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Per-frame scores, at least one.
+
+    Returns
+    -------
+    dict
+        ``{"min", "max", "mean", "harmonic_mean"}`` to float.
+    """
+    if not values:
+        raise ValueError("cannot pool an empty sequence of scores")
+    total = 0.0
+    inverse_total = 0.0
+    low = high = float(values[0])
+    for raw in values:
+        s = float(raw)
+        total += s
+        inverse_total += _divide(1.0, s + 1.0)
+        if s < low:
+            low = s
+        if s > high:
+            high = s
+    n = float(len(values))
+    return {
+        "min": low,
+        "max": high,
+        "mean": total / n,
+        "harmonic_mean": _divide(n, inverse_total) - 1.0,
+    }
+
+
+def _divide(a: float, b: float) -> float:
+    """IEEE division, as C does it: x/0 is +-inf, 0/0 and nan/x are nan."""
+    if b != 0.0 or math.isnan(b):
+        return a / b
+    if a == 0.0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _feature_order(frames: Frames) -> list[str]:
+    """Feature names in the order of the first frame; every frame must match."""
+    if not frames:
+        return []
+    names = list(frames[0])
+    for index, frame in enumerate(frames):
+        if list(frame) != names:
+            raise AdmError(
+                f"frame {index} has features {sorted(frame)}, expected {sorted(names)} "
+                "as in frame 0"
+            )
+    return names
+
+
+def pooled_metrics(frames: Frames) -> dict[str, dict[str, float]]:
+    """Pool every feature of ``frames`` with :func:`pool`.
+
+    Parameters
+    ----------
+    frames : sequence of mapping of str to float
+        Per-frame scores; all frames must carry the same names in the same order.
+
+    Returns
+    -------
+    dict
+        Feature name -> ``{"min", "max", "mean", "harmonic_mean"}``.
+    """
+    return {name: pool([frame[name] for frame in frames]) for name in _feature_order(frames)}
+
+
+def _json_number(value: float) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _text_number(value: float) -> str:
+    return repr(float(value))
+
+
+def render_json(frames: Frames, *, version: str, fps: float = math.nan) -> str:
+    """Render libvmaf's JSON layout.
+
+    Parameters
+    ----------
+    frames : sequence of mapping of str to float
+        Per-frame scores in frame order.
+    version : str
+        Written as ``"version"``.
+    fps : float, optional
+        Frames per second of the run, written with two decimals; NaN (default)
+        or inf gives ``null``.
+
+    Returns
+    -------
+    str
+        ``{"version", "fps", "frames": [{"frameNum", "metrics"}], "pooled_metrics",
+        "aggregate_metrics"}``, ending in a newline.
+    """
+    _feature_order(frames)
+    fps_value = _json_number(fps)
+    document = {
+        "version": version,
+        "fps": None if fps_value is None else round(fps_value, 2),
+        "frames": [
+            {
+                "frameNum": index,
+                "metrics": {name: _json_number(value) for name, value in frame.items()},
+            }
+            for index, frame in enumerate(frames)
+        ],
+        "pooled_metrics": {
+            name: {method: _json_number(value) for method, value in pooled.items()}
+            for name, pooled in pooled_metrics(frames).items()
+        },
+        "aggregate_metrics": {},
+    }
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
+
+
+def render_xml(
+    frames: Frames, *, version: str, width: int, height: int, fps: float = math.nan
+) -> str:
+    """Render libvmaf's XML layout.
+
+    Parameters
+    ----------
+    frames : sequence of mapping of str to float
+        Per-frame scores in frame order.
+    version : str
+        ``<VMAF version=...>``.
+    width, height : int
+        ``<params qualityWidth=... qualityHeight=...>``.
+    fps : float, optional
+        ``<fyi fps=...>`` with two decimals.
+
+    Returns
+    -------
+    str
+        The document, ending in a newline.
+    """
+    _feature_order(frames)
+    lines = [
+        f"<VMAF version={quoteattr(version)}>",
+        f'  <params qualityWidth="{int(width)}" qualityHeight="{int(height)}" />',
+        f'  <fyi fps="{float(fps):.2f}" />',
+        "  <frames>",
+    ]
+    for index, frame in enumerate(frames):
+        attrs = "".join(f"{name}={quoteattr(_text_number(v))} " for name, v in frame.items())
+        lines.append(f'    <frame frameNum="{index}" {attrs}/>')
+    lines += ["  </frames>", "  <pooled_metrics>"]
+    for name, pooled in pooled_metrics(frames).items():
+        attrs = "".join(f"{m}={quoteattr(_text_number(v))} " for m, v in pooled.items())
+        lines.append(f"    <metric name={quoteattr(name)} {attrs}/>")
+    lines += ["  </pooled_metrics>", "  <aggregate_metrics />", "</VMAF>"]
+    return "\n".join(lines) + "\n"
+
+
+def render_csv(frames: Frames) -> str:
+    """Render libvmaf's CSV layout.
+
+    A ``Frame,<name>,...,`` header, then one ``<index>,<value>,...,`` row per
+    frame; libvmaf ends every line with a comma, and so does this.
+
+    Parameters
+    ----------
+    frames : sequence of mapping of str to float
+        Per-frame scores in frame order.
+
+    Returns
+    -------
+    str
+    """
+    names = _feature_order(frames)
+    lines = ["Frame," + "".join(f"{name}," for name in names)]
+    for index, frame in enumerate(frames):
+        lines.append(f"{index}," + "".join(f"{_text_number(frame[n])}," for n in names))
+    return "\n".join(lines) + "\n"
+
+
+def render(
+    fmt: OutputFormat,
+    frames: Frames,
+    *,
+    version: str,
+    width: int,
+    height: int,
+    fps: float = math.nan,
+) -> str:
+    """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"`` or ``"csv"``)."""
+    if fmt == "json":
+        return render_json(frames, version=version, fps=fps)
+    if fmt == "xml":
+        return render_xml(frames, version=version, width=width, height=height, fps=fps)
+    if fmt == "csv":
+        return render_csv(frames)
+    raise AdmError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary sibling and a rename."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # O_EXCL avoids clobbering a stranger's file; mode 0o666 lets the umask decide,
+    # so the result has the same permissions a plain open() would give.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_output(
+    fmt: OutputFormat,
+    frames: Frames,
+    dest: str | os.PathLike[str] | IO[str],
+    *,
+    version: str,
+    width: int,
+    height: int,
+    fps: float = math.nan,
+) -> None:
+    """Render ``frames`` and write them to ``dest``.
+
+    Parameters
+    ----------
+    fmt : {"json", "xml", "csv"}
+        Output layout.
+    frames : sequence of mapping of str to float
+        Per-frame scores in frame order, keyed by output name.
+    dest : path or text file object
+        A path is written atomically (temporary file in the same directory,
+        renamed on success; nothing is left behind on failure). A file object
+        receives the text in a single ``write`` call.
+    version : str
+        Version string for the JSON and XML headers.
+    width, height : int
+        Frame size for the XML header.
+    fps : float, optional
+        Frames per second of the run, for JSON and XML.
+
+    Raises
+    ------
+    AdmError
+        On inconsistent frames or an unknown format.
+    OSError
+        If the file cannot be written.
+    """
+    text = render(fmt, frames, version=version, width=width, height=height, fps=fps)
+    if hasattr(dest, "write"):
+        dest.write(text)  # type: ignore[union-attr]
+        return
+    _write_atomic(Path(os.fspath(dest)), text)  # type: ignore[arg-type]

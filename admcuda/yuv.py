@@ -1,0 +1,316 @@
+"""Raw planar YUV files: frame geometry and a luma-plane reader.
+
+A frame is the Y plane followed by the U and V planes (none for 4:0:0). Chroma
+planes are halved with rounding up, ``(w + 1) // 2``, as ffmpeg writes them and
+as libvmaf's raw reader sizes its frame buffer. Samples above 8 bits take two
+bytes, little-endian.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+
+from admcuda.errors import AdmError
+
+__all__ = [
+    "BITDEPTHS",
+    "PIXEL_FORMATS",
+    "YuvReader",
+    "check_geometry",
+    "frame_bytes",
+    "plane_shapes",
+]
+
+PIXEL_FORMATS: tuple[str, ...] = ("420", "422", "444", "400")
+BITDEPTHS: tuple[int, ...] = (8, 10, 12, 16)
+
+# ADM runs four levels of 2x wavelet decimation; libvmaf crashes at 16x16 and below.
+_MIN_SIDE_EXCLUSIVE = 16
+
+# (horizontal, vertical) chroma decimation shifts; None means no chroma planes.
+_CHROMA_SHIFTS: dict[str, tuple[int, int] | None] = {
+    "420": (1, 1),
+    "422": (1, 0),
+    "444": (0, 0),
+    "400": None,
+}
+
+_log = logging.getLogger("admcuda")
+
+
+def _normalize_format(pixel_format: str | int) -> str:
+    fmt = str(pixel_format)
+    if fmt not in PIXEL_FORMATS:
+        raise AdmError(
+            f"unsupported pixel format {pixel_format!r}; use one of {', '.join(PIXEL_FORMATS)}"
+        )
+    return fmt
+
+
+def check_geometry(width: int, height: int, pixel_format: str | int, bitdepth: int) -> None:
+    """Validate frame size, pixel format and bit depth.
+
+    Parameters
+    ----------
+    width, height : int
+        Luma size in pixels; both must exceed 16, as libvmaf's ADM needs.
+    pixel_format : {"420", "422", "444", "400"}
+    bitdepth : {8, 10, 12, 16}
+
+    Raises
+    ------
+    AdmError
+        Naming the first setting that is not accepted.
+    """
+    _normalize_format(pixel_format)
+    if isinstance(bitdepth, bool) or bitdepth not in BITDEPTHS:
+        raise AdmError(
+            f"unsupported bit depth {bitdepth!r}; use one of {', '.join(map(str, BITDEPTHS))}"
+        )
+    for side, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise AdmError(f"{side} must be an integer, got {value!r}")
+        if value <= _MIN_SIDE_EXCLUSIVE:
+            raise AdmError(
+                f"{side} {value} is too small: libvmaf's ADM needs width and height "
+                f"> {_MIN_SIDE_EXCLUSIVE}"
+            )
+
+
+def plane_shapes(width: int, height: int, pixel_format: str | int) -> tuple[tuple[int, int], ...]:
+    """Shapes ``(rows, columns)`` of the planes of one frame, Y first.
+
+    Parameters
+    ----------
+    width, height : int
+        Luma size in pixels.
+    pixel_format : {"420", "422", "444", "400"}
+
+    Returns
+    -------
+    tuple of (int, int)
+        One shape for 4:0:0, three otherwise.
+    """
+    shifts = _CHROMA_SHIFTS[_normalize_format(pixel_format)]
+    if shifts is None:
+        return ((height, width),)
+    sx, sy = shifts
+    chroma = (-(-height >> sy), -(-width >> sx))
+    return ((height, width), chroma, chroma)
+
+
+def frame_bytes(width: int, height: int, pixel_format: str | int, bitdepth: int) -> int:
+    """Size in bytes of one frame in a raw planar YUV file.
+
+    Parameters
+    ----------
+    width, height : int
+        Luma size in pixels.
+    pixel_format : {"420", "422", "444", "400"}
+    bitdepth : {8, 10, 12, 16}
+        Bit depths above 8 store two bytes per sample.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> frame_bytes(576, 324, "420", 8)
+    279936
+    >>> frame_bytes(17, 17, "420", 10)
+    902
+    """
+    check_geometry(width, height, pixel_format, bitdepth)
+    sample = 1 if bitdepth == 8 else 2
+    return sum(rows * cols for rows, cols in plane_shapes(width, height, pixel_format)) * sample
+
+
+class YuvReader:
+    """Read luma planes from a raw planar YUV file.
+
+    Chroma is skipped by seeking, so only the luma bytes of each frame are read.
+    Use as a context manager, or call :meth:`close`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File to read.
+    width, height : int
+        Luma size in pixels, both > 16.
+    pixel_format : {"420", "422", "444", "400"}, optional
+        Chroma layout, default ``"420"``.
+    bitdepth : {8, 10, 12, 16}, optional
+        Bits per sample, default 8.
+    label : str, optional
+        How messages name the file, e.g. ``"reference"``.
+    check_range : bool, optional
+        For 10 and 12 bits, refuse samples that do not fit the bit depth (a sign
+        of a wrong ``bitdepth``). Default True.
+
+    Attributes
+    ----------
+    num_frames : int
+        Number of whole frames in the file; a partial frame at the end is
+        ignored with a warning on the ``admcuda`` logger.
+
+    Raises
+    ------
+    AdmError
+        If the geometry is not supported, or the file is missing, a directory,
+        empty, or smaller than one frame.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        width: int,
+        height: int,
+        pixel_format: str | int = "420",
+        bitdepth: int = 8,
+        label: str = "input",
+        check_range: bool = True,
+    ) -> None:
+        check_geometry(width, height, pixel_format, bitdepth)
+        self.path = Path(path)
+        self.width = width
+        self.height = height
+        self.pixel_format = _normalize_format(pixel_format)
+        self.bitdepth = bitdepth
+        self.label = label
+        self.check_range = check_range
+        self.dtype = np.dtype(np.uint8) if bitdepth == 8 else np.dtype("<u2")
+        self.frame_size = frame_bytes(width, height, self.pixel_format, bitdepth)
+        self.luma_size = width * height * self.dtype.itemsize
+
+        where = f"{label} file {str(self.path)!r}"
+        if not self.path.exists():
+            raise AdmError(f"{where} not found")
+        if self.path.is_dir():
+            raise AdmError(f"{where} is a directory, not a raw YUV file")
+        size = self.path.stat().st_size
+        if size == 0:
+            raise AdmError(f"{where} is empty")
+        geometry = f"{width}x{height} {self.pixel_format} {bitdepth}-bit"
+        if size < self.frame_size:
+            raise AdmError(
+                f"{where} has {size} bytes, less than one {geometry} frame "
+                f"({self.frame_size} bytes); check --width/--height/--pixel-format/--bitdepth"
+            )
+        self.num_frames = size // self.frame_size
+        trailing = size % self.frame_size
+        if trailing:
+            _log.warning(
+                "%s: size %d is not a multiple of the %s frame size %d; "
+                "scoring its %d whole frames and ignoring the last %d bytes",
+                where, size, geometry, self.frame_size, self.num_frames, trailing,
+            )  # fmt: skip
+        self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+
+    def __len__(self) -> int:
+        return self.num_frames
+
+    def __enter__(self) -> YuvReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the file; further reads raise ``ValueError``."""
+        self._file.close()
+
+    def _read(self, offset: int, nbytes: int, index: int) -> bytearray:
+        buf = bytearray(nbytes)
+        self._file.seek(offset)
+        got = self._file.readinto(buf)
+        if got != nbytes:
+            raise AdmError(
+                f"{self.label} file {str(self.path)!r} ended inside frame {index} "
+                "(was it truncated while reading?)"
+            )
+        return buf
+
+    def _plane(self, buf: bytearray, shape: tuple[int, int], index: int) -> np.ndarray:
+        plane = np.frombuffer(buf, dtype=self.dtype).reshape(shape)
+        # Native byte order for downstream code; a no-op view on little-endian hosts.
+        plane = plane.astype(np.uint8 if self.bitdepth == 8 else np.uint16, copy=False)
+        if self.check_range and self.bitdepth in (10, 12):
+            peak = int(plane.max())
+            if peak >> self.bitdepth:
+                raise AdmError(
+                    f"{self.label} file {str(self.path)!r} frame {index} has sample value "
+                    f"{peak}, too large for {self.bitdepth} bits; is --bitdepth right?"
+                )
+        return plane
+
+    def _check_index(self, index: int) -> int:
+        index = int(index)
+        if not 0 <= index < self.num_frames:
+            raise IndexError(f"frame {index} out of range for {self.num_frames} frames")
+        return index
+
+    def read_luma(self, index: int) -> np.ndarray:
+        """Return the Y plane of frame ``index``.
+
+        Parameters
+        ----------
+        index : int
+            Frame number, from 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            C-contiguous, writable, shape ``(height, width)``, dtype ``uint8`` for
+            8 bits and ``uint16`` otherwise.
+        """
+        index = self._check_index(index)
+        buf = self._read(index * self.frame_size, self.luma_size, index)
+        return self._plane(buf, (self.height, self.width), index)
+
+    def read_planes(self, index: int) -> tuple[np.ndarray, ...]:
+        """Return all planes of frame ``index`` (Y, U, V; Y only for 4:0:0).
+
+        Parameters
+        ----------
+        index : int
+            Frame number, from 0.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Same dtype and layout rules as :meth:`read_luma`.
+        """
+        index = self._check_index(index)
+        buf = self._read(index * self.frame_size, self.frame_size, index)
+        planes = []
+        offset = 0
+        for rows, cols in plane_shapes(self.width, self.height, self.pixel_format):
+            nbytes = rows * cols * self.dtype.itemsize
+            planes.append(self._plane(buf[offset : offset + nbytes], (rows, cols), index))
+            offset += nbytes
+        return tuple(planes)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        """Yield the Y plane of every whole frame, in order."""
+        for index in range(self.num_frames):
+            yield self.read_luma(index)
+
+    def __repr__(self) -> str:
+        return (
+            f"YuvReader({str(self.path)!r}, width={self.width}, height={self.height}, "
+            f"pixel_format={self.pixel_format!r}, bitdepth={self.bitdepth}, "
+            f"frames={self.num_frames})"
+        )

@@ -1,0 +1,1 @@
+"""CUDA kernel sources for the ADM stages, shipped as ``admcuda.kernels``."""

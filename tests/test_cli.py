@@ -1,0 +1,369 @@
+"""The ``admcuda score`` command line: errors, output files, example pair, real numbers."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import admcuda
+from admcuda.cli import main
+from admcuda.data import EXAMPLE
+from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
+
+ROOT = Path(__file__).resolve().parent.parent
+NETFLIX = ROOT.parent / "shared" / "netflix"
+DATA = ROOT / "admcuda" / "data"
+
+# sha256 of the committed example pair, as printed by `python -m admcuda.data.make_example`.
+EXAMPLE_SHA256 = {
+    "example_ref_176x144_3f.yuv": (
+        "64ccea2e13cc91f194865196ff916057e47b5ba44fd9b67b6e14873af2fb9ba7"
+    ),
+    "example_dis_176x144_3f.yuv": (
+        "ea38c2fc60fda8c8ecb5ad17cd53b32836760a43a52fbe18189d4bd7cee0c7dc"
+    ),
+}
+
+# libvmaf's scalar C path on the example pair, all 18 outputs per frame in
+# OUTPUT_BASE_NAMES order. Provenance: libvmaf 3.2.0 (/work/ext/libvmaf build),
+# `python ../shared/tools/libvmaf_oracle.py libvmaf.so example_ref_176x144_3f.yuv
+# example_dis_176x144_3f.yuv 176 144 420 8`, default options, 2026-11-29. The libvmaf
+# CLI's %.6f print of the same run agrees (integer_adm2 0.715872, 0.725014, 0.731576).
+EXAMPLE_GOLDEN = [
+    [0.7158724529978999, 0.03708605594371876, 0.8393931985270906, 0.6684991932096592,
+     0.5800204508262969, 0.6924730151320557, 0.7920880385043565, 0.7158724529978999,
+     232.3793888092041, 324.6100444793701, 19.76542091369629, 29.566858291625977,
+     30.45586395263672, 52.50825881958008, 69.17367553710938, 99.8936767578125,
+     112.98442840576172, 142.64125061035156],
+    [0.7250139406929947, 0.04099219717126032, 0.8420108717608672, 0.6779718927487527,
+     0.5970405071221705, 0.7100935939422537, 0.7939793545831334, 0.7250139406929947,
+     233.16651916503906, 321.6028079986572, 19.884845733642578, 29.329896926879883,
+     32.61533737182617, 54.62834930419922, 67.87699890136719, 95.58880615234375,
+     112.78933715820312, 142.05575561523438],
+    [0.7315764770283604, 0.03718219301561335, 0.8471971420063735, 0.6791359158477047,
+     0.6189731914986356, 0.7039204021825523, 0.8003646146326652, 0.7315764770283604,
+     237.16264533996582, 324.1802501678467, 20.131959915161133, 29.643491744995117,
+     32.93633270263672, 53.21124267578125, 66.08308410644531, 93.87863159179688,
+     118.01126861572266, 147.44688415527344],
+]  # fmt: skip
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.pop("ADMCUDA_TRACEBACK", None)
+    return subprocess.run(
+        [sys.executable, "-m", "admcuda", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=env,
+        timeout=300,
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int) -> str:
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("admcuda: error: ")
+    assert proc.stdout == ""
+    return lines[0]
+
+
+def write_clip(path: Path, w: int, h: int, frames: int, *, seed: int = 0, bits: int = 8):
+    """A random 4:2:0 clip; returns the luma planes."""
+    rng = np.random.default_rng(seed)
+    dtype = np.uint8 if bits == 8 else np.dtype("<u2")
+    c = ((h + 1) // 2) * ((w + 1) // 2) * 2
+    lumas = [rng.integers(0, 1 << bits, (h, w)).astype(dtype) for _ in range(frames)]
+    path.write_bytes(b"".join(y.tobytes() + np.zeros(c, dtype).tobytes() for y in lumas))
+    return lumas
+
+
+@pytest.fixture
+def clip_pair(tmp_path):
+    ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.yuv"
+    write_clip(ref, 32, 24, 2, seed=1)
+    write_clip(dis, 32, 24, 2, seed=2)
+    return ref, dis
+
+
+@pytest.fixture
+def stub_reference(monkeypatch):
+    """Replace admcuda.reference with a stub: output i of a frame is i + mean(ref - dis)."""
+    calls = []
+
+    def compute_adm(ref, dis, bitdepth, opts):
+        calls.append((ref.shape, ref.dtype, bitdepth, opts))
+        shift = float(np.mean(ref.astype(np.float64) - dis)) / 1000.0
+        return {name: i + shift for i, name in enumerate(OUTPUT_BASE_NAMES)}
+
+    module = types.ModuleType("admcuda.reference")
+    module.compute_adm = compute_adm  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "admcuda.reference", module)
+    return calls
+
+
+# Usage errors: exit 2, before anything is read or written.
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ((), "missing command"),
+        (("score",), "missing REF, DIS"),
+        (("score", "a.yuv"), "missing DIS"),
+        (("score", "a.yuv", "b.yuv"), "--width/-w, --height/-h"),
+        (("score", "a.yuv", "b.yuv", "-w", "abc", "-h", "32"), "invalid int value: 'abc'"),
+        (("score", "a.yuv", "b.yuv", "-w", "16", "-h", "32"), "> 16"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "-p", "411"), "invalid choice"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "-b", "9"), "invalid choice: 9"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--backend", "gpu"), "gpu"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "egl"), "NAME=VALUE"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "egl=0.5"), "[1, 100]"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "bogus=1"), "bogus"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "nvd=1"), "refuses"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "ssz=1"), "true or"),
+        (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--json", "--csv"), "not allowed"),
+        (("score", "a.yuv", "b.yuv", "c.yuv", "-w", "32", "-h", "32"), "unrecognized"),
+        (("score", "--example", "-w", "32"), "--example brings its own input"),
+        (("score", "--example", "a.yuv"), "REF"),
+        (("scor",), "invalid choice"),
+        (("-h",), "unrecognized arguments: -h"),
+    ],
+)
+def test_usage_errors(tmp_path, args, needle):
+    out = tmp_path / "out.json"
+    proc = run_cli(*args, "--output", str(out)) if args[:1] == ("score",) else run_cli(*args)
+    line = assert_one_line_error(proc, 2)
+    assert needle in line
+    assert not out.exists()
+
+
+def test_runtime_errors(tmp_path, clip_pair):
+    ref, dis = clip_pair
+    geometry = ("-w", "32", "-h", "24")
+    cases = [
+        (("score", str(tmp_path / "nope.yuv"), str(dis), *geometry), "reference file"),
+        (("score", str(ref), str(tmp_path), *geometry), "is a directory"),
+        (("score", str(ref), str(dis), "-w", "64", "-h", "64"), "less than one 64x64"),
+        (("score", str(ref), str(dis), *geometry, "--backend", "cuda"), "backend 'cuda'"),
+        (("score", str(ref), str(dis), *geometry, "-o", str(tmp_path)), "is a directory"),
+        (("score", str(ref), str(dis), *geometry, "-o", str(tmp_path / "x" / "o.json")), "x"),
+    ]
+    empty = tmp_path / "empty.yuv"
+    empty.write_bytes(b"")
+    cases.append((("score", str(empty), str(dis), *geometry), "is empty"))
+    for args, needle in cases:
+        before = sorted(tmp_path.iterdir())
+        line = assert_one_line_error(run_cli(*args), 1)
+        assert needle in line, line
+        assert sorted(tmp_path.iterdir()) == before
+
+
+def test_help_and_version():
+    top = run_cli("--help")
+    assert top.returncode == 0 and "score" in top.stdout and top.stderr == ""
+    score = run_cli("score", "--help")
+    assert score.returncode == 0
+    for word in ("--width", "--height", "-p", "--bitdepth", "adm_enhn_gain_limit (alias egl)"):
+        assert word in score.stdout
+    version = run_cli("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"admcuda {admcuda.__version__}"
+
+
+# In-process runs with the stub reference: plumbing, naming, formats, atomicity.
+
+
+def test_summary_with_stub(stub_reference, clip_pair, capsys):
+    ref, dis = clip_pair
+    assert main(["score", str(ref), str(dis), "-w", "32", "-h", "24"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert "backend cpu: 2 frames, 32x24 420 8-bit" in out
+    for name in NON_DEBUG_BASE_NAMES:
+        assert f"  {name} " in out
+    assert len(stub_reference) == 2
+    shape, dtype, bitdepth, opts = stub_reference[0]
+    assert shape == (24, 32) and dtype == np.uint8 and bitdepth == 8
+    assert isinstance(opts, AdmOptions)
+
+
+@pytest.mark.parametrize("debug_flag", [[], ["--debug"], ["--option", "debug=true"]])
+def test_json_names_follow_options_and_debug(stub_reference, clip_pair, tmp_path, debug_flag):
+    ref, dis = clip_pair
+    out = tmp_path / "scores.json"
+    args = ["score", str(ref), str(dis), "-w", "32", "-h", "24", "--json", "-o", str(out)]
+    args += ["--option", "egl=1.2:ssz=true", "--option", "adm_norm_view_dist=4", *debug_flag]
+    assert main(args) == 0
+    doc = json.loads(out.read_text())
+    names = list(doc["frames"][0]["metrics"])
+    bases = OUTPUT_BASE_NAMES if debug_flag else NON_DEBUG_BASE_NAMES
+    assert names == [f"{b}_egl_1.2_nvd_4_ssz" for b in bases]
+    assert list(doc["pooled_metrics"]) == names
+    assert stub_reference[0][3].adm_enhn_gain_limit == 1.2
+
+
+def test_frames_match_reader_order(stub_reference, tmp_path, capsys):
+    ref, dis = tmp_path / "r.yuv", tmp_path / "d.yuv"
+    r = write_clip(ref, 20, 18, 3, seed=5)
+    d = write_clip(dis, 20, 18, 3, seed=6)
+    main(["score", str(ref), str(dis), "-w", "20", "-h", "18", "--csv"])
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    for k in range(3):
+        shift = float(np.mean(r[k].astype(np.float64) - d[k])) / 1000.0
+        assert float(rows[k + 1][1]) == 0 + shift
+        assert float(rows[k + 1][7]) == 6 + shift
+
+
+@pytest.mark.parametrize(
+    ("suffix", "flag", "check"),
+    [
+        (".json", [], lambda t: json.loads(t)["frames"]),
+        (".csv", [], lambda t: t.startswith("Frame,integer_adm2,")),
+        (".txt", [], lambda t: ET.fromstring(t).tag == "VMAF"),
+        (".txt", ["--csv"], lambda t: t.startswith("Frame,")),
+    ],
+)
+def test_output_format_choice(stub_reference, clip_pair, tmp_path, suffix, flag, check):
+    ref, dis = clip_pair
+    out = tmp_path / f"scores{suffix}"
+    assert main(["score", str(ref), str(dis), "-w", "32", "-h", "24", "-o", str(out), *flag]) == 0
+    assert check(out.read_text())
+
+
+def test_format_to_stdout(stub_reference, clip_pair, capsys):
+    ref, dis = clip_pair
+    assert main(["score", str(ref), str(dis), "-w", "32", "-h", "24", "--xml", "-o", "-"]) == 0
+    root = ET.fromstring(capsys.readouterr().out)
+    assert root.find("params").get("qualityWidth") == "32"
+
+
+def test_failure_while_scoring_leaves_no_output(stub_reference, tmp_path, capsys):
+    ref, dis = tmp_path / "r.yuv", tmp_path / "d.yuv"
+    write_clip(ref, 20, 18, 2, seed=1, bits=10)
+    lumas = write_clip(dis, 20, 18, 2, seed=2, bits=10)
+    lumas[1][0, 0] = 4000  # frame 1 does not fit 10 bits
+    c = np.zeros(2 * 9 * 10, np.dtype("<u2")).tobytes()
+    dis.write_bytes(b"".join(y.tobytes() + c for y in lumas))
+    out = tmp_path / "out.json"
+    code = main(["score", str(ref), str(dis), "-w", "20", "-h", "18", "-b", "10", "-o", str(out)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "too large for 10 bits" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.yuv", "r.yuv"]
+
+
+def test_unexpected_exception_is_one_line(monkeypatch, clip_pair, capsys):
+    ref, dis = clip_pair
+
+    def broken(ref, dis, bitdepth, opts):
+        raise ZeroDivisionError("boom")
+
+    module = types.ModuleType("admcuda.reference")
+    module.compute_adm = broken  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "admcuda.reference", module)
+    monkeypatch.delenv("ADMCUDA_TRACEBACK", raising=False)
+    assert main(["score", str(ref), str(dis), "-w", "32", "-h", "24"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "admcuda: error: internal error: ZeroDivisionError: boom "
+        "(set ADMCUDA_TRACEBACK=1 for details)\n"
+    )
+
+
+def test_frame_count_mismatch_warns(stub_reference, tmp_path, capsys):
+    ref, dis = tmp_path / "r.yuv", tmp_path / "d.yuv"
+    write_clip(ref, 20, 18, 3)
+    write_clip(dis, 20, 18, 2)
+    assert main(["score", str(ref), str(dis), "-w", "20", "-h", "18"]) == 0
+    out, err = capsys.readouterr()
+    assert "2 frames" in out
+    assert err.count("\n") == 1
+    assert err.startswith("admcuda: warning: distorted file ended before reference file")
+
+
+def test_score_files_api(stub_reference, clip_pair):
+    ref, dis = clip_pair
+    frames = admcuda.score_files(ref, dis, width=32, height=24, options={"csf": "1"}, debug=True)
+    assert len(frames) == 2
+    assert list(frames[0]) == [f"{b}_csf_1" for b in OUTPUT_BASE_NAMES]
+
+
+# Real numbers: need the package's CPU reference (admcuda.reference).
+
+
+def test_example_files_are_pinned():
+    for name, digest in EXAMPLE_SHA256.items():
+        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest
+    for name in (EXAMPLE.ref, EXAMPLE.dis):
+        assert (DATA / name).stat().st_size == EXAMPLE.frames * 176 * 144 * 3 // 2
+
+
+def test_example_matches_libvmaf(tmp_path):
+    out = tmp_path / "example.json"
+    proc = run_cli("score", "--example", "--debug", "--json", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "" and proc.stdout == ""
+    doc = json.loads(out.read_text())
+    got = [list(frame["metrics"].values()) for frame in doc["frames"]]
+    assert list(doc["frames"][0]["metrics"]) == list(OUTPUT_BASE_NAMES)
+    assert got == EXAMPLE_GOLDEN
+
+
+def test_example_summary():
+    proc = run_cli("score", "--example")
+    assert proc.returncode == 0, proc.stderr
+    assert "3 frames, 176x144 420 8-bit" in proc.stdout
+    mean_adm2 = sum(frame[0] for frame in EXAMPLE_GOLDEN) / 3
+    assert f"integer_adm2        {mean_adm2:.6f}" in proc.stdout
+
+
+def _netflix_cases() -> list[dict]:
+    path = NETFLIX / "cases.json"
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def _same(want: float | None, got: float | None) -> bool:
+    if want is None or got is None:
+        return want is None and got is None
+    return want == got or (math.isnan(want) and math.isnan(got))
+
+
+@pytest.mark.skipif(not NETFLIX.is_dir(), reason="../shared/netflix not present")
+@pytest.mark.parametrize("case", _netflix_cases(), ids=lambda c: c["name"])
+def test_netflix_goldens_through_cli(tmp_path, case):
+    # Goldens: ../shared/netflix/goldens.json (libvmaf 3.2.0 scalar C path, see its README).
+    golden = json.loads((NETFLIX / "goldens.json").read_text())[case["name"]]["frames"]
+    out = tmp_path / "scores.json"
+    args = [
+        "score", str(NETFLIX / case["ref"]), str(NETFLIX / case["dis"]),
+        "-w", str(case["w"]), "-h", str(case["h"]),
+        "-p", case["fmt"], "-b", str(case["bitdepth"]),
+        "--debug", "--json", "--output", str(out),
+    ]  # fmt: skip
+    for key, value in case["options"].items():
+        args += ["--option", f"{key}={value}"]
+    proc = run_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    names = feature_names(AdmOptions.from_mapping(case["options"]))
+    assert len(doc["frames"]) == len(golden)
+    for index, (frame, want) in enumerate(zip(doc["frames"], golden, strict=True)):
+        assert frame["frameNum"] == index
+        assert list(frame["metrics"]) == [names[b] for b in OUTPUT_BASE_NAMES]
+        for base in OUTPUT_BASE_NAMES:
+            got = frame["metrics"][names[base]]
+            assert _same(want[base], got), (index, base, want[base], got)

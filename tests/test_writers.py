@@ -1,0 +1,208 @@
+"""libvmaf output layouts: JSON, XML, CSV, pooling, precision and atomic writes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from admcuda.errors import AdmError
+from admcuda.writers import pool, pooled_metrics, render_csv, render_json, write_output
+
+FRAMES = [
+    {"integer_adm2": 0.9620839149029907, "integer_aim": 0.011383920049685787},
+    {"integer_adm2": 0.9497659148156563, "integer_aim": 0.01834548078029396},
+    {"integer_adm2": 0.9434615069247936, "integer_aim": 0.02642431883751486},
+]
+META = {"version": "0.1.0", "width": 576, "height": 324, "fps": 123.456}
+
+
+def _write(fmt, frames, tmp_path, name="out"):
+    path = tmp_path / f"{name}.{fmt}"
+    write_output(fmt, frames, path, **META)
+    return path
+
+
+def test_pool_formula():
+    values = [0.5, 1.0, 0.0]
+    got = pool(values)
+    assert got["min"] == 0.0 and got["max"] == 1.0
+    assert got["mean"] == (0.5 + 1.0 + 0.0) / 3
+    # libvmaf: n / sum(1 / (s + 1)) - 1
+    assert got["harmonic_mean"] == 3 / (1 / 1.5 + 1 / 2.0 + 1 / 1.0) - 1.0
+
+
+def test_pool_matches_libvmaf_cli_print():
+    # libvmaf 3.2.0 CLI, Netflix src01 576x324 3 frames, default options, 2026-11-29:
+    # "integer_adm2": {"min": 0.943462, "max": 0.962084, "mean": 0.951770,
+    #                  "harmonic_mean": 0.951740}
+    got = pool([f["integer_adm2"] for f in FRAMES])
+    assert f"{got['min']:.6f}" == "0.943462"
+    assert f"{got['max']:.6f}" == "0.962084"
+    assert f"{got['mean']:.6f}" == "0.951770"
+    assert f"{got['harmonic_mean']:.6f}" == "0.951740"
+
+
+def test_pool_sums_in_frame_order():
+    values = [1e16, 1.0, -1e16, 1.0]
+    total = 0.0
+    for v in values:
+        total += v
+    assert pool(values)["mean"] == total / 4
+
+
+def test_pool_nan_and_minus_one():
+    first_nan = pool([math.nan, 0.5])
+    assert math.isnan(first_nan["min"]) and math.isnan(first_nan["max"])
+    assert math.isnan(first_nan["mean"])
+    later_nan = pool([0.5, math.nan, 0.25])
+    assert later_nan["min"] == 0.25 and later_nan["max"] == 0.5
+    # s = -1 makes 1/(s+1) infinite in C; the harmonic mean becomes -1.
+    assert pool([-1.0, 0.5])["harmonic_mean"] == -1.0
+    with pytest.raises(ValueError):
+        pool([])
+
+
+def test_json_layout(tmp_path):
+    doc = json.loads(_write("json", FRAMES, tmp_path).read_text())
+    assert list(doc) == ["version", "fps", "frames", "pooled_metrics", "aggregate_metrics"]
+    assert doc["version"] == "0.1.0"
+    assert doc["fps"] == 123.46
+    assert [f["frameNum"] for f in doc["frames"]] == [0, 1, 2]
+    for got, want in zip(doc["frames"], FRAMES, strict=True):
+        assert list(got) == ["frameNum", "metrics"]
+        assert got["metrics"] == want
+        assert list(got["metrics"]) == list(want)
+    assert list(doc["pooled_metrics"]) == ["integer_adm2", "integer_aim"]
+    for name, pooled in doc["pooled_metrics"].items():
+        assert list(pooled) == ["min", "max", "mean", "harmonic_mean"]
+        assert pooled == pool([f[name] for f in FRAMES])
+    assert doc["aggregate_metrics"] == {}
+
+
+def test_json_nonfinite_is_null():
+    frames = [{"a": math.nan, "b": math.inf, "c": -math.inf, "d": 1.0}]
+    text = render_json(frames, version="x")
+    assert "NaN" not in text and "Infinity" not in text
+    doc = json.loads(text)
+    assert doc["fps"] is None
+    assert doc["frames"][0]["metrics"] == {"a": None, "b": None, "c": None, "d": 1.0}
+    assert doc["pooled_metrics"]["a"]["mean"] is None
+
+
+def test_xml_layout(tmp_path):
+    root = ET.parse(_write("xml", FRAMES, tmp_path)).getroot()
+    assert root.tag == "VMAF" and root.get("version") == "0.1.0"
+    assert [child.tag for child in root] == [
+        "params",
+        "fyi",
+        "frames",
+        "pooled_metrics",
+        "aggregate_metrics",
+    ]
+    assert root.find("params").attrib == {"qualityWidth": "576", "qualityHeight": "324"}
+    assert root.find("fyi").get("fps") == "123.46"
+    frames = root.find("frames").findall("frame")
+    assert [f.get("frameNum") for f in frames] == ["0", "1", "2"]
+    for element, want in zip(frames, FRAMES, strict=True):
+        got = {k: float(v) for k, v in element.attrib.items() if k != "frameNum"}
+        assert got == want
+        assert list(element.attrib)[1:] == list(want)
+    metrics = root.find("pooled_metrics").findall("metric")
+    assert [m.get("name") for m in metrics] == ["integer_adm2", "integer_aim"]
+    for metric in metrics:
+        want = pool([f[metric.get("name")] for f in FRAMES])
+        assert {k: float(v) for k, v in metric.attrib.items() if k != "name"} == want
+    assert len(root.find("aggregate_metrics").attrib) == 0
+
+
+def test_csv_layout(tmp_path):
+    text = _write("csv", FRAMES, tmp_path).read_text()
+    assert text.splitlines()[0] == "Frame,integer_adm2,integer_aim,"
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["Frame", "integer_adm2", "integer_aim", ""]
+    for index, (row, want) in enumerate(zip(rows[1:], FRAMES, strict=True)):
+        assert row[0] == str(index) and row[-1] == ""
+        assert [float(v) for v in row[1:-1]] == list(want.values())
+
+
+def test_csv_and_xml_nonfinite():
+    frames = [{"a": math.nan, "b": math.inf}]
+    row = render_csv(frames).splitlines()[1]
+    assert row == "0,nan,inf,"
+    got = [float(v) for v in row.split(",")[1:-1]]
+    assert math.isnan(got[0]) and got[1] == math.inf
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=5))
+def test_full_precision_round_trip(values):
+    frames = [{"integer_adm2": v, "integer_aim": -v} for v in values]
+    doc = json.loads(render_json(frames, version="x"))
+    assert [f["metrics"]["integer_adm2"] for f in doc["frames"]] == values
+    rows = list(csv.reader(io.StringIO(render_csv(frames))))[1:]
+    assert [float(r[1]) for r in rows] == values
+    assert [float(r[2]) for r in rows] == [-v for v in values]
+
+
+def test_inconsistent_frames_refused(tmp_path):
+    bad = [{"a": 1.0, "b": 2.0}, {"b": 2.0, "a": 1.0}]
+    with pytest.raises(AdmError, match="frame 1"):
+        _write("json", bad, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_format(tmp_path):
+    with pytest.raises(AdmError, match="unknown output format"):
+        write_output("yaml", FRAMES, tmp_path / "x", **META)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_file_object_destination():
+    buffer = io.StringIO()
+    write_output("json", FRAMES, buffer, **META)
+    assert json.loads(buffer.getvalue())["frames"][2]["metrics"] == FRAMES[2]
+
+
+def test_atomic_replace_and_permissions(tmp_path):
+    path = tmp_path / "out.json"
+    path.write_text("old")
+    write_output("json", FRAMES, path, **META)
+    assert json.loads(path.read_text())["version"] == "0.1.0"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    umask = os.umask(0)
+    os.umask(umask)
+    new = tmp_path / "new.csv"
+    write_output("csv", FRAMES, new, **META)
+    assert new.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
+    path = tmp_path / "out.json"
+    path.write_text("old")
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        write_output("json", FRAMES, path, **META)
+    assert path.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_missing_folder_raises_oserror(tmp_path):
+    with pytest.raises(OSError):
+        write_output("json", FRAMES, tmp_path / "no" / "out.json", **META)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pooled_metrics_empty():
+    assert pooled_metrics([]) == {}
+    assert json.loads(render_json([], version="x"))["frames"] == []
