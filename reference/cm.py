@@ -50,6 +50,43 @@ def threshold(weighted: Bands, flt: Bands, scale: int, crop: tuple[slice, slice]
     return thr
 
 
+def _visible(x: np.ndarray, thr: np.ndarray, o: int, scale: int, rfactor) -> tuple[np.ndarray, int]:
+    """The CSF-weighted band above the masking threshold, ``max(|x| - thr, 0)`` in
+    libvmaf's fixed point, with its squaring ``(round, shift)`` index."""
+    if scale == 0:
+        x = np.abs(x * rfactor[o]) - (thr << C.CM0_SUB_SHIFT[o])
+    else:
+        x = ((x * rfactor[o] + C.CSF_S123_DST[0]) >> C.CSF_S123_DST[1]).astype(np.int32)
+        x = (np.abs(x.astype(np.int64)).astype(np.int32).astype(np.int64) - thr).astype(np.int32)
+        x = x.astype(np.int64)
+    return np.maximum(x, 0), o
+
+
+def cm_map(src: Bands, weighted: Bands, flt: Bands, scale: int,
+           rfactor: tuple[int, int, int]) -> tuple[np.ndarray, tuple[slice, slice]]:
+    """Per-position visible detail, ``sum_o max(|x_o| - thr, 0)**3 / 2**e_o`` as float64.
+
+    The quantity the stage sums, before its fixed-point rounding, over the crop it
+    scores; for pictures of where the loss is (not for scores). Returns the map and
+    the crop within the band.
+    """
+    hh, ww = src.h.shape
+    left, right = border(ww, tap=False)
+    top, bottom = border(hh, tap=False)
+    crop = (slice(top, bottom), slice(left, right))
+    thr = threshold(weighted, flt, scale, crop)
+    out = np.zeros((bottom - top, right - left))
+    for o, band in enumerate((src.h, src.v, src.d)):
+        x, _ = _visible(band[crop].astype(np.int64), thr, o, scale, rfactor)
+        # The exponent the stage's shifts add up to, so the map sums to its accumulator.
+        if scale == 0:
+            e = C.CM0_SQ[o][1] + C.CM0_FINAL_EXP[o]
+        else:
+            e = C.CM_S123_SQ[1] + C.CM_S123_FINAL_EXP[scale - 1]
+        out += x.astype(np.float64) ** 3 / 2.0**e
+    return out, crop
+
+
 def cm_accumulators(src: Bands, weighted: Bands, flt: Bands, scale: int,
                     rfactor: tuple[int, int, int]) -> tuple[int, int, int, tuple[int, int, int]]:
     """Integer part of the stage: ``(accum_h, accum_v, accum_d, final_exponents)``.
@@ -66,20 +103,15 @@ def cm_accumulators(src: Bands, weighted: Bands, flt: Bands, scale: int,
     inner_rnd = round_pow2_u32(inner_shift)
     accs, exps = [], []
     for o, band in enumerate((src.h, src.v, src.d)):
-        x = band[crop].astype(np.int64)
+        x, _ = _visible(band[crop].astype(np.int64), thr, o, scale, rfactor)
         if scale == 0:
-            x = np.abs(x * rfactor[o]) - (thr << C.CM0_SUB_SHIFT[o])
             sq_rnd, sq_shift = C.CM0_SQ[o]
             cub_shift = u32_from_double(math.ceil(math.log2(ww) - C.CM0_CUB_LOG2_OFFSET[o]))
             exps.append(u32(C.CM0_FINAL_EXP[o] - cub_shift - inner_shift))
         else:
-            x = ((x * rfactor[o] + C.CSF_S123_DST[0]) >> C.CSF_S123_DST[1]).astype(np.int32)
-            x = (np.abs(x.astype(np.int64)).astype(np.int32).astype(np.int64) - thr).astype(np.int32)
-            x = x.astype(np.int64)
             sq_rnd, sq_shift = C.CM_S123_SQ
             cub_shift = ceil_log2_u32(ww)
             exps.append(u32(C.CM_S123_FINAL_EXP[scale - 1] - cub_shift - inner_shift))
-        x = np.maximum(x, 0)
         x_sq = ((x * x + sq_rnd) >> sq_shift).astype(np.int32).astype(np.int64)
         val = sar(x_sq * x + round_pow2_u32(cub_shift), cub_shift)
         rows = val.sum(axis=1)
