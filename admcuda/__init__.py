@@ -1,20 +1,27 @@
 """admcuda: libvmaf's integer ADM feature, on the CPU and with CUDA.
 
-Public API: :class:`AdmOptions`, :class:`AdmError`, :func:`score_files`.
+Public API: :class:`AdmOptions`, :class:`AdmError`, :func:`score_files` (one
+distorted input) and :func:`score_ladder` (several distorted inputs against one
+reference, read once). Inputs may be raw YUV, Y4M or any video ffmpeg decodes
+(:func:`admcuda.inputs.open_input`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
-from admcuda.yuv import YuvReader
 
-__all__ = ["AdmOptions", "AdmError", "score_files", "__version__"]
+if TYPE_CHECKING:
+    from admcuda.inputs import FrameStream
+
+__all__ = ["AdmOptions", "AdmError", "score_files", "score_ladder", "__version__"]
 
 __version__ = "0.1.0"
 
@@ -33,53 +40,26 @@ del _root
 
 _log = logging.getLogger("admcuda")
 
+PathLike = str | os.PathLike[str]
+OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | None
 
-def score_files(
-    ref_path: str | os.PathLike[str],
-    dis_path: str | os.PathLike[str],
-    *,
-    width: int,
-    height: int,
-    pixel_format: str = "420",
-    bitdepth: int = 8,
-    options: AdmOptions | Mapping[str, str | bool | int | float] | None = None,
-    backend: str = "auto",
-    debug: bool = False,
-) -> list[dict[str, float]]:
-    """Score a reference and a distorted raw YUV file, frame by frame.
 
-    Parameters
-    ----------
-    ref_path, dis_path : str or os.PathLike
-        Raw planar YUV files of the same geometry.
-    width, height : int
-        Luma size in pixels, both > 16.
-    pixel_format : {"420", "422", "444", "400"}, optional
-    bitdepth : {8, 10, 12, 16}, optional
-    options : AdmOptions or mapping, optional
-        ADM options; a mapping is parsed by :meth:`AdmOptions.from_mapping`.
-    backend : {"auto", "cpu", "cuda"}, optional
-    debug : bool, optional
-        Also return the debug outputs (``integer_adm``, numerators,
-        denominators); the same as the ``debug`` option.
+@dataclass(frozen=True)
+class _LadderRun:
+    """Scores of a ladder run and what the CLI needs to report them."""
 
-    Returns
-    -------
-    list of dict of str to float
-        One dict per frame, keyed by the names libvmaf writes (with the option
-        suffix, e.g. ``integer_adm2_egl_1.2``), in libvmaf's order: 7 outputs,
-        or 18 in debug mode. If the files hold different numbers of frames, the
-        common prefix is scored and a warning is logged, as libvmaf does.
+    frames: list[list[dict[str, float]]]
+    frame_numbers: list[list[int]]
+    width: int
+    height: int
+    pixel_format: str
+    bitdepth: int
+    ref: str
+    dis: list[str]
+    opts: AdmOptions
 
-    Raises
-    ------
-    AdmError
-        On bad options or geometry, unreadable input, or an unavailable backend.
-    OSError
-        If a file cannot be opened.
-    """
-    from admcuda.backends import get_backend
 
+def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
     if options is None:
         opts = AdmOptions()
     elif isinstance(options, AdmOptions):
@@ -88,38 +68,255 @@ def score_files(
         opts = AdmOptions.from_mapping(options)
     if debug and not opts.debug:
         opts = opts.replace(debug=True)
-    score_frames = get_backend(backend)
+    return opts
 
-    def reader(path: str | os.PathLike[str], label: str) -> YuvReader:
-        return YuvReader(
-            path,
-            width=width,
-            height=height,
-            pixel_format=pixel_format,
-            bitdepth=bitdepth,
-            label=label,
+
+def score_files(
+    ref_path: PathLike,
+    dis_path: PathLike,
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
+    options: OptionsArg = None,
+    backend: str = "auto",
+    debug: bool = False,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+) -> list[dict[str, float]]:
+    """Score a reference and a distorted input, frame by frame.
+
+    Parameters
+    ----------
+    ref_path, dis_path : str or os.PathLike
+        Raw YUV (``.yuv``/``.raw``), Y4M, or any video ffmpeg decodes; see
+        :func:`admcuda.inputs.open_input`.
+    width, height : int, optional
+        Luma size in pixels, both > 16. Needed for raw YUV unless the other
+        input is Y4M or video; checked against Y4M and video otherwise.
+    pixel_format : {"420", "422", "444", "400"}, optional
+        Raw YUV chroma layout; default that of a Y4M/video partner, else 420.
+    bitdepth : {8, 10, 12, 16}, optional
+        Raw YUV bit depth; default that of a Y4M/video partner, else 8.
+    options : AdmOptions or mapping, optional
+        ADM options; a mapping is parsed by :meth:`AdmOptions.from_mapping`.
+    backend : {"auto", "cpu", "cuda"}, optional
+    debug : bool, optional
+        Also return the debug outputs (``integer_adm``, numerators,
+        denominators); the same as the ``debug`` option.
+    frame_cnt : int, optional
+        Read at most this many frames (after skipping).
+    frame_skip_ref, frame_skip_dist : int, optional
+        Drop this many frames from the start of the reference / distorted input.
+    subsample : int, optional
+        Score frames ``0, N, 2N, ...`` only, as libvmaf's ``--subsample N``;
+        scored frame ``j`` is frame number ``j * N``.
+
+    Returns
+    -------
+    list of dict of str to float
+        One dict per scored frame, keyed by the names libvmaf writes (with the
+        option suffix, e.g. ``integer_adm2_egl_1.2``), in libvmaf's order: 7
+        outputs, or 18 in debug mode. If the inputs hold different numbers of
+        frames, the common ones are scored and a warning is logged, as libvmaf
+        does.
+
+    Raises
+    ------
+    AdmError
+        On bad options or geometry, unreadable or mismatched inputs, or an
+        unavailable backend.
+    """
+    return score_ladder(
+        ref_path,
+        [dis_path],
+        width=width,
+        height=height,
+        pixel_format=pixel_format,
+        bitdepth=bitdepth,
+        options=options,
+        backend=backend,
+        debug=debug,
+        frame_cnt=frame_cnt,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        subsample=subsample,
+    )[0]
+
+
+def score_ladder(
+    ref_path: PathLike,
+    dis_paths: Sequence[PathLike],
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
+    options: OptionsArg = None,
+    backend: str = "auto",
+    debug: bool = False,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+) -> list[list[dict[str, float]]]:
+    """Score one reference against several distorted inputs (an encoding ladder).
+
+    The reference is read and decoded once: each of its frames is scored
+    against the frame of the same number in every distorted input. All inputs
+    must have the same size and bit depth.
+
+    Parameters
+    ----------
+    ref_path : str or os.PathLike
+    dis_paths : sequence of str or os.PathLike
+        At least one distorted input.
+    width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
+frame_skip_ref, frame_skip_dist, subsample
+        As for :func:`score_files`; ``frame_skip_dist`` applies to every
+        distorted input.
+
+    Returns
+    -------
+    list of list of dict of str to float
+        One list per distorted input, in the order given, each as
+        :func:`score_files` returns it. Distorted inputs of different lengths
+        each get the frames they share with the reference.
+
+    Raises
+    ------
+    AdmError
+        As :func:`score_files`.
+    """
+    return _run_ladder(
+        ref_path,
+        dis_paths,
+        width=width,
+        height=height,
+        pixel_format=pixel_format,
+        bitdepth=bitdepth,
+        opts=_resolve_options(options, debug),
+        backend=backend,
+        frame_cnt=frame_cnt,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        subsample=subsample,
+    ).frames
+
+
+def _run_ladder(
+    ref_path: PathLike,
+    dis_paths: Sequence[PathLike],
+    *,
+    width: int | None,
+    height: int | None,
+    pixel_format: str | None,
+    bitdepth: int | None,
+    opts: AdmOptions,
+    backend: str,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+) -> _LadderRun:
+    """Open the inputs, score them with one backend call, check lengths, name outputs."""
+    from admcuda.backends import get_multi_backend
+    from admcuda.inputs import FrameSelection, FrameStream, open_inputs
+
+    selection = FrameSelection(
+        frame_cnt=frame_cnt,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        subsample=subsample,
+    )
+    score_frames_multi = get_multi_backend(backend)
+    with open_inputs(
+        ref_path, list(dis_paths), width=width, height=height,
+        pixel_format=pixel_format, bitdepth=bitdepth,
+    ) as inputs:  # fmt: skip
+        ref = FrameStream(
+            inputs.ref, skip=selection.frame_skip_ref, limit=frame_cnt, subsample=subsample
         )
+        dis = [
+            FrameStream(d, skip=selection.frame_skip_dist, limit=frame_cnt, subsample=subsample)
+            for d in inputs.dis
+        ]
+        try:
+            for stream in (ref, *dis):
+                if stream.available == 0:
+                    raise _nothing_left(stream)
+            raw = score_frames_multi(
+                iter(ref), dis, inputs.width, inputs.height, inputs.bitdepth, opts
+            )
+            if len(raw) != len(dis):
+                raise AdmError(f"backend returned {len(raw)} score lists for {len(dis)} inputs")
+            for stream in dis:
+                _warn_if_lengths_differ(ref, stream)
+            for stream, per_stream in zip(dis, raw, strict=True):
+                if not per_stream:
+                    raise _nothing_left(ref if ref.read == 0 else stream)
+        finally:
+            for stream in (ref, *dis):
+                stream.close()
+        geometry = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
 
-    with reader(ref_path, "reference") as ref, reader(dis_path, "distorted") as dis:
-        count = min(len(ref), len(dis))
-        if len(ref) != len(dis):
-            shorter, longer = (ref, dis) if len(ref) < len(dis) else (dis, ref)
-            _log.warning(
-                "%s file ended before %s file (%d vs %d frames); scoring the first %d",
-                shorter.label, longer.label, len(shorter), len(longer), count,
-            )  # fmt: skip
-        ref_frames = (ref.read_luma(i) for i in range(count))
-        dis_frames = (dis.read_luma(i) for i in range(count))
-        raw = score_frames(ref_frames, dis_frames, width, height, bitdepth, opts)
-
-    if len(raw) != count:
-        raise AdmError(f"backend returned {len(raw)} frames of scores for {count} frame pairs")
     names = feature_names(opts)
     wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
-    frames = []
-    for index, scores in enumerate(raw):
-        missing = [base for base in wanted if base not in scores]
-        if missing:
-            raise AdmError(f"backend gave no {', '.join(missing)} for frame {index}")
-        frames.append({names[base]: float(scores[base]) for base in wanted})
-    return frames
+    frames: list[list[dict[str, float]]] = []
+    for per_input in raw:
+        renamed = []
+        for index, scores in enumerate(per_input):
+            missing = [base for base in wanted if base not in scores]
+            if missing:
+                raise AdmError(f"backend gave no {', '.join(missing)} for frame {index}")
+            renamed.append({names[base]: float(scores[base]) for base in wanted})
+        frames.append(renamed)
+    return _LadderRun(
+        frames=frames,
+        frame_numbers=[selection.frame_numbers(len(f)) for f in frames],
+        width=geometry[0],
+        height=geometry[1],
+        pixel_format=geometry[2],
+        bitdepth=geometry[3],
+        ref=os.fspath(ref_path),
+        dis=[os.fspath(p) for p in dis_paths],
+        opts=opts,
+    )
+
+
+def _stream_name(stream: FrameStream) -> str:
+    return f"{stream.reader.label} file {str(stream.reader.path)!r}"
+
+
+def _nothing_left(stream: FrameStream) -> AdmError:
+    flag = "--frame-skip-ref" if stream.reader.label == "reference" else "--frame-skip-dist"
+    total = stream.reader.num_frames
+    if stream.skip:
+        held = f"{total} frames" if total is not None else "no more frames"
+        return AdmError(
+            f"nothing to score: {_stream_name(stream)} has {held}, and {flag} "
+            f"{stream.skip} skips them all"
+        )
+    return AdmError(f"nothing to score: {_stream_name(stream)} gave no frames")
+
+
+def _warn_if_lengths_differ(ref: FrameStream, dis: FrameStream) -> None:
+    """Read just far enough to tell which stream is shorter; warn once if one is."""
+    while ref.read != dis.read:
+        shorter = ref if ref.read < dis.read else dis
+        if not shorter.has_more():
+            break
+    if ref.read == dis.read:
+        ref_more, dis_more = ref.has_more(), dis.has_more()
+        if ref_more == dis_more:
+            return
+    shorter, longer = (ref, dis) if ref.read < dis.read else (dis, ref)
+    available = longer.available
+    longer_count = f"{available}" if available is not None else f"more than {shorter.read}"
+    _log.warning(
+        "%s ended before %s (%d vs %s frames); scoring the first %d",
+        _stream_name(shorter), _stream_name(longer), shorter.read, longer_count, shorter.read,
+    )  # fmt: skip

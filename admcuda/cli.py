@@ -1,8 +1,14 @@
-"""Command line: ``admcuda score REF DIS -w W -h H [-p FMT] [-b BITS] ...``.
+"""Command line: ``admcuda score REF DIS [DIS ...] [-w W -h H -p FMT -b BITS] ...``.
 
-The short flags are libvmaf's (``-w -h -p -b -o``), so ``-h`` is the height and
-help is ``--help`` only. Every failure ends in one ``admcuda: error: ...`` line on
-stderr and exit status 2 for a usage problem or 1 for a failure while running.
+Inputs are raw YUV (``.yuv``/``.raw``, size from ``-w``/``-h``), Y4M, or any
+video ffmpeg decodes; with several distorted inputs the reference is read once
+and each distorted input gets its own scores (an encoding ladder). The short
+flags are libvmaf's (``-w -h -p -b -o``), so ``-h`` is the height and help is
+``--help`` only; libvmaf's long spellings (``--frame_cnt``, ``--pixel_format``
+...) are accepted too. Every failure ends in one ``admcuda: error: ...`` line on
+stderr and exit status 2 for a problem with the command line itself, or 1 for
+one found while reading the inputs or scoring (a missing file, raw YUV without a
+size, inputs that disagree), and leaves no output file behind.
 """
 
 from __future__ import annotations
@@ -18,12 +24,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from admcuda import __version__, score_files
+from admcuda import __version__, _LadderRun, _run_ladder
 from admcuda.backends import select_backend
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
 from admcuda.writers import FORMATS, pool, write_output
-from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_geometry
+from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
 __all__ = ["build_parser", "main"]
 
@@ -33,6 +39,8 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv"}
+_PLACEHOLDERS = ("{name}", "{index}")
+_MIN_SIDE_EXCLUSIVE = 16
 
 
 class _UsageError(Exception):
@@ -43,7 +51,7 @@ class _LogFormatter(logging.Formatter):
     """``admcuda: warning: message``, one line per record."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return f"{PROG}: {record.levelname.lower()}: {record.getMessage()}"
+        return f"{PROG}: {record.levelname.lower()}: {' '.join(record.getMessage().split())}"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,7 +62,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _options_epilog() -> str:
-    lines = ["ADM options for --option NAME=VALUE (name or alias; libvmaf's table):"]
+    lines = [
+        "Inputs: raw planar YUV (.yuv/.raw; give -w/-h, and -p/-b unless 420 8-bit),",
+        "Y4M (size, layout and bit depth from its header), or any video ffmpeg decodes",
+        "(luma taken as decoded, at its own bit depth; needs imageio-ffmpeg). A raw input",
+        "beside a Y4M or video input takes its geometry from it.",
+        "",
+        "With several DIS inputs, --output must contain {name} (the input's file name",
+        "without suffix) or {index} (1 for the first DIS), or be a folder, which gets",
+        "one NAME.json/.xml/.csv per input.",
+        "",
+        "ADM options for --option NAME=VALUE (name or alias; libvmaf's table):",
+    ]
     for spec in OPTIONS:
         kind = "true|false" if spec.type == "bool" else f"{spec.type} in {spec.range_text}"
         default = str(spec.default).lower() if spec.type == "bool" else f"{spec.default:g}"
@@ -67,6 +86,22 @@ def _options_epilog() -> str:
         "integer_adm2 into integer_adm2_egl_1.2.",
     ]
     return "\n".join(lines)
+
+
+def _counter(low: int):  # type: ignore[no-untyped-def]
+    """argparse type: a decimal integer >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= {low})")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,14 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
         "score",
         add_help=False,
         allow_abbrev=False,
-        help="score a reference and a distorted raw YUV file",
-        description="Score a reference and a distorted raw planar YUV file with ADM.",
+        help="score distorted videos against a reference (raw YUV, Y4M or encoded)",
+        description="Score one or more distorted inputs against a reference with ADM.",
         epilog=_options_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     score.add_argument("--help", action="help", help="show this help and exit")
-    score.add_argument("ref", nargs="?", metavar="REF", help="reference .yuv file")
-    score.add_argument("dis", nargs="?", metavar="DIS", help="distorted .yuv file")
+    score.add_argument("ref", nargs="?", metavar="REF", help="reference: .yuv, .y4m or video")
+    score.add_argument(
+        "dis", nargs="*", metavar="DIS", help="distorted input(s), scored against REF"
+    )
     score.add_argument(
         "--example",
         action="store_true",
@@ -112,15 +149,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--pixel_format",
         dest="pixel_format",
         choices=PIXEL_FORMATS,
-        help="chroma layout (default 420)",
+        help="raw YUV chroma layout (default 420, or that of a Y4M/video input)",
     )
     score.add_argument(
         "-b",
         "--bitdepth",
         type=int,
         choices=BITDEPTHS,
-        help="bits per sample (default 8); above 8, samples are 16-bit little-endian",
+        help="raw YUV bits per sample (default 8, or that of a Y4M/video input); "
+        "above 8, samples are 16-bit little-endian",
     )
+    frames = score.add_argument_group("frames (as libvmaf's command line)")
+    frames.add_argument(
+        "--frame-cnt", "--frame_cnt", dest="frame_cnt", type=_counter(1), metavar="N",
+        help="read at most N frames (after skipping)",
+    )  # fmt: skip
+    frames.add_argument(
+        "--frame-skip-ref", "--frame_skip_ref", dest="frame_skip_ref", type=_counter(0),
+        default=0, metavar="N", help="skip the first N frames of the reference",
+    )  # fmt: skip
+    frames.add_argument(
+        "--frame-skip-dist", "--frame_skip_dist", dest="frame_skip_dist", type=_counter(0),
+        default=0, metavar="N", help="skip the first N frames of each distorted input",
+    )  # fmt: skip
+    frames.add_argument(
+        "--subsample", type=_counter(1), default=1, metavar="N",
+        help="score every Nth frame (frames 0, N, 2N, ...; frameNum keeps the number)",
+    )  # fmt: skip
     score.add_argument(
         "--backend",
         choices=("auto", "cpu", "cuda"),
@@ -153,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         metavar="PATH",
         help="output file ('-' for stdout); its format comes from --json/--xml/--csv, "
-        "else from the suffix, else XML as in libvmaf",
+        "else from the suffix, else XML as in libvmaf. With several DIS: a path "
+        "with {name} or {index}, or a folder",
     )
     return parser
 
@@ -176,38 +232,74 @@ def _output_format(args: argparse.Namespace) -> str | None:
         return args.format
     if args.output is None:
         return None
+    if Path(args.output).is_dir():
+        return "xml"
     return _SUFFIX_FORMATS.get(Path(args.output).suffix.lower(), "xml")
 
 
-def _check_output_path(output: str) -> None:
-    path = Path(output)
-    if path.is_dir():
+def _check_output_path(output: Path) -> None:
+    if output.is_dir():
         raise AdmError(f"output path '{output}' is a directory")
-    parent = path.parent
+    parent = output.parent
     if not parent.is_dir():
         raise AdmError(f"output folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK):
         raise AdmError(f"output folder '{parent}' is not writable")
 
 
+def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> list[Path | None]:
+    """Where each distorted input's scores go; None for stdout (or the summary)."""
+    if output is None or output == "-":
+        if len(dis) > 1 and fmt is not None:
+            raise _UsageError(
+                "several DIS inputs: give --output a path with {name} or {index}, or a folder"
+            )
+        return [None] * len(dis)
+    if Path(output).is_dir():
+        paths = [Path(output) / f"{Path(d).stem}.{fmt or 'xml'}" for d in dis]
+    elif any(mark in output for mark in _PLACEHOLDERS):
+        paths = [
+            Path(output.replace("{name}", Path(d).stem).replace("{index}", str(i)))
+            for i, d in enumerate(dis, start=1)
+        ]
+    elif len(dis) > 1:
+        raise _UsageError(
+            f"several DIS inputs but one --output '{output}': put {{name}} or {{index}} "
+            "in it, or give a folder"
+        )
+    else:
+        paths = [Path(output)]
+    seen: dict[Path, str] = {}
+    for path, source in zip(paths, dis, strict=True):
+        key = path.resolve()
+        if key in seen:
+            raise _UsageError(
+                f"DIS inputs '{seen[key]}' and '{source}' would both write '{path}'; "
+                "use {index} in --output"
+            )
+        seen[key] = source
+        _check_output_path(path)
+    return list(paths)
+
+
 @contextlib.contextmanager
-def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
+def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, list[str]]]:
     if not args.example:
-        yield args.ref, args.dis
+        yield args.ref, list(args.dis)
         return
     from admcuda.data import example_paths
 
     with example_paths() as (ref, dis):
-        yield str(ref), str(dis)
+        yield str(ref), [str(dis)]
 
 
-def _resolve_geometry(args: argparse.Namespace) -> None:
-    """Fill in geometry defaults, or the example's, and validate it."""
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Command-line checks that need no file: presence, ranges, the example's rules."""
     if args.example:
         from admcuda.data import EXAMPLE
 
         given = [flag for flag, value in (
-            ("REF", args.ref), ("DIS", args.dis), ("--width", args.width),
+            ("REF", args.ref), ("DIS", args.dis or None), ("--width", args.width),
             ("--height", args.height), ("--pixel-format", args.pixel_format),
             ("--bitdepth", args.bitdepth),
         ) if value is not None]  # fmt: skip
@@ -216,40 +308,73 @@ def _resolve_geometry(args: argparse.Namespace) -> None:
         args.width, args.height = EXAMPLE.width, EXAMPLE.height
         args.pixel_format, args.bitdepth = EXAMPLE.pixel_format, EXAMPLE.bitdepth
         return
-    missing = [name for name, value in (
-        ("REF", args.ref), ("DIS", args.dis),
-        ("--width/-w", args.width), ("--height/-h", args.height),
-    ) if value is None]  # fmt: skip
+    missing = [name for name, value in (("REF", args.ref), ("DIS", args.dis)) if not value]
     if missing:
         raise _UsageError(f"missing {', '.join(missing)} (or use --example)")
-    args.pixel_format = args.pixel_format or "420"
-    args.bitdepth = args.bitdepth or 8
-    try:
-        check_geometry(args.width, args.height, args.pixel_format, args.bitdepth)
-    except AdmError as exc:
-        raise _UsageError(str(exc)) from None
+    for flag, value in (("--width", args.width), ("--height", args.height)):
+        if value is not None and value <= _MIN_SIDE_EXCLUSIVE:
+            raise _UsageError(
+                f"{flag} {value} is too small: libvmaf's ADM needs width and height "
+                f"> {_MIN_SIDE_EXCLUSIVE}"
+            )
 
 
-def _summary(
-    frames: list[dict[str, float]], opts: AdmOptions, args: argparse.Namespace, backend: str
-) -> str:
+def _pooled_lines(frames: list[dict[str, float]], opts: AdmOptions) -> list[str]:
     names = feature_names(opts)
-    changed = " ".join(f"{k}={v}" for k, v in opts.non_default().items() if k != "debug")
-    head = (
-        f"{PROG} {__version__}, backend {backend}: {len(frames)} frames, "
-        f"{args.width}x{args.height} {args.pixel_format} {args.bitdepth}-bit"
-    )
-    lines = [head + (f", options {changed}" if changed else ""), "pooled mean:"]
     width = max(len(names[base]) for base in NON_DEBUG_BASE_NAMES)
+    lines = []
     for base in NON_DEBUG_BASE_NAMES:
         name = names[base]
         mean = pool([frame[name] for frame in frames])["mean"]
         lines.append(f"  {name:{width}}  {mean:.6f}")
+    return lines
+
+
+def _summary(run: _LadderRun, backend: str, subsample: int) -> str:
+    changed = " ".join(f"{k}={v}" for k, v in run.opts.non_default().items() if k != "debug")
+    geometry = f"{run.width}x{run.height} {run.pixel_format} {run.bitdepth}-bit"
+    extras = (f", subsample {subsample}" if subsample > 1 else "") + (
+        f", options {changed}" if changed else ""
+    )
+    head = f"{PROG} {__version__}, backend {backend}: "
+    if len(run.dis) == 1:
+        lines = [head + f"{len(run.frames[0])} frames, {geometry}{extras}", "pooled mean:"]
+        return "\n".join(lines + _pooled_lines(run.frames[0], run.opts))
+    lines = [head + f"{geometry}{extras}", f"reference {run.ref}"]
+    for index, (path, frames) in enumerate(zip(run.dis, run.frames, strict=True), start=1):
+        lines.append(f"distorted {index}: {path}, {len(frames)} frames, pooled mean:")
+        lines += _pooled_lines(frames, run.opts)
     return "\n".join(lines)
 
 
+def _write_all(fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float]) -> None:
+    """Write one document per distorted input; on failure remove those just written."""
+    written: list[Path] = []
+    try:
+        for frames, numbers, dest, rate in zip(
+            run.frames, run.frame_numbers, outputs, fps, strict=True
+        ):
+            write_output(
+                fmt,  # type: ignore[arg-type]
+                frames,
+                sys.stdout if dest is None else dest,
+                version=__version__,
+                width=run.width,
+                height=run.height,
+                fps=rate,
+                frame_numbers=numbers,
+            )
+            if dest is not None:
+                written.append(dest)
+    except BaseException:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+
+
 def _score(args: argparse.Namespace) -> int:
-    _resolve_geometry(args)
+    _check_arguments(args)
     try:
         opts = AdmOptions.from_mapping(_parse_option_args(args.option))
     except AdmError as exc:
@@ -257,38 +382,33 @@ def _score(args: argparse.Namespace) -> int:
     if args.debug:
         opts = opts.replace(debug=True)
     out_format = _output_format(args)
-    to_stdout = args.output in (None, "-")
-    if not to_stdout:
-        _check_output_path(args.output)
+    dis_names = ["example"] if args.example else list(args.dis)
+    outputs = _output_paths(args.output, dis_names, out_format)
     backend, _ = select_backend(args.backend)
 
     start = time.perf_counter()
     with _inputs(args) as (ref, dis):
-        frames = score_files(
+        run = _run_ladder(
             ref,
             dis,
             width=args.width,
             height=args.height,
             pixel_format=args.pixel_format,
             bitdepth=args.bitdepth,
-            options=opts,
+            opts=opts,
             backend=backend,
+            frame_cnt=args.frame_cnt,
+            frame_skip_ref=args.frame_skip_ref,
+            frame_skip_dist=args.frame_skip_dist,
+            subsample=args.subsample,
         )
     elapsed = time.perf_counter() - start
-    fps = len(frames) / elapsed if elapsed > 0 else math.inf
+    fps = [len(frames) / elapsed if elapsed > 0 else math.inf for frames in run.frames]
 
     if out_format is None:
-        print(_summary(frames, opts, args, backend))
+        print(_summary(run, backend, args.subsample))
         return 0
-    write_output(
-        out_format,  # type: ignore[arg-type]
-        frames,
-        sys.stdout if to_stdout else args.output,
-        version=__version__,
-        width=args.width,
-        height=args.height,
-        fps=fps,
-    )
+    _write_all(out_format, run, outputs, fps)
     return 0
 
 

@@ -107,6 +107,16 @@ def _feature_order(frames: Frames) -> list[str]:
     return names
 
 
+def _numbers(frames: Frames, frame_numbers: Sequence[int] | None) -> list[int]:
+    """``frameNum`` of each frame: 0, 1, 2, ... unless given (``--subsample``)."""
+    if frame_numbers is None:
+        return list(range(len(frames)))
+    numbers = [int(n) for n in frame_numbers]
+    if len(numbers) != len(frames):
+        raise AdmError(f"{len(numbers)} frame numbers for {len(frames)} frames")
+    return numbers
+
+
 def pooled_metrics(frames: Frames) -> dict[str, dict[str, float]]:
     """Pool every feature of ``frames`` with :func:`pool`.
 
@@ -132,7 +142,13 @@ def _text_number(value: float) -> str:
     return repr(float(value))
 
 
-def render_json(frames: Frames, *, version: str, fps: float = math.nan) -> str:
+def render_json(
+    frames: Frames,
+    *,
+    version: str,
+    fps: float = math.nan,
+    frame_numbers: Sequence[int] | None = None,
+) -> str:
     """Render libvmaf's JSON layout.
 
     Parameters
@@ -144,6 +160,9 @@ def render_json(frames: Frames, *, version: str, fps: float = math.nan) -> str:
     fps : float, optional
         Frames per second of the run, written with two decimals; NaN (default)
         or inf gives ``null``.
+    frame_numbers : sequence of int, optional
+        ``frameNum`` of each frame; 0, 1, 2, ... by default. With libvmaf's
+        ``--subsample N`` the scored frames are numbered 0, N, 2N, ...
 
     Returns
     -------
@@ -158,10 +177,10 @@ def render_json(frames: Frames, *, version: str, fps: float = math.nan) -> str:
         "fps": None if fps_value is None else round(fps_value, 2),
         "frames": [
             {
-                "frameNum": index,
+                "frameNum": number,
                 "metrics": {name: _json_number(value) for name, value in frame.items()},
             }
-            for index, frame in enumerate(frames)
+            for number, frame in zip(_numbers(frames, frame_numbers), frames, strict=True)
         ],
         "pooled_metrics": {
             name: {method: _json_number(value) for method, value in pooled.items()}
@@ -173,7 +192,13 @@ def render_json(frames: Frames, *, version: str, fps: float = math.nan) -> str:
 
 
 def render_xml(
-    frames: Frames, *, version: str, width: int, height: int, fps: float = math.nan
+    frames: Frames,
+    *,
+    version: str,
+    width: int,
+    height: int,
+    fps: float = math.nan,
+    frame_numbers: Sequence[int] | None = None,
 ) -> str:
     """Render libvmaf's XML layout.
 
@@ -187,6 +212,8 @@ def render_xml(
         ``<params qualityWidth=... qualityHeight=...>``.
     fps : float, optional
         ``<fyi fps=...>`` with two decimals.
+    frame_numbers : sequence of int, optional
+        ``frameNum`` of each frame, as for :func:`render_json`.
 
     Returns
     -------
@@ -200,9 +227,9 @@ def render_xml(
         f'  <fyi fps="{float(fps):.2f}" />',
         "  <frames>",
     ]
-    for index, frame in enumerate(frames):
+    for number, frame in zip(_numbers(frames, frame_numbers), frames, strict=True):
         attrs = "".join(f"{name}={quoteattr(_text_number(v))} " for name, v in frame.items())
-        lines.append(f'    <frame frameNum="{index}" {attrs}/>')
+        lines.append(f'    <frame frameNum="{number}" {attrs}/>')
     lines += ["  </frames>", "  <pooled_metrics>"]
     for name, pooled in pooled_metrics(frames).items():
         attrs = "".join(f"{m}={quoteattr(_text_number(v))} " for m, v in pooled.items())
@@ -211,7 +238,7 @@ def render_xml(
     return "\n".join(lines) + "\n"
 
 
-def render_csv(frames: Frames) -> str:
+def render_csv(frames: Frames, *, frame_numbers: Sequence[int] | None = None) -> str:
     """Render libvmaf's CSV layout.
 
     A ``Frame,<name>,...,`` header, then one ``<index>,<value>,...,`` row per
@@ -221,6 +248,8 @@ def render_csv(frames: Frames) -> str:
     ----------
     frames : sequence of mapping of str to float
         Per-frame scores in frame order.
+    frame_numbers : sequence of int, optional
+        The ``Frame`` column, as for :func:`render_json`.
 
     Returns
     -------
@@ -228,8 +257,8 @@ def render_csv(frames: Frames) -> str:
     """
     names = _feature_order(frames)
     lines = ["Frame," + "".join(f"{name}," for name in names)]
-    for index, frame in enumerate(frames):
-        lines.append(f"{index}," + "".join(f"{_text_number(frame[n])}," for n in names))
+    for number, frame in zip(_numbers(frames, frame_numbers), frames, strict=True):
+        lines.append(f"{number}," + "".join(f"{_text_number(frame[n])}," for n in names))
     return "\n".join(lines) + "\n"
 
 
@@ -241,14 +270,18 @@ def render(
     width: int,
     height: int,
     fps: float = math.nan,
+    frame_numbers: Sequence[int] | None = None,
 ) -> str:
     """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"`` or ``"csv"``)."""
     if fmt == "json":
-        return render_json(frames, version=version, fps=fps)
+        return render_json(frames, version=version, fps=fps, frame_numbers=frame_numbers)
     if fmt == "xml":
-        return render_xml(frames, version=version, width=width, height=height, fps=fps)
+        return render_xml(
+            frames, version=version, width=width, height=height, fps=fps,
+            frame_numbers=frame_numbers,
+        )  # fmt: skip
     if fmt == "csv":
-        return render_csv(frames)
+        return render_csv(frames, frame_numbers=frame_numbers)
     raise AdmError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
@@ -278,6 +311,7 @@ def write_output(
     width: int,
     height: int,
     fps: float = math.nan,
+    frame_numbers: Sequence[int] | None = None,
 ) -> None:
     """Render ``frames`` and write them to ``dest``.
 
@@ -297,6 +331,8 @@ def write_output(
         Frame size for the XML header.
     fps : float, optional
         Frames per second of the run, for JSON and XML.
+    frame_numbers : sequence of int, optional
+        ``frameNum`` of each frame; 0, 1, 2, ... by default.
 
     Raises
     ------
@@ -305,7 +341,10 @@ def write_output(
     OSError
         If the file cannot be written.
     """
-    text = render(fmt, frames, version=version, width=width, height=height, fps=fps)
+    text = render(
+        fmt, frames, version=version, width=width, height=height, fps=fps,
+        frame_numbers=frame_numbers,
+    )  # fmt: skip
     if hasattr(dest, "write"):
         dest.write(text)  # type: ignore[union-attr]
         return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
@@ -23,8 +24,11 @@ __all__ = [
     "PIXEL_FORMATS",
     "YuvReader",
     "check_geometry",
+    "check_input_file",
+    "decode_plane",
     "frame_bytes",
     "plane_shapes",
+    "size_from_name",
 ]
 
 PIXEL_FORMATS: tuple[str, ...] = ("420", "422", "444", "400")
@@ -41,7 +45,31 @@ _CHROMA_SHIFTS: dict[str, tuple[int, int] | None] = {
     "400": None,
 }
 
+_NAME_SIZE = re.compile(r"(?<![0-9])([0-9]{2,5})x([0-9]{2,5})(?![0-9])")
+
 _log = logging.getLogger("admcuda")
+
+
+def size_from_name(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """A ``WxH`` written in a file name, e.g. ``foo_1920x1080_25.yuv``.
+
+    Only ever offered as a hint in messages, never used to read a file.
+
+    Returns
+    -------
+    (int, int) or None
+        The first ``WxH`` with both sides above 16, or None.
+
+    Examples
+    --------
+    >>> size_from_name("/clips/BigBuckBunny_1920x1080_24fps.yuv")
+    (1920, 1080)
+    """
+    for match in _NAME_SIZE.finditer(Path(path).name):
+        width, height = int(match.group(1)), int(match.group(2))
+        if width > _MIN_SIDE_EXCLUSIVE and height > _MIN_SIDE_EXCLUSIVE:
+            return width, height
+    return None
 
 
 def _normalize_format(pixel_format: str | int) -> str:
@@ -132,6 +160,88 @@ def frame_bytes(width: int, height: int, pixel_format: str | int, bitdepth: int)
     return sum(rows * cols for rows, cols in plane_shapes(width, height, pixel_format)) * sample
 
 
+def check_input_file(path: Path, where: str, kind: str) -> int:
+    """Refuse a missing, directory, unreadable or empty input; return its size.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    where : str
+        How messages name the file, e.g. ``"reference file '/clips/a.yuv'"``.
+    kind : str
+        What the file should be, for the directory message (``"raw YUV file"``).
+
+    Returns
+    -------
+    int
+        Size in bytes, at least 1.
+
+    Raises
+    ------
+    AdmError
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise AdmError(f"{where} not found") from None
+    except OSError as exc:
+        raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    if path.is_dir():
+        raise AdmError(f"{where} is a directory, not a {kind}")
+    if not os.access(path, os.R_OK):
+        raise AdmError(f"{where} cannot be read: permission denied")
+    if info.st_size == 0:
+        raise AdmError(f"{where} is empty")
+    return info.st_size
+
+
+def decode_plane(
+    buf: bytes | bytearray | memoryview,
+    shape: tuple[int, int],
+    bitdepth: int,
+    *,
+    check_range: bool = True,
+    where: str = "input",
+    index: int = 0,
+) -> np.ndarray:
+    """Turn the bytes of one plane into a native-endian 2-D array.
+
+    Parameters
+    ----------
+    buf : bytes-like
+        ``rows * cols`` samples: bytes for 8 bits, little-endian uint16 above.
+    shape : (int, int)
+        ``(rows, cols)``.
+    bitdepth : {8, 10, 12, 16}
+    check_range : bool, optional
+        For 10 and 12 bits, refuse a sample that does not fit the bit depth.
+    where, index : str, int, optional
+        Name of the file and frame number, for the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint8`` for 8 bits, ``uint16`` otherwise, C-contiguous.
+
+    Raises
+    ------
+    AdmError
+        If ``check_range`` finds a sample of ``bitdepth + 1`` bits or more.
+    """
+    dtype = np.dtype(np.uint8) if bitdepth == 8 else np.dtype("<u2")
+    plane = np.frombuffer(buf, dtype=dtype).reshape(shape)
+    # Native byte order for downstream code; a no-op view on little-endian hosts.
+    plane = plane.astype(np.uint8 if bitdepth == 8 else np.uint16, copy=False)
+    if check_range and bitdepth in (10, 12):
+        peak = int(plane.max())
+        if peak >> bitdepth:
+            raise AdmError(
+                f"{where} frame {index} has sample value {peak}, too large for "
+                f"{bitdepth} bits; is --bitdepth right?"
+            )
+    return plane
+
+
 class YuvReader:
     """Read luma planes from a raw planar YUV file.
 
@@ -191,18 +301,20 @@ class YuvReader:
         self.luma_size = width * height * self.dtype.itemsize
 
         where = f"{label} file {str(self.path)!r}"
-        if not self.path.exists():
-            raise AdmError(f"{where} not found")
-        if self.path.is_dir():
-            raise AdmError(f"{where} is a directory, not a raw YUV file")
-        size = self.path.stat().st_size
-        if size == 0:
-            raise AdmError(f"{where} is empty")
+        self.where = where
+        size = check_input_file(self.path, where, "raw YUV file")
         geometry = f"{width}x{height} {self.pixel_format} {bitdepth}-bit"
         if size < self.frame_size:
+            guess = size_from_name(self.path)
+            hint = (
+                f" (the name suggests {guess[0]}x{guess[1]})"
+                if guess and guess != (width, height)
+                else ""
+            )
             raise AdmError(
                 f"{where} has {size} bytes, less than one {geometry} frame "
                 f"({self.frame_size} bytes); check --width/--height/--pixel-format/--bitdepth"
+                f"{hint}"
             )
         self.num_frames = size // self.frame_size
         trailing = size % self.frame_size
@@ -212,7 +324,12 @@ class YuvReader:
                 "scoring its %d whole frames and ignoring the last %d bytes",
                 where, size, geometry, self.frame_size, self.num_frames, trailing,
             )  # fmt: skip
-        self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        try:
+            self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
+
+    kind = "yuv"
 
     def __len__(self) -> int:
         return self.num_frames
@@ -244,17 +361,9 @@ class YuvReader:
         return buf
 
     def _plane(self, buf: bytearray, shape: tuple[int, int], index: int) -> np.ndarray:
-        plane = np.frombuffer(buf, dtype=self.dtype).reshape(shape)
-        # Native byte order for downstream code; a no-op view on little-endian hosts.
-        plane = plane.astype(np.uint8 if self.bitdepth == 8 else np.uint16, copy=False)
-        if self.check_range and self.bitdepth in (10, 12):
-            peak = int(plane.max())
-            if peak >> self.bitdepth:
-                raise AdmError(
-                    f"{self.label} file {str(self.path)!r} frame {index} has sample value "
-                    f"{peak}, too large for {self.bitdepth} bits; is --bitdepth right?"
-                )
-        return plane
+        return decode_plane(
+            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where, index=index
+        )
 
     def _check_index(self, index: int) -> int:
         index = int(index)
@@ -305,7 +414,25 @@ class YuvReader:
 
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""
-        for index in range(self.num_frames):
+        return self.iter_luma()
+
+    def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]:
+        """Yield the Y planes of frames ``start``, ``start + 1``, ... in order.
+
+        Parameters
+        ----------
+        start : int, optional
+            First frame; frames before it are skipped without being read.
+        count : int, optional
+            At most this many frames; all the rest by default.
+
+        Yields
+        ------
+        numpy.ndarray
+            As :meth:`read_luma`.
+        """
+        stop = self.num_frames if count is None else min(self.num_frames, start + count)
+        for index in range(max(start, 0), stop):
             yield self.read_luma(index)
 
     def __repr__(self) -> str:

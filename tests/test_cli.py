@@ -125,9 +125,9 @@ def stub_reference(monkeypatch):
         ((), "missing command"),
         (("score",), "missing REF, DIS"),
         (("score", "a.yuv"), "missing DIS"),
-        (("score", "a.yuv", "b.yuv"), "--width/-w, --height/-h"),
         (("score", "a.yuv", "b.yuv", "-w", "abc", "-h", "32"), "invalid int value: 'abc'"),
         (("score", "a.yuv", "b.yuv", "-w", "16", "-h", "32"), "> 16"),
+        (("score", "a.yuv", "b.yuv", "-h", "12"), "--height 12 is too small"),
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "-p", "411"), "invalid choice"),
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "-b", "9"), "invalid choice: 9"),
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--backend", "gpu"), "gpu"),
@@ -137,7 +137,13 @@ def stub_reference(monkeypatch):
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "nvd=1"), "refuses"),
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--option", "ssz=1"), "true or"),
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "--json", "--csv"), "not allowed"),
-        (("score", "a.yuv", "b.yuv", "c.yuv", "-w", "32", "-h", "32"), "unrecognized"),
+        (("score", "a.yuv", "b.yuv", "c.yuv", "-w", "32", "-h", "32"), "several DIS inputs"),
+        (("score", "a.yuv", "b.yuv", "--frame-cnt", "0"), "--frame_cnt: 0 is out of range (must"),
+        (("score", "a.yuv", "b.yuv", "--frame_cnt", "x"), "invalid integer: 'x'"),
+        (("score", "a.yuv", "b.yuv", "--frame-skip-ref", "-1"), "out of range (must be >= 0)"),
+        (("score", "a.yuv", "b.yuv", "--frame_skip_dist", "1.5"), "invalid integer"),
+        (("score", "a.yuv", "b.yuv", "--subsample", "0"), "--subsample: 0 is out of range"),
+        (("score", "a.yuv", "b.yuv", "--frame-count", "3"), "unrecognized arguments"),
         (("score", "--example", "-w", "32"), "--example brings its own input"),
         (("score", "--example", "a.yuv"), "REF"),
         (("scor",), "invalid choice"),
@@ -160,7 +166,8 @@ def test_runtime_errors(tmp_path, clip_pair):
         (("score", str(ref), str(tmp_path), *geometry), "is a directory"),
         (("score", str(ref), str(dis), "-w", "64", "-h", "64"), "less than one 64x64"),
         (("score", str(ref), str(dis), *geometry, "--backend", "cuda"), "backend 'cuda'"),
-        (("score", str(ref), str(dis), *geometry, "-o", str(tmp_path)), "is a directory"),
+        (("score", str(ref), str(tmp_path / "d.txt"), *geometry), "not found"),
+        (("score", str(ref), str(dis)), "is raw YUV: give --width and --height"),
         (("score", str(ref), str(dis), *geometry, "-o", str(tmp_path / "x" / "o.json")), "x"),
     ]
     empty = tmp_path / "empty.yuv"
@@ -292,7 +299,8 @@ def test_frame_count_mismatch_warns(stub_reference, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "2 frames" in out
     assert err.count("\n") == 1
-    assert err.startswith("admcuda: warning: distorted file ended before reference file")
+    assert err.startswith(f"admcuda: warning: distorted file '{dis}' ended before reference file")
+    assert err.endswith("(2 vs 3 frames); scoring the first 2\n")
 
 
 def test_score_files_api(stub_reference, clip_pair):
@@ -300,6 +308,165 @@ def test_score_files_api(stub_reference, clip_pair):
     frames = admcuda.score_files(ref, dis, width=32, height=24, options={"csf": "1"}, debug=True)
     assert len(frames) == 2
     assert list(frames[0]) == [f"{b}_csf_1" for b in OUTPUT_BASE_NAMES]
+
+
+# Several distorted inputs (a ladder), frame controls, Y4M and video inputs.
+
+
+def _json_frames(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["frames"]
+
+
+def test_ladder_name_placeholder(stub_reference, tmp_path):
+    ref, d1, d2 = tmp_path / "ref.yuv", tmp_path / "d1.yuv", tmp_path / "d2.yuv"
+    write_clip(ref, 20, 18, 3, seed=1)
+    write_clip(d1, 20, 18, 3, seed=2)
+    write_clip(d2, 20, 18, 2, seed=3)
+    out = tmp_path / "out_{name}.json"
+    args = ["score", str(ref), str(d1), str(d2), "-w", "20", "-h", "18", "-o", str(out)]
+    assert main(args) == 0
+    for dis, frames in ((d1, 3), (d2, 2)):
+        got = _json_frames(tmp_path / f"out_{dis.stem}.json")
+        assert len(got) == frames
+        single = tmp_path / f"single_{dis.stem}.json"
+        assert main(["score", str(ref), str(dis), "-w", "20", "-h", "18", "-o", str(single)]) == 0
+        assert got == _json_frames(single)
+
+
+def test_ladder_index_placeholder_and_folder(stub_reference, tmp_path, capsys):
+    ref, d1, d2 = tmp_path / "ref.yuv", tmp_path / "a.yuv", tmp_path / "b.yuv"
+    for k, path in enumerate((ref, d1, d2)):
+        write_clip(path, 20, 18, 2, seed=k)
+    geometry = ["-w", "20", "-h", "18"]
+    assert main(["score", str(ref), str(d1), str(d2), *geometry,
+                 "-o", str(tmp_path / "rung{index}.csv")]) == 0  # fmt: skip
+    assert (tmp_path / "rung1.csv").read_text().startswith("Frame,integer_adm2,")
+    assert (tmp_path / "rung2.csv").is_file()
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    assert main(["score", str(ref), str(d1), str(d2), *geometry, "-o", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["a.xml", "b.xml"]
+    assert main(["score", str(ref), str(d1), *geometry, "--json", "-o", str(folder)]) == 0
+    assert _json_frames(folder / "a.json")
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--json"], "several DIS inputs: give --output a path with {name} or {index}"),
+        (["--csv", "-o", "-"], "several DIS inputs"),
+        (["-o", "OUT/scores.json"], "several DIS inputs but one --output"),
+        (["-o", "OUT"], "would both write"),
+        (["-o", "OUT/{name}.json"], "would both write"),
+    ],
+)
+def test_ladder_output_errors(tmp_path, extra, needle):
+    (tmp_path / "x").mkdir()
+    ref, d1, d2 = tmp_path / "ref.yuv", tmp_path / "clip.yuv", tmp_path / "x" / "clip.yuv"
+    for k, path in enumerate((ref, d1, d2)):
+        write_clip(path, 20, 18, 2, seed=k)
+    out = tmp_path / "out"
+    out.mkdir()
+    extra = [e.replace("OUT", str(out)) for e in extra]
+    proc = run_cli("score", str(ref), str(d1), str(d2), "-w", "20", "-h", "18", *extra)
+    assert needle in assert_one_line_error(proc, 2)
+    assert list(out.iterdir()) == []
+
+
+def test_ladder_summary_lists_each_input(stub_reference, tmp_path, capsys):
+    ref, d1, d2 = tmp_path / "ref.yuv", tmp_path / "d1.yuv", tmp_path / "d2.yuv"
+    for k, path in enumerate((ref, d1, d2)):
+        write_clip(path, 20, 18, 2, seed=k)
+    assert main(["score", str(ref), str(d1), str(d2), "-w", "20", "-h", "18"]) == 0
+    out = capsys.readouterr().out
+    assert "backend cpu: 20x18 420 8-bit" in out
+    assert f"reference {ref}" in out
+    assert f"distorted 1: {d1}, 2 frames" in out and f"distorted 2: {d2}, 2 frames" in out
+    assert out.count("  integer_adm2 ") == 2
+
+
+def test_subsample_keeps_frame_numbers(stub_reference, tmp_path, capsys):
+    ref, dis = tmp_path / "r.yuv", tmp_path / "d.yuv"
+    write_clip(ref, 20, 18, 5, seed=1)
+    write_clip(dis, 20, 18, 5, seed=2)
+    base = ["score", str(ref), str(dis), "-w", "20", "-h", "18", "--subsample", "2"]
+    assert main([*base, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [f["frameNum"] for f in doc["frames"]] == [0, 2, 4]
+    assert main([*base, "--csv"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert [row[0] for row in rows[1:]] == ["0", "2", "4"]
+    assert main([*base, "--xml", "--frame-skip-ref", "1", "--frame_cnt", "3"]) == 0
+    root = ET.fromstring(capsys.readouterr().out)
+    assert [f.get("frameNum") for f in root.iter("frame")] == ["0", "2"]
+    assert main(base) == 0
+    assert "3 frames, 20x18 420 8-bit, subsample 2" in capsys.readouterr().out
+
+
+def _y4m(raw: Path, w: int, h: int, out: Path | None = None) -> Path:
+    out = out or raw.with_suffix(".y4m")
+    frame = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
+    data = raw.read_bytes()
+    body = b"".join(b"FRAME\n" + data[k : k + frame] for k in range(0, len(data), frame))
+    out.write_bytes(f"YUV4MPEG2 W{w} H{h} F25:1 Ip C420jpeg\n".encode() + body)
+    return out
+
+
+def test_y4m_reference_gives_the_raw_geometry(stub_reference, tmp_path, capsys):
+    ref, dis = tmp_path / "r.yuv", tmp_path / "d.yuv"
+    write_clip(ref, 20, 18, 3, seed=1)
+    write_clip(dis, 20, 18, 3, seed=2)
+    assert main(["score", str(_y4m(ref, 20, 18)), str(dis), "--csv"]) == 0
+    from_y4m = capsys.readouterr().out
+    assert main(["score", str(ref), str(dis), "-w", "20", "-h", "18", "--csv"]) == 0
+    assert from_y4m == capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda d: d.joinpath("notes.mp4").write_text("not a video\n"), "is not a video"),
+        (lambda d: d.joinpath("bad.y4m").write_bytes(b"YUV4MPEG2 W20\n"), "no H tag"),
+        (lambda d: d.joinpath("c.y4m").write_bytes(b"YUV4MPEG2 W20 H18 C411\n"), "C411"),
+        (lambda d: d.joinpath("bad.y4m").write_bytes(b"YUV4MPEG2 " + b"W" * 2000), "end of line"),
+        (lambda d: d.joinpath("big.y4m").write_bytes(b"YUV4MPEG2 W40 H18\nFRAME\n"), "40x18"),
+        (lambda d: d.joinpath("x_1920x1080.yuv").write_bytes(b"1" * 99), "suggests 1920x1080"),
+    ],
+)
+def test_bad_distorted_inputs(tmp_path, make, needle):
+    pytest.importorskip("imageio_ffmpeg")
+    ref = tmp_path / "r.yuv"
+    write_clip(ref, 20, 18, 2)
+    ref_y4m = _y4m(ref, 20, 18)
+    make(tmp_path)
+    (bad,) = [p for p in tmp_path.iterdir() if p not in (ref, ref_y4m)]
+    out = tmp_path / "out.json"
+    line = assert_one_line_error(run_cli("score", str(ref_y4m), str(bad), "-o", str(out)), 1)
+    assert needle in line
+    assert not out.exists()
+
+
+def test_ladder_failure_leaves_no_output(stub_reference, tmp_path, capsys):
+    ref, good, bad = tmp_path / "r.yuv", tmp_path / "good.yuv", tmp_path / "bad.yuv"
+    write_clip(ref, 20, 18, 2, bits=10)
+    write_clip(good, 20, 18, 2, seed=2, bits=10)
+    lumas = write_clip(bad, 20, 18, 2, seed=3, bits=10)
+    lumas[1][0, 0] = 4000
+    chroma = np.zeros(2 * 9 * 10, np.dtype("<u2")).tobytes()
+    bad.write_bytes(b"".join(y.tobytes() + chroma for y in lumas))
+    args = ["score", str(ref), str(good), str(bad), "-w", "20", "-h", "18", "-b", "10",
+            "-o", str(tmp_path / "{name}.json")]  # fmt: skip
+    assert main(args) == 1
+    assert "too large for 10 bits" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yuv", "good.yuv", "r.yuv"]
+
+
+def test_score_ladder_api(stub_reference, clip_pair, tmp_path):
+    ref, dis = clip_pair
+    ladder = admcuda.score_ladder(ref, [dis, dis], width=32, height=24, backend="cpu")
+    assert ladder[0] == ladder[1] == admcuda.score_files(ref, dis, width=32, height=24)
+    assert "score_ladder" in admcuda.__all__
 
 
 # Real numbers: need the package's CPU reference (admcuda.reference).
@@ -367,3 +534,23 @@ def test_netflix_goldens_through_cli(tmp_path, case):
         for base in OUTPUT_BASE_NAMES:
             got = frame["metrics"][names[base]]
             assert _same(want[base], got), (index, base, want[base], got)
+
+
+def test_example_as_y4m_and_ffv1_matches_libvmaf(tmp_path):
+    """The example pair wrapped in Y4M and encoded losslessly scores exactly as raw."""
+    ref = _y4m(DATA / EXAMPLE.ref, 176, 144, tmp_path / "ref.y4m")
+    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    dis = tmp_path / "dis.mkv"
+    subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-nostdin", "-v", "error", "-f", "rawvideo",
+         "-pix_fmt", "yuv420p", "-s", "176x144", "-i", str(DATA / EXAMPLE.dis), "-c:v", "ffv1",
+         str(dis)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    inputs = [str(ref), str(dis)]
+    out = tmp_path / "scores.json"
+    proc = run_cli("score", *inputs, "--debug", "--json", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    got = [list(frame["metrics"].values()) for frame in json.loads(out.read_text())["frames"]]
+    assert got == EXAMPLE_GOLDEN

@@ -1,42 +1,79 @@
-"""Backend registry: each backend turns two luma-frame streams into ADM scores.
+"""Backend registry: each backend turns luma-frame streams into ADM scores.
 
 A backend is a module ``admcuda.backends.<name>`` exposing ``score_frames`` with
 the :data:`Backend` signature. It returns, per frame, all 18 outputs keyed by
 libvmaf's base names (``integer_adm2`` ... ``integer_adm_den_scale3``).
+
+A backend may also expose ``score_frames_multi`` (:data:`MultiBackend`): one
+reference stream scored against several distorted streams, each reference frame
+decoded once and paired with frame ``i`` of every distorted stream that still
+has one. Where a backend has none, :func:`get_multi_backend` builds one from its
+``score_frames`` by :func:`interleave`, which feeds it each reference frame once
+per distorted stream in a single call (the reference's per-frame stages are then
+computed once per pair, but nothing is decoded twice or held in memory).
 """
 
 from __future__ import annotations
 
+import collections
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import ModuleType
 from typing import Any, TypeAlias
 
 import numpy as np
 
 from admcuda.errors import AdmError
 
-__all__ = ["BACKENDS", "Backend", "get_backend", "select_backend"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "MultiBackend",
+    "get_backend",
+    "get_multi_backend",
+    "interleave",
+    "select_backend",
+]
 
 Backend: TypeAlias = Callable[
     [Iterable[np.ndarray], Iterable[np.ndarray], int, int, int, Any],
     list[dict[str, float]],
 ]
+"""``fn(ref_frames, dis_frames, width, height, bitdepth, opts) -> [scores per frame]``."""
+
+MultiBackend: TypeAlias = Callable[
+    [Iterable[np.ndarray], Sequence[Iterable[np.ndarray]], int, int, int, Any],
+    list[list[dict[str, float]]],
+]
+"""``fn(ref_frames, [dis_frames, ...], width, height, bitdepth, opts) -> [[scores]]``.
+
+Contract: for each reference frame ``i``, in order, take frame ``i`` of every
+distorted stream that has not ended and score the pair; a distorted stream that
+ends is dropped; stop taking reference frames once every distorted stream has
+ended. Result ``k`` holds ``min(len(ref), len(dis_k))`` dicts, in frame order.
+"""
 
 # Preference order for "auto": the first that loads wins.
 BACKENDS: tuple[str, ...] = ("cuda", "cpu")
 
 
-def _load(name: str) -> Backend:
+def _load_module(name: str) -> ModuleType:
     module_name = f"{__name__}.{name}"
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
             raise AdmError(f"backend '{name}' is not available yet; use --backend cpu") from None
         raise AdmError(f"backend '{name}' is not available: {exc}") from None
     except ImportError as exc:
         raise AdmError(f"backend '{name}' is not available: {exc}") from None
-    return module.score_frames
+
+
+def _load(name: str) -> Backend:
+    score_frames = getattr(_load_module(name), "score_frames", None)
+    if score_frames is None:
+        raise AdmError(f"backend '{name}' is not available yet (it has no score_frames)")
+    return score_frames
 
 
 def select_backend(name: str) -> tuple[str, Backend]:
@@ -87,3 +124,99 @@ def get_backend(name: str) -> Backend:
         See :func:`select_backend`.
     """
     return select_backend(name)[1]
+
+
+def interleave(score_frames: Backend) -> MultiBackend:
+    """Make a :data:`MultiBackend` out of a single-pair :data:`Backend`.
+
+    The returned function calls ``score_frames`` once, on two lazily built
+    streams: each reference frame repeated once per distorted stream that has
+    a frame at that index, beside those distorted frames. Frames are pulled
+    only as the backend asks for them (a backend may read either stream ahead
+    of the other), so memory stays bounded, and the scores are dealt back to
+    their distorted streams afterwards.
+
+    Parameters
+    ----------
+    score_frames : Backend
+
+    Returns
+    -------
+    MultiBackend
+    """
+
+    def score_frames_multi(
+        ref_frames: Iterable[np.ndarray],
+        dis_streams: Sequence[Iterable[np.ndarray]],
+        width: int,
+        height: int,
+        bitdepth: int,
+        opts: Any,
+    ) -> list[list[dict[str, float]]]:
+        owners: list[int] = []
+        ref_queue: collections.deque[np.ndarray] = collections.deque()
+        dis_queue: collections.deque[np.ndarray] = collections.deque()
+        source = _pairs(iter(ref_frames), [iter(s) for s in dis_streams])
+
+        def pull() -> bool:
+            try:
+                k, ref, dis = next(source)
+            except StopIteration:
+                return False
+            owners.append(k)
+            ref_queue.append(ref)
+            dis_queue.append(dis)
+            return True
+
+        def view(queue: collections.deque[np.ndarray]) -> Iterator[np.ndarray]:
+            while queue or pull():
+                yield queue.popleft()
+
+        flat = score_frames(view(ref_queue), view(dis_queue), width, height, bitdepth, opts)
+        if len(flat) != len(owners):
+            raise AdmError(f"backend returned {len(flat)} frames of scores for {len(owners)} pairs")
+        results: list[list[dict[str, float]]] = [[] for _ in dis_streams]
+        for k, scores in zip(owners, flat, strict=True):
+            results[k].append(scores)
+        return results
+
+    return score_frames_multi
+
+
+def _pairs(
+    ref: Iterator[np.ndarray], dis: list[Iterator[np.ndarray]]
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """``(k, ref_i, dis_k_i)`` in frame order, following the MultiBackend contract."""
+    active = list(range(len(dis)))
+    while active:
+        frame = next(ref, None)
+        if frame is None:
+            return
+        still = []
+        for k in active:
+            other = next(dis[k], None)
+            if other is not None:
+                still.append(k)
+                yield k, frame, other
+        active = still
+
+
+def get_multi_backend(name: str) -> MultiBackend:
+    """Backend ``name``'s ``score_frames_multi``, else :func:`interleave` of its ``score_frames``.
+
+    Parameters
+    ----------
+    name : {"auto", "cpu", "cuda"}
+
+    Returns
+    -------
+    MultiBackend
+
+    Raises
+    ------
+    AdmError
+        See :func:`select_backend`.
+    """
+    resolved, score_frames = select_backend(name)
+    multi = getattr(_load_module(resolved), "score_frames_multi", None)
+    return multi if multi is not None else interleave(score_frames)

@@ -1,0 +1,497 @@
+"""Encoded video (mp4, mkv, mov, webm, avi, ...) decoded by ffmpeg, luma only.
+
+ffmpeg is imageio-ffmpeg's bundled binary (``pip install imageio-ffmpeg``), or
+else an ``ffmpeg`` on ``PATH``. A file is probed once with ``ffmpeg -i`` (size,
+pixel format, bit depth of its first video stream), then each pass over its
+frames runs one ffmpeg process that writes raw luma to a pipe::
+
+    ffmpeg -hide_banner -nostdin -v error -noautorotate -i FILE -map 0:N
+           -vf extractplanes=y -pix_fmt grayB -fps_mode passthrough
+           [-frames:v K] -f rawvideo pipe:1
+
+``extractplanes=y`` hands over the decoded Y plane as it is. Asking for a gray
+pixel format alone (``-pix_fmt gray``) is not the same: ffmpeg then converts
+limited-range ("tv") luma to full range, changing every sample (by up to 20
+levels at 8 bits). ``grayB`` is ``gray``, ``gray10le``, ``gray12le`` or
+``gray16le`` after the source's bit depth, so samples keep their values and
+width. ``-noautorotate`` keeps the stored orientation, and passthrough frame
+timing keeps ffmpeg from duplicating or dropping frames to fit a frame rate.
+
+Exactly one luma frame is read from the pipe at a time (memory stays bounded)
+while a thread drains ffmpeg's stderr, so neither pipe can fill up and stall
+the other. Stopping early (a frame limit, an error, Ctrl-C) kills the process;
+the pipes are closed and the process reaped in every case.
+
+Only YUV and gray sources are read: RGB and palette sources would need a colour
+conversion, which changes the numbers, and are refused.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.yuv import BITDEPTHS, check_geometry, check_input_file
+
+__all__ = ["VideoInfo", "VideoReader", "ffmpeg_exe", "luma_pixel_format", "probe", "source_layout"]
+
+_log = logging.getLogger("admcuda")
+
+_GRAY_FORMATS = {8: "gray", 10: "gray10le", 12: "gray12le", 16: "gray16le"}
+# How much of ffmpeg's stderr to keep for messages (lines).
+_STDERR_LINES = 50
+_PROBE_TIMEOUT_S = 60
+
+# Semi-planar and packed YUV formats: name -> (layout, bit depth).
+_OTHER_YUV = {
+    "nv12": ("420", 8), "nv21": ("420", 8), "nv16": ("422", 8), "nv61": ("422", 8),
+    "nv24": ("444", 8), "nv42": ("444", 8), "nv20le": ("422", 10), "nv20be": ("422", 10),
+    "p010le": ("420", 10), "p010be": ("420", 10), "p012le": ("420", 12),
+    "p012be": ("420", 12), "p016le": ("420", 16), "p016be": ("420", 16),
+    "p210le": ("422", 10), "p210be": ("422", 10), "p212le": ("422", 12),
+    "p212be": ("422", 12), "p216le": ("422", 16), "p216be": ("422", 16),
+    "p410le": ("444", 10), "p410be": ("444", 10), "p412le": ("444", 12),
+    "p412be": ("444", 12), "p416le": ("444", 16), "p416be": ("444", 16),
+    "yuyv422": ("422", 8), "yvyu422": ("422", 8), "uyvy422": ("422", 8),
+    "y210le": ("422", 10), "y210be": ("422", 10), "y212le": ("422", 12),
+    "y212be": ("422", 12), "ayuv64le": ("444", 16), "ayuv": ("444", 8),
+    "vuya": ("444", 8), "vuyx": ("444", 8), "uyva": ("444", 8),
+    "xv30le": ("444", 10), "xv36le": ("444", 12), "v30xle": ("444", 10),
+}  # fmt: skip
+_PLANAR_YUV = re.compile(r"yuv[aj]?(4[0-4][0-4])p(?:([0-9]+)(?:le|be))?")
+_GRAY = re.compile(r"(?:gray|ya)([0-9]+)?(?:le|be)?")
+
+
+def ffmpeg_exe() -> str:
+    """Path of the ffmpeg binary: imageio-ffmpeg's, else ``ffmpeg`` on ``PATH``.
+
+    Raises
+    ------
+    AdmError
+        If neither is there.
+    """
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        imageio_ffmpeg = None
+    if imageio_ffmpeg is not None:
+        try:
+            return imageio_ffmpeg.get_ffmpeg_exe()
+        except RuntimeError:
+            pass
+    found = shutil.which("ffmpeg")
+    if found:
+        return found
+    raise AdmError(
+        "reading encoded video needs ffmpeg: pip install imageio-ffmpeg (or put ffmpeg on PATH)"
+    )
+
+
+def source_layout(pix_fmt: str) -> tuple[str, int]:
+    """Chroma layout and bit depth of an ffmpeg pixel format.
+
+    Parameters
+    ----------
+    pix_fmt : str
+        As ffmpeg names it, e.g. ``"yuv420p10le"``, ``"nv12"``, ``"gray"``.
+
+    Returns
+    -------
+    (str, int)
+        ``("420", 10)``; the layout is one of ``"420"``, ``"422"``, ``"444"``,
+        ``"400"``, or ffmpeg's own digits for rarer ones (``"440"``, ``"411"``).
+
+    Raises
+    ------
+    AdmError
+        For RGB, palette, Bayer and other non-YUV formats.
+
+    Examples
+    --------
+    >>> source_layout("yuvj420p")
+    ('420', 8)
+    >>> source_layout("p010le")
+    ('420', 10)
+    """
+    if pix_fmt in _OTHER_YUV:
+        return _OTHER_YUV[pix_fmt]
+    match = _PLANAR_YUV.fullmatch(pix_fmt)
+    if match:
+        return match.group(1), int(match.group(2) or 8)
+    match = _GRAY.fullmatch(pix_fmt)
+    if match:
+        return "400", int(match.group(1) or 8)
+    raise AdmError(
+        f"pixel format {pix_fmt} is not YUV or gray; converting it to luma would change "
+        "the numbers, so convert the video to YUV yourself"
+    )
+
+
+def luma_pixel_format(bitdepth: int) -> str:
+    """The ffmpeg gray format that carries luma of ``bitdepth`` bits unchanged."""
+    try:
+        return _GRAY_FORMATS[bitdepth]
+    except KeyError:
+        raise AdmError(
+            f"unsupported bit depth {bitdepth}; use one of {', '.join(map(str, BITDEPTHS))}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """The first video stream of a file, as ffmpeg reports it.
+
+    Attributes
+    ----------
+    stream : int
+        Index of the stream in the file (``-map 0:stream``).
+    codec : str
+        Codec name, e.g. ``"h264"``.
+    pix_fmt : str
+        ffmpeg's pixel format, e.g. ``"yuv420p10le"``.
+    width, height : int
+    container : str
+        ffmpeg's demuxer names, e.g. ``"matroska,webm"``.
+    """
+
+    stream: int
+    codec: str
+    pix_fmt: str
+    width: int
+    height: int
+    container: str
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas that are not inside parentheses or brackets."""
+    fields, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            fields.append(text[start:i].strip())
+            start = i + 1
+    fields.append(text[start:].strip())
+    return fields
+
+
+_STREAM = re.compile(r"^\s*Stream #0:([0-9]+)[^:]*: Video: (.*)$")
+_SIZE = re.compile(r"([0-9]+)x([0-9]+)(?:\s|$)")
+
+
+def parse_probe(text: str) -> VideoInfo | None:
+    """Read the first real video stream out of ``ffmpeg -i`` output.
+
+    Cover art (``(attached pic)``) and streams without a size are skipped.
+
+    Parameters
+    ----------
+    text : str
+        ffmpeg's stderr.
+
+    Returns
+    -------
+    VideoInfo or None
+        None if the text names no video stream.
+    """
+    container = ""
+    for line in text.splitlines():
+        head = re.match(r"^Input #0, (.*), from ", line)
+        if head:
+            container = head.group(1)
+            continue
+        match = _STREAM.match(line)
+        if match is None or "(attached pic)" in line:
+            continue
+        fields = _split_top_level(match.group(2))
+        codec = fields[0].split(" ")[0]
+        size = None
+        pix_fmt = "none"
+        for position, field in enumerate(fields[1:], start=1):
+            found = _SIZE.match(field + " ")
+            if found:
+                size = int(found.group(1)), int(found.group(2))
+                if position == 2:
+                    pix_fmt = fields[1].split("(")[0].strip()
+                break
+        if size is None:
+            continue
+        return VideoInfo(
+            stream=int(match.group(1)),
+            codec=codec,
+            pix_fmt=pix_fmt,
+            width=size[0],
+            height=size[1],
+            container=container,
+        )
+    return None
+
+
+def _last_error(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error opening input" in line and ":" in line:
+            return line.rsplit(":", 1)[1].strip()
+    return lines[-1] if lines else "no message"
+
+
+def probe(path: Path, where: str) -> VideoInfo:
+    """Ask ffmpeg what the video stream of ``path`` is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    where : str
+        How messages name the file.
+
+    Returns
+    -------
+    VideoInfo
+
+    Raises
+    ------
+    AdmError
+        If ffmpeg is missing, cannot read the file, finds no video stream, or
+        reads it as text (ffmpeg's ``tty`` demuxer).
+    """
+    exe = ffmpeg_exe()
+    try:
+        proc = subprocess.run(
+            [exe, "-hide_banner", "-nostdin", "-i", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=_PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise AdmError(f"{where}: ffmpeg took over {_PROBE_TIMEOUT_S} s to open it") from None
+    except OSError as exc:
+        raise AdmError(f"cannot run ffmpeg ({exe}): {exc.strerror or exc}") from None
+    text = proc.stderr.decode("utf-8", "replace")
+    info = parse_probe(text)
+    if info is None:
+        if "Input #0" in text:
+            raise AdmError(f"{where} has no video stream")
+        raise AdmError(
+            f"{where} is not a video ffmpeg can read ({_last_error(text)}); "
+            "raw YUV files must be named .yuv"
+        )
+    if info.container == "tty" or info.codec in ("ansi", "bintext", "xbin", "idf"):
+        raise AdmError(f"{where} is not a video (ffmpeg reads it as text)")
+    return info
+
+
+class VideoReader:
+    """Luma frames of an encoded video, decoded by ffmpeg through a pipe.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any file ffmpeg can decode.
+    label : str, optional
+        How messages name the file, e.g. ``"distorted"``.
+
+    Attributes
+    ----------
+    info : VideoInfo
+        What the probe found.
+    width, height : int
+    bitdepth : {8, 10, 12, 16}
+    pixel_format : str
+        Chroma layout of the source (``"420"`` ...), for messages.
+    num_frames : None
+        Not known before decoding; ``len()`` is not available.
+
+    Raises
+    ------
+    AdmError
+        If the file is missing, a directory, empty, not a video, not YUV, of an
+        unsupported bit depth, or 16 pixels or less wide or high.
+    """
+
+    kind = "video"
+    num_frames: int | None = None
+
+    def __init__(self, path: str | os.PathLike[str], *, label: str = "input") -> None:
+        self.path = Path(path)
+        self.label = label
+        self.where = f"{label} file {str(self.path)!r}"
+        check_input_file(self.path, self.where, "video file")
+        self.info = probe(self.path, self.where)
+        try:
+            layout, bitdepth = source_layout(self.info.pix_fmt)
+            if bitdepth not in BITDEPTHS:
+                raise AdmError(
+                    f"unsupported bit depth {bitdepth} ({self.info.pix_fmt}); "
+                    f"use one of {', '.join(map(str, BITDEPTHS))}"
+                )
+            check_geometry(self.info.width, self.info.height, "400", bitdepth)
+        except AdmError as exc:
+            raise AdmError(f"{self.where}: {exc}") from None
+        self.width, self.height = self.info.width, self.info.height
+        self.bitdepth = bitdepth
+        self.pixel_format = layout
+        self._procs: set[subprocess.Popen[bytes]] = set()
+
+    def command(self, count: int | None = None) -> list[str]:
+        """The ffmpeg command line that writes the luma planes to stdout."""
+        cmd = [
+            ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-noautorotate",
+            "-i", str(self.path), "-map", f"0:{self.info.stream}",
+            "-vf", "extractplanes=y", "-pix_fmt", luma_pixel_format(self.bitdepth),
+            "-fps_mode", "passthrough",
+        ]  # fmt: skip
+        if count is not None:
+            cmd += ["-frames:v", str(count)]
+        return [*cmd, "-f", "rawvideo", "pipe:1"]
+
+    def __enter__(self) -> VideoReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop any ffmpeg process still running for this reader."""
+        for proc in list(self._procs):
+            _stop(proc)
+        self._procs.clear()
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        """Yield the Y plane of every frame, in order."""
+        return self.iter_luma()
+
+    def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]:
+        """Decode and yield Y planes from frame ``start`` on.
+
+        Each call runs its own ffmpeg process. Frames before ``start`` are
+        decoded and dropped (seeking in compressed video is not frame exact).
+
+        Parameters
+        ----------
+        start : int, optional
+            Frames to skip.
+        count : int, optional
+            At most this many frames after the skipped ones.
+
+        Yields
+        ------
+        numpy.ndarray
+            Shape ``(height, width)``, ``uint8`` for 8 bits, else ``uint16``.
+
+        Raises
+        ------
+        AdmError
+            If ffmpeg fails; a partial frame at the end is dropped with a warning.
+        """
+        start = max(int(start), 0)
+        total = None if count is None else start + count
+        sample = 1 if self.bitdepth == 8 else 2
+        nbytes = self.width * self.height * sample
+        dtype = np.uint8 if sample == 1 else np.dtype("<u2")
+        try:
+            proc = subprocess.Popen(
+                self.command(total),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise AdmError(f"cannot run ffmpeg: {exc.strerror or exc}") from None
+        self._procs.add(proc)
+        tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        counted = [0]
+        drain = threading.Thread(target=_drain, args=(proc, tail, counted), daemon=True)
+        drain.start()
+        try:
+            index = 0
+            assert proc.stdout is not None
+            while total is None or index < total:
+                data = proc.stdout.read(nbytes)
+                if len(data) < nbytes:
+                    if data:
+                        _log.warning(
+                            "%s: ffmpeg's output ended inside frame %d (%d of %d bytes); "
+                            "scoring the whole frames before it",
+                            self.where, index, len(data), nbytes,
+                        )  # fmt: skip
+                    break
+                if index >= start:
+                    plane = np.frombuffer(data, dtype=dtype).reshape(self.height, self.width)
+                    yield plane.astype(np.uint8 if sample == 1 else np.uint16, copy=False)
+                index += 1
+            else:
+                return
+            returncode = proc.wait()
+            drain.join()
+            if returncode != 0:
+                message = _last_error("\n".join(tail))
+                raise AdmError(
+                    f"ffmpeg failed decoding {self.where} after {index} frames "
+                    f"(exit status {returncode}): {message}"
+                )
+            if counted[0]:
+                _log.warning(
+                    "%s: ffmpeg reported %d problem(s) while decoding; the last: %s",
+                    self.where, counted[0], tail[-1],
+                )  # fmt: skip
+        finally:
+            _stop(proc)
+            drain.join(timeout=5)
+            if proc.stderr is not None:
+                proc.stderr.close()
+            self._procs.discard(proc)
+
+    def __repr__(self) -> str:
+        return (
+            f"VideoReader({str(self.path)!r}, {self.info.codec} {self.info.pix_fmt}, "
+            f"width={self.width}, height={self.height}, bitdepth={self.bitdepth})"
+        )
+
+
+def _drain(proc: subprocess.Popen[bytes], tail: collections.deque[str], counted: list[int]) -> None:
+    """Read ffmpeg's stderr to the end, keeping the last lines and counting them."""
+    assert proc.stderr is not None
+    try:
+        for raw in proc.stderr:
+            line = raw.decode("utf-8", "replace").strip()
+            if line:
+                tail.append(line)
+                counted[0] += 1
+    except (OSError, ValueError):
+        pass
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc`` if it still runs, close its pipes and reap it."""
+    if proc.poll() is None:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+    if proc.stdout is not None:
+        proc.stdout.close()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a killed process exits
+        pass
