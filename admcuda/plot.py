@@ -1,0 +1,264 @@
+"""Per-frame plots of ``integer_adm2`` and its four scales, for one or more results.
+
+Each input is a JSON result in libvmaf's layout, written by admcuda or by libvmaf
+itself; names may carry libvmaf's option suffix (``integer_adm2_egl_1.2``), so
+features are matched by base name. Several inputs (for instance the rungs of a
+bitrate ladder, each scored against the same reference) are overlaid, one colour
+each; a file that holds several ADM option sets gives one line per set.
+
+matplotlib is optional: ``pip install admcuda[plot]``. It is imported on first use,
+with the non-interactive Agg backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from admcuda.errors import AdmError
+from admcuda.result import AdmResult, split_feature_name
+
+__all__ = ["PLOTTED_FEATURES", "Series", "main", "plot_result", "result_series"]
+
+PLOTTED_FEATURES: tuple[str, ...] = (
+    "integer_adm2",
+    "integer_adm_scale0",
+    "integer_adm_scale1",
+    "integer_adm_scale2",
+    "integer_adm_scale3",
+)
+
+PROG = "admcuda plot"
+EXIT_RUNTIME = 1
+EXIT_USAGE = 2
+
+_MARKERS_UP_TO = 60  # frames; more than that and markers only clutter
+
+
+@dataclass(frozen=True)
+class Series:
+    """One input's lines: a label, per-frame values by base name, and frame numbers."""
+
+    label: str
+    values: dict[str, list[float]]
+    frames: list[int]
+
+    def mean(self, base: str = "integer_adm2") -> float:
+        """Mean over the finite values, NaN if none."""
+        finite = [v for v in self.values.get(base, []) if math.isfinite(v)]
+        return math.fsum(finite) / len(finite) if finite else math.nan
+
+
+def _load(source: AdmResult | str | os.PathLike[str]) -> tuple[AdmResult, str]:
+    if isinstance(source, AdmResult):
+        where = source.metadata.get("source") or source.metadata.get("dis_path")
+        return source, Path(where).stem if where else "result"
+    return AdmResult.from_json(source), Path(os.fspath(source)).stem
+
+
+def result_series(result: AdmResult, label: str) -> list[Series]:
+    """Split a result into one :class:`Series` per ADM option suffix found in it.
+
+    Raises
+    ------
+    AdmError
+        If the result has no ``integer_adm2`` scores.
+    """
+    by_suffix: dict[str, dict[str, str]] = {}
+    for name in result.names:
+        parts = split_feature_name(name)
+        if parts is not None and parts[0] in PLOTTED_FEATURES:
+            by_suffix.setdefault(parts[1], {})[parts[0]] = name
+    series = []
+    for suffix, names in by_suffix.items():
+        if "integer_adm2" not in names:
+            continue
+        text = label if len(by_suffix) == 1 or not suffix else f"{label} ({suffix.lstrip('_')})"
+        values = {base: result.values(name) for base, name in names.items()}
+        series.append(Series(text, values, list(result.frame_numbers)))
+    if not series:
+        raise AdmError(f"{label}: no integer_adm2 scores to plot")
+    return series
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise AdmError("plotting needs matplotlib: pip install admcuda[plot]") from None
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_result(
+    results: AdmResult | str | os.PathLike[str] | Sequence[AdmResult | str | os.PathLike[str]],
+    path: str | os.PathLike[str],
+    *,
+    labels: Sequence[str] | None = None,
+    title: str | None = None,
+) -> None:
+    """Plot per-frame ``integer_adm2`` and the four scales of one or more results.
+
+    Parameters
+    ----------
+    results : AdmResult, path, or a sequence of them
+        Results, or JSON files in libvmaf's layout (admcuda's or libvmaf's).
+    path : str or os.PathLike
+        Image to write; the suffix picks the format (``.png``, ``.svg``, ``.pdf``...).
+    labels : sequence of str, optional
+        Legend text per result; default the file name without suffix.
+    title : str, optional
+        Figure title.
+
+    Raises
+    ------
+    AdmError
+        Unreadable or score-less results, a label count that does not match, or
+        matplotlib missing.
+    OSError
+        If a file cannot be read or the image cannot be written.
+    """
+    if isinstance(results, (AdmResult, str, os.PathLike)):
+        results = [results]
+    if not results:
+        raise AdmError("nothing to plot: give at least one result")
+    if labels is not None and len(labels) != len(results):
+        raise AdmError(f"{len(labels)} labels for {len(results)} results")
+    series: list[Series] = []
+    for k, source in enumerate(results):
+        result, default_label = _load(source)
+        series += result_series(result, labels[k] if labels is not None else default_label)
+    plt = _pyplot()
+
+    fig = plt.figure(figsize=(11, 8.5), dpi=100, layout="constrained")
+    grid = fig.add_gridspec(3, 2, height_ratios=(1.4, 1, 1))
+    top = fig.add_subplot(grid[0, :])
+    axes = {"integer_adm2": top}
+    for s in range(4):
+        axes[f"integer_adm_scale{s}"] = fig.add_subplot(grid[1 + s // 2, s % 2], sharex=top)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    try:
+        for k, item in enumerate(series):
+            color = colors[k % len(colors)]
+            for base, ax in axes.items():
+                values = item.values.get(base)
+                if values is None:
+                    continue
+                few = len(values) <= _MARKERS_UP_TO
+                label = f"{item.label} (mean {item.mean():.4f})" if base == "integer_adm2" else None
+                ax.plot(
+                    item.frames,
+                    values,
+                    color=color,
+                    linewidth=1.3,
+                    marker="o" if few else None,
+                    markersize=3,
+                    label=label,
+                )
+        for base, ax in axes.items():
+            ax.set_title(base, fontsize=10)
+            ax.grid(True, alpha=0.3)
+            ax.tick_params(labelsize=8)
+            ax.xaxis.get_major_locator().set_params(integer=True)
+        for s in (2, 3):
+            axes[f"integer_adm_scale{s}"].set_xlabel("frame", fontsize=9)
+        top.set_ylabel("score", fontsize=9)
+        top.legend(fontsize=8, loc="best")
+        if title:
+            fig.suptitle(title, fontsize=11)
+        fig.savefig(os.fspath(path))
+    finally:
+        plt.close(fig)
+
+
+# ---- command line ---------------------------------------------------------------------
+
+
+class _UsageError(Exception):
+    """Bad command line; exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``admcuda plot`` argument parser (its ``error`` raises instead of exiting)."""
+    parser = _Parser(
+        prog=PROG,
+        add_help=False,
+        allow_abbrev=False,
+        description="Plot per-frame integer_adm2 and its four scales from JSON results "
+        "(admcuda's or libvmaf's); several files are overlaid.",
+    )
+    parser.add_argument("--help", action="help", help="show this help and exit")
+    parser.add_argument("results", nargs="+", metavar="RESULT.json", help="JSON result files")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="IMAGE",
+        help="image to write (.png, .svg, .pdf...)",
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        metavar="TEXT",
+        help="legend text, once per result in order (default: file names)",
+    )
+    parser.add_argument("--title", metavar="TEXT", help="figure title")
+    return parser
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.label is not None and len(args.label) != len(args.results):
+        raise _UsageError(f"{len(args.label)} --label for {len(args.results)} results")
+    parent = Path(args.output).parent
+    if not parent.is_dir():
+        raise AdmError(f"output folder '{parent}' does not exist")
+    plot_result(args.results, args.output, labels=args.label, title=args.title)
+    return 0
+
+
+def _fail(message: str) -> None:
+    print(f"admcuda: error: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments after ``plot``; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        0 on success, 1 on a runtime failure, 2 on a usage error; failures print one
+        ``admcuda: error: ...`` line on stderr.
+    """
+    try:
+        return _run(argv)
+    except _UsageError as exc:
+        _fail(str(exc))
+        return EXIT_USAGE
+    except AdmError as exc:
+        _fail(str(exc))
+        return EXIT_RUNTIME
+    except OSError as exc:
+        text = f"{exc.strerror}: '{exc.filename}'" if exc.filename and exc.strerror else str(exc)
+        _fail(text)
+        return EXIT_RUNTIME
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0

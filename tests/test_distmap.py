@@ -1,0 +1,202 @@
+"""Distortion maps: they split 1 - adm2 and aim exactly, land where the damage is, and draw."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from _frames import luma_frames
+from admcuda.reference import compute_adm
+from conftest import NETFLIX
+
+from admcuda.data import EXAMPLE, example_paths
+from admcuda.distmap import _upsample, distortion_map, distortion_maps, main, save_distortion_png
+from admcuda.errors import AdmError
+from admcuda.options import AdmOptions
+
+
+def textured(h: int, w: int, bitdepth: int = 8, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    peak = (1 << bitdepth) - 1
+    y, x = np.mgrid[0:h, 0:w]
+    wave = 0.5 + 0.25 * np.sin(x / 3.0) * np.cos(y / 5.0)
+    noise = rng.normal(0, 0.08, (h, w))
+    return (
+        np.clip((wave + noise) * peak, 0, peak)
+        .round()
+        .astype(np.uint8 if bitdepth == 8 else np.uint16)
+    )
+
+
+def blur(frame: np.ndarray, region: tuple[slice, slice] | None = None) -> np.ndarray:
+    f = frame.astype(np.float64)
+    out = f.copy()
+    for _ in range(2):
+        out = (
+            out
+            + np.roll(out, 1, 0)
+            + np.roll(out, -1, 0)
+            + np.roll(out, 1, 1)
+            + np.roll(out, -1, 1)
+        ) / 5
+    if region is not None:
+        keep = f.copy()
+        keep[region] = out[region]
+        out = keep
+    return out.round().astype(frame.dtype)
+
+
+def check_sums(ref, dis, bitdepth, opts: AdmOptions) -> None:
+    maps = distortion_maps(ref, dis, bitdepth, opts)
+    scores = compute_adm(ref, dis, bitdepth, opts)
+    # Exact up to libvmaf's fixed-point rounding of the sums, which the maps skip.
+    assert maps.dlm.sum() == pytest.approx(1 - scores["integer_adm2"], abs=1e-6)
+    assert maps.adm2 == pytest.approx(scores["integer_adm2"], abs=1e-6)
+    den = scores["integer_adm_den"]
+    for s in range(4):
+        want = (scores[f"integer_adm_den_scale{s}"] - scores[f"integer_adm_num_scale{s}"]) / den
+        assert maps.dlm_scales[s].sum() == pytest.approx(want, abs=1e-6)
+    if opts.adm_skip_aim:
+        assert not maps.aim.any()
+    else:
+        assert maps.aim.sum() == pytest.approx(scores["integer_aim"], abs=1e-6)
+        assert maps.aim_score == pytest.approx(scores["integer_aim"], abs=1e-6)
+        assert maps.aim.min() >= 0
+    assert maps.dlm.shape == maps.aim.shape == ref.shape
+    np.testing.assert_allclose(np.sum(maps.dlm_scales, axis=0), maps.dlm)
+
+
+@pytest.mark.parametrize(
+    ("h", "w", "bitdepth", "options"),
+    [
+        (17, 17, 8, {}),
+        (37, 50, 8, {"egl": 1.0}),
+        (72, 96, 10, {"ssz": True}),
+        (64, 81, 12, {"adm_skip_aim": True, "nvd": 4}),
+        (90, 160, 16, {"csf": 2}),
+    ],
+)
+def test_maps_split_the_scores(h, w, bitdepth, options):
+    ref = textured(h, w, bitdepth, seed=h)
+    check_sums(ref, blur(ref), bitdepth, AdmOptions.from_mapping(options))
+
+
+def test_netflix_frame_split():
+    path = NETFLIX / "src01_hrc00_576x324_3f.yuv"
+    if not path.exists():
+        pytest.skip("shared Netflix clips not found")
+    ref = luma_frames(path, 576, 324, "420", 8)[1]
+    dis = luma_frames(NETFLIX / "src01_hrc01_576x324_3f.yuv", 576, 324, "420", 8)[1]
+    check_sums(ref, dis, 8, AdmOptions())
+
+
+def test_identical_frames_give_an_empty_map():
+    ref = textured(48, 64)
+    maps = distortion_maps(ref, ref)
+    assert np.abs(maps.dlm).max() < 1e-8 and not maps.aim.any()
+
+
+def test_heat_lands_on_the_distorted_region():
+    ref = textured(96, 128, seed=4)
+    region = (slice(24, 72), slice(64, 120))
+    heat = distortion_map(ref, blur(ref, region))
+    positive = np.clip(heat, 0, None)
+    # Allow the filters' reach (coarsest scale: 16-pixel squares) around the region.
+    near = np.zeros(ref.shape, bool)
+    near[8:88, 48:128] = True
+    assert positive[near].sum() > 0.97 * positive.sum()
+    assert positive[region].sum() > 0.6 * positive.sum()
+
+
+def test_upsample_places_the_crop():
+    band = np.zeros((4, 6))
+    band[0, 0] = 64.0
+    band[3, 5] = 128.0
+    frame = _upsample(band, (slice(3, 7), slice(5, 11)), scale=2, shape=(50, 96))
+    f = 8
+    assert frame[3 * f : 4 * f, 5 * f : 6 * f].tolist() == np.ones((f, f)).tolist()
+    # The last band row starts at frame row 48: only two of its eight rows fit, and
+    # they take its whole value.
+    assert frame[48:50, 10 * f : 11 * f].tolist() == np.full((2, f), 128 / (2 * f)).tolist()
+    assert frame.sum() == 64 + 128
+    assert np.count_nonzero(frame) == f * f + 2 * f
+
+
+def test_kinds_and_errors():
+    ref = textured(32, 40)
+    dis = blur(ref)
+    maps = distortion_maps(ref, dis, options={"egl": 1.2})
+    np.testing.assert_array_equal(distortion_map(ref, dis, 8, {"egl": 1.2}, kind="aim"), maps.aim)
+    with pytest.raises(AdmError, match="unknown map kind"):
+        distortion_map(ref, dis, kind="vif")
+    with pytest.raises(AdmError, match="must be 2-D planes of one size"):
+        distortion_map(ref, dis[:, :-1])
+    with pytest.raises(AdmError, match="must be uint16"):
+        distortion_map(ref, dis, 10)
+    with pytest.raises(AdmError, match="unknown ADM option"):
+        distortion_map(ref, dis, 8, {"bogus": 1})
+
+
+def test_save_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    ref = textured(72, 96, 10)
+    out = tmp_path / "m.png"
+    maps = save_distortion_png(
+        ref, blur(ref), 10, out, frame_label="synthetic", kind="aim", background="ref"
+    )
+    with Image.open(out) as image:
+        assert image.format == "PNG" and image.size[0] > 600
+    assert maps.aim.sum() > 0
+    with pytest.raises(AdmError, match="background"):
+        save_distortion_png(ref, ref, 10, out, background="both")
+
+
+def test_cli_on_the_example_pair(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out, npy = tmp_path / "map.png", tmp_path / "map.npy"
+    with example_paths() as (ref, dis):
+        args = [str(ref), str(dis), "-w", str(EXAMPLE.width), "-h", str(EXAMPLE.height)]
+        assert main([*args, "--frame", "2", "-o", str(out), "--npy", str(npy)]) == 0
+        frames_r = luma_frames(ref, EXAMPLE.width, EXAMPLE.height, "420", 8)
+        frames_d = luma_frames(dis, EXAMPLE.width, EXAMPLE.height, "420", 8)
+    assert capsys.readouterr().err == ""
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    np.testing.assert_array_equal(np.load(npy), distortion_map(frames_r[2], frames_d[2]))
+
+
+def _error(capsys, argv, status):
+    assert main(argv) == status
+    err = capsys.readouterr().err
+    assert err.startswith("admcuda: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_cli_errors(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = str(tmp_path / "o.png")
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
+        assert "out of range" in _error(capsys, [*geo, "--frame", "3", "-o", out], 1)
+        assert "--frame must be" in _error(capsys, [*geo, "--frame", "-1", "-o", out], 2)
+        assert "too small" in _error(
+            capsys, [str(ref), str(dis), "-w", "16", "-h", "144", "-o", out], 2
+        )
+        assert "unknown ADM option" in _error(capsys, [*geo, "--option", "x=1", "-o", out], 2)
+        assert "NAME=VALUE" in _error(capsys, [*geo, "--option", "egl", "-o", out], 2)
+        assert "does not exist" in _error(capsys, [*geo, "-o", str(tmp_path / "d" / "o.png")], 1)
+        _error(capsys, geo, 2)  # no -o
+        missing = [str(tmp_path / "nope.yuv"), str(dis), "-w", "176", "-h", "144", "-o", out]
+        assert "reference file" in _error(capsys, missing, 1)
+    assert not (tmp_path / "o.png").exists()
+    assert main(["--help"]) == 0
+    assert "--frame" in capsys.readouterr().out
+
+
+def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with example_paths() as (ref, dis):
+        argv = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", str(tmp_path / "o.png")]
+        assert "pip install admcuda[plot]" in _error(capsys, argv, 1)
