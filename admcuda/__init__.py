@@ -9,8 +9,9 @@ reference, read once). Inputs may be raw YUV, Y4M or any video ffmpeg decodes
 from __future__ import annotations
 
 import logging
+import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +20,15 @@ from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 
 if TYPE_CHECKING:
-    from admcuda.inputs import FrameStream
+    import numpy as np
 
-__all__ = ["AdmOptions", "AdmError", "score_files", "score_ladder", "__version__"]
+    from admcuda.inputs import FrameStream
+    from admcuda.result import AdmResult
+
+__all__ = [
+    "AdmError", "AdmExtractor", "AdmOptions", "AdmResult", "__version__", "score",
+    "score_files", "score_ladder",
+]
 
 __version__ = "0.1.0"
 
@@ -207,6 +214,80 @@ frame_skip_ref, frame_skip_dist, subsample
     ).frames
 
 
+def score(
+    ref_path: PathLike,
+    dis: PathLike | Sequence[PathLike],
+    *,
+    backend: str = "auto",
+    options: OptionsArg = None,
+    debug: bool = False,
+    **kwargs: int | str | None,
+) -> AdmResult | list[AdmResult]:
+    """Score a reference against one distorted input, or several, into result objects.
+
+    Parameters
+    ----------
+    ref_path : str or os.PathLike
+        Raw YUV, Y4M or an encoded video.
+    dis : str, os.PathLike, or a sequence of them
+        One distorted input (returns one :class:`AdmResult`) or several (a list).
+    backend, options, debug
+        As for :func:`score_files`.
+    **kwargs
+        ``width``, ``height``, ``pixel_format``, ``bitdepth`` (raw YUV), ``frame_cnt``,
+        ``frame_skip_ref``, ``frame_skip_dist``, ``subsample``.
+
+    Returns
+    -------
+    AdmResult or list of AdmResult
+        Per-frame dicts keyed by libvmaf's names, pooled statistics and writers
+        (``to_json``, ``to_xml``, ``to_csv``).
+
+    Examples
+    --------
+    >>> result = admcuda.score("ref.y4m", "dis.mp4")  # doctest: +SKIP
+    >>> result.pooled["integer_adm2"]["mean"]  # doctest: +SKIP
+    """
+    import time
+
+    from admcuda.backends import select_backend
+    from admcuda.result import AdmResult
+
+    many = not isinstance(dis, (str, os.PathLike))
+    dis_paths = list(dis) if many else [dis]
+    opts = _resolve_options(options, debug)
+    resolved, _ = select_backend(backend)
+    start = time.perf_counter()
+    run = _run_ladder(ref_path, dis_paths, opts=opts, backend=resolved,
+                      width=kwargs.pop("width", None), height=kwargs.pop("height", None),
+                      pixel_format=kwargs.pop("pixel_format", None),
+                      bitdepth=kwargs.pop("bitdepth", None), **kwargs)  # type: ignore[arg-type]
+    elapsed = time.perf_counter() - start
+    results = [
+        AdmResult(frames, {
+            "width": run.width, "height": run.height, "bitdepth": run.bitdepth,
+            "pixel_format": run.pixel_format, "options": opts, "backend": resolved,
+            "ref_path": run.ref, "dis_path": path,
+            "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
+        }, frame_numbers=numbers)
+        for frames, numbers, path in zip(run.frames, run.frame_numbers, run.dis, strict=True)
+    ]
+    return results if many else results[0]
+
+
+def __getattr__(name: str):  # type: ignore[no-untyped-def]
+    # The extractor and the result pull in more modules; load them on first use.
+    if name == "AdmExtractor":
+        from admcuda.extractor import AdmExtractor
+
+        return AdmExtractor
+    if name == "AdmResult":
+        from admcuda.result import AdmResult
+
+        return AdmResult
+    raise AttributeError(f"module 'admcuda' has no attribute {name!r}")
+
+
 def _run_ladder(
     ref_path: PathLike,
     dis_paths: Sequence[PathLike],
@@ -221,8 +302,13 @@ def _run_ladder(
     frame_skip_ref: int = 0,
     frame_skip_dist: int = 0,
     subsample: int = 1,
+    progress: bool = False,
 ) -> _LadderRun:
-    """Open the inputs, score them with one backend call, check lengths, name outputs."""
+    """Open the inputs, score them with one backend call, check lengths, name outputs.
+
+    With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
+    """
+    from admcuda.progress import Progress
     from admcuda.backends import get_multi_backend
     from admcuda.inputs import FrameSelection, FrameStream, open_inputs
 
@@ -248,9 +334,19 @@ def _run_ladder(
             for stream in (ref, *dis):
                 if stream.available == 0:
                     raise _nothing_left(stream)
-            raw = score_frames_multi(
-                iter(ref), dis, inputs.width, inputs.height, inputs.bitdepth, opts
-            )
+            total = ref.available
+            if total is not None and subsample > 1:
+                total = -(-total // subsample)
+            with Progress(total, enabled=progress) as bar:
+
+                def counted(frames: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+                    for frame in frames:
+                        yield frame
+                        bar.update()
+
+                raw = score_frames_multi(
+                    counted(iter(ref)), dis, inputs.width, inputs.height, inputs.bitdepth, opts
+                )
             if len(raw) != len(dis):
                 raise AdmError(f"backend returned {len(raw)} score lists for {len(dis)} inputs")
             for stream in dis:

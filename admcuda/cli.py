@@ -211,7 +211,19 @@ def build_parser() -> argparse.ArgumentParser:
         "else from the suffix, else XML as in libvmaf. With several DIS: a path "
         "with {name} or {index}, or a folder",
     )
+    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    for name, (_, text) in _TOOLS.items():
+        tool = commands.add_parser(name, add_help=False, help=text, prefix_chars="\0")
+        tool.add_argument("args", nargs=argparse.REMAINDER)
     return parser
+
+
+# Subcommands that parse their own arguments: name -> (module, help).
+_TOOLS = {
+    "plot": ("admcuda.plot", "plot per-frame adm2 and scales from result JSON files"),
+    "map": ("admcuda.distmap", "write one frame's distortion heat map as a PNG"),
+    "bench": ("admcuda.bench", "frames/s of the backends, beside libvmaf's when given"),
+}
 
 
 def _parse_option_args(items: Sequence[str]) -> dict[str, str]:
@@ -401,6 +413,7 @@ def _score(args: argparse.Namespace) -> int:
             frame_skip_ref=args.frame_skip_ref,
             frame_skip_dist=args.frame_skip_dist,
             subsample=args.subsample,
+            progress=not args.quiet,
         )
     elapsed = time.perf_counter() - start
     fps = [len(frames) / elapsed if elapsed > 0 else math.inf for frames in run.frames]
@@ -418,6 +431,10 @@ def _run(argv: Sequence[str] | None) -> int:
         raise _UsageError(f"missing command; try '{PROG} --help'")
     if args.command == "score":
         return _score(args)
+    if args.command in _TOOLS:
+        import importlib
+
+        return int(importlib.import_module(_TOOLS[args.command][0]).main(args.args))
     raise _UsageError(f"unknown command '{args.command}'")  # pragma: no cover
 
 
