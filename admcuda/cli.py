@@ -22,9 +22,11 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from admcuda import __version__, _LadderRun, _run_ladder
+from admcuda._tool import Parser as _Parser
+from admcuda._tool import UsageError as _UsageError
+from admcuda._tool import parse_option_args
 from admcuda.backends import select_backend
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
@@ -43,22 +45,11 @@ _PLACEHOLDERS = ("{name}", "{index}")
 _MIN_SIDE_EXCLUSIVE = 16
 
 
-class _UsageError(Exception):
-    """Bad command line; reported with exit status 2."""
-
-
 class _LogFormatter(logging.Formatter):
     """``admcuda: warning: message``, one line per record."""
 
     def format(self, record: logging.LogRecord) -> str:
         return f"{PROG}: {record.levelname.lower()}: {' '.join(record.getMessage().split())}"
-
-
-class _Parser(argparse.ArgumentParser):
-    """ArgumentParser that raises instead of printing usage and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
 
 
 def _options_epilog() -> str:
@@ -226,19 +217,6 @@ _TOOLS = {
 }
 
 
-def _parse_option_args(items: Sequence[str]) -> dict[str, str]:
-    settings: dict[str, str] = {}
-    for item in items:
-        for part in item.split(":"):
-            name, sep, value = part.partition("=")
-            if not sep or not name:
-                raise _UsageError(f"--option expects NAME=VALUE, got '{part}'")
-            if name in settings:
-                raise _UsageError(f"option '{name}' given twice")
-            settings[name] = value
-    return settings
-
-
 def _output_format(args: argparse.Namespace) -> str | None:
     if args.format:
         return args.format
@@ -388,7 +366,7 @@ def _write_all(fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[
 def _score(args: argparse.Namespace) -> int:
     _check_arguments(args)
     try:
-        opts = AdmOptions.from_mapping(_parse_option_args(args.option))
+        opts = AdmOptions.from_mapping(parse_option_args(args.option))
     except AdmError as exc:
         raise _UsageError(str(exc)) from None
     if args.debug:

@@ -35,14 +35,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
+from admcuda._tool import Parser, UsageError, parse_option_args, run_tool
 from admcuda.errors import AdmError
 from admcuda.extractor import resolve_options
 from admcuda.options import AdmOptions
@@ -60,8 +60,6 @@ __all__ = [
 KINDS: tuple[str, ...] = ("dlm", "aim")
 
 PROG = "admcuda map"
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
 
 
 @dataclass(frozen=True)
@@ -418,20 +416,11 @@ def save_distortion_png(
 # ---- command line ---------------------------------------------------------------------
 
 
-class _UsageError(Exception):
-    """Bad command line; exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda map`` argument parser (its ``error`` raises instead of exiting)."""
     from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         add_help=False,
         allow_abbrev=False,
@@ -487,30 +476,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _parse_option_args(items: Sequence[str]) -> dict[str, str]:
-    settings: dict[str, str] = {}
-    for item in items:
-        for part in item.split(":"):
-            name, sep, value = part.partition("=")
-            if not sep or not name:
-                raise _UsageError(f"--option expects NAME=VALUE, got '{part}'")
-            if name in settings:
-                raise _UsageError(f"option '{name}' given twice")
-            settings[name] = value
-    return settings
-
-
 def _run(argv: Sequence[str] | None) -> int:
     from admcuda.yuv import YuvReader, check_geometry
 
     args = build_parser().parse_args(argv)
     try:
         check_geometry(args.width, args.height, args.pixel_format, args.bitdepth)
-        opts = AdmOptions.from_mapping(_parse_option_args(args.option))
+        opts = AdmOptions.from_mapping(parse_option_args(args.option))
     except AdmError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     if args.frame < 0:
-        raise _UsageError(f"--frame must be >= 0, got {args.frame}")
+        raise UsageError(f"--frame must be >= 0, got {args.frame}")
     for path in filter(None, (args.output, args.npy)):
         parent = Path(path).parent
         if not parent.is_dir():
@@ -542,10 +518,6 @@ def _run(argv: Sequence[str] | None) -> int:
     return 0
 
 
-def _fail(message: str) -> None:
-    print(f"admcuda: error: {' '.join(str(message).split())}", file=sys.stderr)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``admcuda map REF DIS -w W -h H [-p FMT] [-b BITS] [--frame N] -o map.png``.
 
@@ -560,17 +532,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 1 on a runtime failure, 2 on a usage error; failures print one
         ``admcuda: error: ...`` line on stderr.
     """
-    try:
-        return _run(argv)
-    except _UsageError as exc:
-        _fail(str(exc))
-        return EXIT_USAGE
-    except AdmError as exc:
-        _fail(str(exc))
-        return EXIT_RUNTIME
-    except OSError as exc:
-        text = f"{exc.strerror}: '{exc.filename}'" if exc.filename and exc.strerror else str(exc)
-        _fail(text)
-        return EXIT_RUNTIME
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
+    return run_tool(_run, argv)

@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from admcuda._tool import Parser, UsageError, run_tool
 from admcuda.errors import AdmError
 from admcuda.result import AdmResult, split_feature_name
 
@@ -35,8 +35,6 @@ PLOTTED_FEATURES: tuple[str, ...] = (
 )
 
 PROG = "admcuda plot"
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
 
 _MARKERS_UP_TO = 60  # frames; more than that and markers only clutter
 
@@ -182,18 +180,9 @@ def plot_result(
 # ---- command line ---------------------------------------------------------------------
 
 
-class _UsageError(Exception):
-    """Bad command line; exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda plot`` argument parser (its ``error`` raises instead of exiting)."""
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         add_help=False,
         allow_abbrev=False,
@@ -222,16 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.label is not None and len(args.label) != len(args.results):
-        raise _UsageError(f"{len(args.label)} --label for {len(args.results)} results")
+        raise UsageError(f"{len(args.label)} --label for {len(args.results)} results")
     parent = Path(args.output).parent
     if not parent.is_dir():
         raise AdmError(f"output folder '{parent}' does not exist")
     plot_result(args.results, args.output, labels=args.label, title=args.title)
     return 0
-
-
-def _fail(message: str) -> None:
-    print(f"admcuda: error: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -248,17 +233,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 on success, 1 on a runtime failure, 2 on a usage error; failures print one
         ``admcuda: error: ...`` line on stderr.
     """
-    try:
-        return _run(argv)
-    except _UsageError as exc:
-        _fail(str(exc))
-        return EXIT_USAGE
-    except AdmError as exc:
-        _fail(str(exc))
-        return EXIT_RUNTIME
-    except OSError as exc:
-        text = f"{exc.strerror}: '{exc.filename}'" if exc.filename and exc.strerror else str(exc)
-        _fail(text)
-        return EXIT_RUNTIME
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
+    return run_tool(_run, argv)
