@@ -188,12 +188,10 @@ def distortion_maps(
         On bad options or planes.
     """
     from admcuda.reference import constants as C
-    from admcuda.reference.adm import _csf_written, _int16_rows_as_int32, check_frame
+    from admcuda.reference.adm import check_frame, stages
     from admcuda.reference.cm import cm_map
-    from admcuda.reference.csf import csf, csf_factors, rfactors
+    from admcuda.reference.csf import csf_factors
     from admcuda.reference.csf_den import csf_den
-    from admcuda.reference.decouple import decouple, decouple_s123
-    from admcuda.reference.dwt2 import dwt2, dwt2_s123_pair
 
     opts = resolve_options(options)
     ref, dis = np.asarray(ref), np.asarray(dis)
@@ -203,39 +201,27 @@ def distortion_maps(
         raise AdmError(str(exc)) from None
     shape = ref.shape
 
-    # The stage chain of reference.adm.scale_scores, keeping per-position maps.
+    # reference.adm's stage chain, keeping per-position maps.
     dlm_bands: list[tuple[np.ndarray, tuple[slice, slice]] | None] = []
     aim_bands: list[tuple[np.ndarray, tuple[slice, slice]] | None] = []
     num_total = den_total = aim_total = 0.0
-    skip0 = opts.adm_skip_scale0
-    rb = dwt2(ref, bitdepth, lo_only=skip0)
-    db = dwt2(dis, bitdepth, lo_only=skip0)
-    last_csf_d = None
-    for scale in range(4):
-        if scale > 0:
-            row_m1 = _int16_rows_as_int32(last_csf_d, rb.a.shape[1]) if scale == 3 else None
-            rb, db = dwt2_s123_pair(rb.a.astype(np.int32), db.a.astype(np.int32), scale, row_m1)
-        elif skip0:
+    for st in stages(ref, dis, bitdepth, opts):
+        scale, rf = st.scale, st.rfactor
+        if st.r is None:
             den_total += float(C.SKIP_SCALE0_DEN)
             dlm_bands.append(None)
             aim_bands.append(None)
             continue
-        r, a = (decouple if scale == 0 else decouple_s123)(rb, db, opts.adm_enhn_gain_limit)
-        rf = rfactors(scale, opts)
-        wa, fa = csf(a, scale, rf)
-        wr, fr = csf(r, scale, rf)
-        if scale == 0:
-            last_csf_d = _csf_written(fa.d if opts.adm_skip_aim else wr.d)
         f1, f2 = csf_factors(scale, opts)
         num_maps, aim_maps, den_maps = [], [], []
         crop: tuple[slice, slice] = (slice(0, 0), slice(0, 0))
         for orient, factor in zip(("h", "v", "d"), (f1, f1, f2), strict=True):
-            n_map, crop = cm_map(_one_orientation(r, orient), wa, fa, scale, rf)
+            n_map, crop = cm_map(_one_orientation(st.r, orient), st.wa, st.fa, scale, rf)
             num_maps.append(n_map)
-            if not opts.adm_skip_aim:
-                aim_maps.append(cm_map(_one_orientation(a, orient), wr, fr, scale, rf)[0])
-            den_maps.append(_den_map(getattr(rb, orient), crop, scale, factor))
-        den_total += float(csf_den(rb, scale, opts))
+            if st.wr is not None:
+                aim_maps.append(cm_map(_one_orientation(st.a, orient), st.wr, st.fr, scale, rf)[0])
+            den_maps.append(_den_map(getattr(st.ref, orient), crop, scale, factor))
+        den_total += float(csf_den(st.ref, scale, opts))
         dlm_bands.append((_split(den_maps, num_maps), crop))
         aim_bands.append((_split(aim_maps, None), crop) if aim_maps else None)
         num_total += sum(float(m.sum()) ** (1 / 3) for m in num_maps)

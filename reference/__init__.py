@@ -4,7 +4,9 @@ One module per libvmaf stage: :mod:`dwt2`, :mod:`decouple`, :mod:`csf`, :mod:`cs
 :mod:`cm`; :mod:`adm` chains them and holds the double-precision finish.
 """
 
-from .adm import ALL_FEATURES, BASE_FEATURES, DEBUG_FEATURES, compute_adm, finish, scale_scores
+from .adm import (
+    ALL_FEATURES, BASE_FEATURES, DEBUG_FEATURES, ScaleStages, compute_adm, finish, scale_scores, stages,
+)
 from .cm import cm
 from .csf import csf, csf_factors, rfactors
 from .csf_den import csf_den
@@ -14,5 +16,5 @@ from .dwt2 import Bands, dwt2, dwt2_s123
 __all__ = [
     "ALL_FEATURES", "BASE_FEATURES", "DEBUG_FEATURES", "Bands", "cm", "compute_adm", "csf",
     "csf_den", "csf_factors", "decouple", "decouple_s123", "dwt2", "dwt2_s123", "finish",
-    "rfactors", "scale_scores",
+    "rfactors", "scale_scores", "ScaleStages", "stages",
 ]

@@ -4,6 +4,7 @@ score arithmetic of its ``extract``), built from the per-stage functions."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -14,7 +15,7 @@ from .cnum import border
 from .csf import csf, rfactors
 from .csf_den import csf_den
 from .decouple import decouple, decouple_s123
-from .dwt2 import dwt2, dwt2_s123_pair
+from .dwt2 import Bands, dwt2, dwt2_s123_pair
 
 BASE_FEATURES = (
     "integer_adm2", "integer_aim", "integer_adm3",
@@ -70,10 +71,28 @@ def _csf_written(band: np.ndarray) -> np.ndarray:
     return out
 
 
-def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[ScaleResult]:
-    """Per-scale (num, den, aim) for one frame pair."""
-    out = []
-    egl = opts.adm_enhn_gain_limit
+class ScaleStages(NamedTuple):
+    """Every stage output of one scale: DWT bands, decoupled bands, CSF factors and
+    the CSF of the additive (``wa``, ``fa``) and restored (``wr``, ``fr``) parts.
+
+    ``r``, ``a`` and the CSF outputs are None at a skipped scale 0; ``wr``/``fr`` are
+    None with ``adm_skip_aim``.
+    """
+
+    scale: int
+    ref: Bands
+    dis: Bands
+    r: Bands | None
+    a: Bands | None
+    rfactor: tuple[int, int, int] | None
+    wa: Bands | None
+    fa: Bands | None
+    wr: Bands | None
+    fr: Bands | None
+
+
+def stages(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> Iterator[ScaleStages]:
+    """Run libvmaf's stage chain scale by scale, yielding each scale's outputs."""
     skip0 = opts.adm_skip_scale0
     rb = dwt2(ref, bitdepth, lo_only=skip0)
     db = dwt2(dis, bitdepth, lo_only=skip0)
@@ -83,19 +102,31 @@ def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[
             row_m1 = _int16_rows_as_int32(last_csf_d, rb.a.shape[1]) if scale == 3 else None
             rb, db = dwt2_s123_pair(rb.a.astype(np.int32), db.a.astype(np.int32), scale, row_m1)
         elif skip0:
-            out.append(ScaleResult(np.float32(0.0), C.SKIP_SCALE0_DEN, np.float32(0.0)))
+            yield ScaleStages(0, rb, db, None, None, None, None, None, None, None)
             continue
-        r, a = (decouple if scale == 0 else decouple_s123)(rb, db, egl)
-        den = csf_den(rb, scale, opts)
+        r, a = (decouple if scale == 0 else decouple_s123)(rb, db, opts.adm_enhn_gain_limit)
         rf = rfactors(scale, opts)
         wa, fa = csf(a, scale, rf)
-        num = cm(r, wa, fa, scale, rf, opts.adm_noise_weight)
-        aim = np.float32(0.0)
+        wr = fr = None
         if not opts.adm_skip_aim:
             wr, fr = csf(r, scale, rf)
-            aim = cm(a, wr, fr, scale, rf, 0.0)
         if scale == 0:
             last_csf_d = _csf_written(fa.d if opts.adm_skip_aim else wr.d)
+        yield ScaleStages(scale, rb, db, r, a, rf, wa, fa, wr, fr)
+
+
+def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[ScaleResult]:
+    """Per-scale (num, den, aim) for one frame pair."""
+    out = []
+    for st in stages(ref, dis, bitdepth, opts):
+        if st.r is None:
+            out.append(ScaleResult(np.float32(0.0), C.SKIP_SCALE0_DEN, np.float32(0.0)))
+            continue
+        den = csf_den(st.ref, st.scale, opts)
+        num = cm(st.r, st.wa, st.fa, st.scale, st.rfactor, opts.adm_noise_weight)
+        aim = np.float32(0.0)
+        if st.wr is not None:
+            aim = cm(st.a, st.wr, st.fr, st.scale, st.rfactor, 0.0)
         out.append(ScaleResult(num, den, aim))
     return out
 
