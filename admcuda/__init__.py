@@ -26,8 +26,14 @@ if TYPE_CHECKING:
     from admcuda.result import AdmResult
 
 __all__ = [
-    "AdmError", "AdmExtractor", "AdmOptions", "AdmResult", "__version__", "score",
-    "score_files", "score_ladder",
+    "AdmError",
+    "AdmExtractor",
+    "AdmOptions",
+    "AdmResult",
+    "__version__",
+    "score",
+    "score_files",
+    "score_ladder",
 ]
 
 __version__ = "0.1.0"
@@ -258,18 +264,34 @@ def score(
     opts = _resolve_options(options, debug)
     resolved, _ = select_backend(backend)
     start = time.perf_counter()
-    run = _run_ladder(ref_path, dis_paths, opts=opts, backend=resolved,
-                      width=kwargs.pop("width", None), height=kwargs.pop("height", None),
-                      pixel_format=kwargs.pop("pixel_format", None),
-                      bitdepth=kwargs.pop("bitdepth", None), **kwargs)  # type: ignore[arg-type]
+    run = _run_ladder(
+        ref_path,
+        dis_paths,
+        opts=opts,
+        backend=resolved,
+        width=kwargs.pop("width", None),
+        height=kwargs.pop("height", None),
+        pixel_format=kwargs.pop("pixel_format", None),
+        bitdepth=kwargs.pop("bitdepth", None),
+        **kwargs,
+    )  # type: ignore[arg-type]
     elapsed = time.perf_counter() - start
     results = [
-        AdmResult(frames, {
-            "width": run.width, "height": run.height, "bitdepth": run.bitdepth,
-            "pixel_format": run.pixel_format, "options": opts, "backend": resolved,
-            "ref_path": run.ref, "dis_path": path,
-            "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
-        }, frame_numbers=numbers)
+        AdmResult(
+            frames,
+            {
+                "width": run.width,
+                "height": run.height,
+                "bitdepth": run.bitdepth,
+                "pixel_format": run.pixel_format,
+                "options": opts,
+                "backend": resolved,
+                "ref_path": run.ref,
+                "dis_path": path,
+                "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
+            },
+            frame_numbers=numbers,
+        )
         for frames, numbers, path in zip(run.frames, run.frame_numbers, run.dis, strict=True)
     ]
     return results if many else results[0]
@@ -308,9 +330,9 @@ def _run_ladder(
 
     With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
     """
-    from admcuda.progress import Progress
     from admcuda.backends import get_multi_backend
     from admcuda.inputs import FrameSelection, FrameStream, open_inputs
+    from admcuda.progress import Progress
 
     selection = FrameSelection(
         frame_cnt=frame_cnt,

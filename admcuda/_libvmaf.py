@@ -19,14 +19,26 @@ _PIX_FMT_420 = 1
 
 
 class _Config(C.Structure):
-    _fields_ = [("log_level", C.c_int), ("n_threads", C.c_uint), ("n_subsample", C.c_uint),
-                ("cpumask", C.c_uint64), ("gpumask", C.c_uint64)]
+    _fields_ = [
+        ("log_level", C.c_int),
+        ("n_threads", C.c_uint),
+        ("n_subsample", C.c_uint),
+        ("cpumask", C.c_uint64),
+        ("gpumask", C.c_uint64),
+    ]
 
 
 class _Picture(C.Structure):
-    _fields_ = [("pix_fmt", C.c_int), ("bpc", C.c_uint), ("w", C.c_uint * 3), ("h", C.c_uint * 3),
-                ("stride", C.c_ssize_t * 3), ("data", C.c_void_p * 3), ("ref", C.c_void_p),
-                ("priv", C.c_void_p)]
+    _fields_ = [
+        ("pix_fmt", C.c_int),
+        ("bpc", C.c_uint),
+        ("w", C.c_uint * 3),
+        ("h", C.c_uint * 3),
+        ("stride", C.c_ssize_t * 3),
+        ("data", C.c_void_p * 3),
+        ("ref", C.c_void_p),
+        ("priv", C.c_void_p),
+    ]
 
 
 def find_libvmaf(path: str | None = None) -> str | None:
@@ -35,8 +47,16 @@ def find_libvmaf(path: str | None = None) -> str | None:
     return path if path and os.path.isfile(path) else None
 
 
-def time_libvmaf_adm(so_path: str, ref: np.ndarray, dis: np.ndarray, bitdepth: int,
-                     frames: int, *, threads: int = 1, scalar: bool = True) -> float:
+def time_libvmaf_adm(
+    so_path: str,
+    ref: np.ndarray,
+    dis: np.ndarray,
+    bitdepth: int,
+    frames: int,
+    *,
+    threads: int = 1,
+    scalar: bool = True,
+) -> float:
     """Seconds per frame for libvmaf's ``adm`` on ``frames`` copies of one luma pair.
 
     ``scalar`` masks libvmaf's SIMD (its reference path); ``threads`` is libvmaf's

@@ -5,7 +5,14 @@ One module per libvmaf stage: :mod:`dwt2`, :mod:`decouple`, :mod:`csf`, :mod:`cs
 """
 
 from .adm import (
-    ALL_FEATURES, BASE_FEATURES, DEBUG_FEATURES, ScaleStages, compute_adm, finish, scale_scores, stages,
+    ALL_FEATURES,
+    BASE_FEATURES,
+    DEBUG_FEATURES,
+    ScaleStages,
+    compute_adm,
+    finish,
+    scale_scores,
+    stages,
 )
 from .cm import cm
 from .csf import csf, csf_factors, rfactors
@@ -14,7 +21,22 @@ from .decouple import decouple, decouple_s123
 from .dwt2 import Bands, dwt2, dwt2_s123
 
 __all__ = [
-    "ALL_FEATURES", "BASE_FEATURES", "DEBUG_FEATURES", "Bands", "cm", "compute_adm", "csf",
-    "csf_den", "csf_factors", "decouple", "decouple_s123", "dwt2", "dwt2_s123", "finish",
-    "rfactors", "scale_scores", "ScaleStages", "stages",
+    "ALL_FEATURES",
+    "BASE_FEATURES",
+    "DEBUG_FEATURES",
+    "Bands",
+    "cm",
+    "compute_adm",
+    "csf",
+    "csf_den",
+    "csf_factors",
+    "decouple",
+    "decouple_s123",
+    "dwt2",
+    "dwt2_s123",
+    "finish",
+    "rfactors",
+    "scale_scores",
+    "ScaleStages",
+    "stages",
 ]

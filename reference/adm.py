@@ -18,15 +18,26 @@ from .decouple import decouple, decouple_s123
 from .dwt2 import Bands, dwt2, dwt2_s123_pair
 
 BASE_FEATURES = (
-    "integer_adm2", "integer_aim", "integer_adm3",
-    "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3",
+    "integer_adm2",
+    "integer_aim",
+    "integer_adm3",
+    "integer_adm_scale0",
+    "integer_adm_scale1",
+    "integer_adm_scale2",
+    "integer_adm_scale3",
 )
 DEBUG_FEATURES = (
-    "integer_adm", "integer_adm_num", "integer_adm_den",
-    "integer_adm_num_scale0", "integer_adm_den_scale0",
-    "integer_adm_num_scale1", "integer_adm_den_scale1",
-    "integer_adm_num_scale2", "integer_adm_den_scale2",
-    "integer_adm_num_scale3", "integer_adm_den_scale3",
+    "integer_adm",
+    "integer_adm_num",
+    "integer_adm_den",
+    "integer_adm_num_scale0",
+    "integer_adm_den_scale0",
+    "integer_adm_num_scale1",
+    "integer_adm_den_scale1",
+    "integer_adm_num_scale2",
+    "integer_adm_den_scale2",
+    "integer_adm_num_scale3",
+    "integer_adm_den_scale3",
 )
 ALL_FEATURES = BASE_FEATURES + DEBUG_FEATURES
 
@@ -171,13 +182,19 @@ def check_frame(ref: np.ndarray, dis: np.ndarray, bitdepth: int) -> None:
     if bitdepth not in (8, 10, 12, 16):
         raise ValueError(f"bit depth {bitdepth} is not supported (8, 10, 12 or 16)")
     if ref.ndim != 2 or ref.shape != dis.shape:
-        raise ValueError(f"reference {ref.shape} and distorted {dis.shape} must be 2-D planes of one size")
+        raise ValueError(
+            f"reference {ref.shape} and distorted {dis.shape} must be 2-D planes of one size"
+        )
     h, w = ref.shape
     if w <= 16 or h <= 16:
-        raise ValueError(f"frame {w}x{h} is too small: libvmaf's ADM needs width and height above 16")
+        raise ValueError(
+            f"frame {w}x{h} is too small: libvmaf's ADM needs width and height above 16"
+        )
     want = np.uint8 if bitdepth == 8 else np.uint16
     if ref.dtype != want or dis.dtype != want:
-        raise ValueError(f"{bitdepth}-bit planes must be {np.dtype(want).name}, got {ref.dtype}/{dis.dtype}")
+        raise ValueError(
+            f"{bitdepth}-bit planes must be {np.dtype(want).name}, got {ref.dtype}/{dis.dtype}"
+        )
 
 
 def compute_adm(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> dict[str, float]:

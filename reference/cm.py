@@ -32,7 +32,7 @@ def threshold(weighted: Bands, flt: Bands, scale: int, crop: tuple[slice, slice]
     rows = _taps(hh, crop[0].start, crop[0].stop)
     cols = _taps(ww, crop[1].start, crop[1].stop)
     thr = None
-    for wb, fb in zip((weighted.h, weighted.v, weighted.d), (flt.h, flt.v, flt.d)):
+    for wb, fb in zip((weighted.h, weighted.v, weighted.d), (flt.h, flt.v, flt.d), strict=False):
         p = fb[np.ix_(rows, cols)].astype(np.int64)
         box = p[:-2, :-2] + p[:-2, 1:-1] + p[:-2, 2:]
         box += p[1:-1, :-2] + p[1:-1, 2:]
@@ -43,7 +43,9 @@ def threshold(weighted: Bands, flt: Bands, scale: int, crop: tuple[slice, slice]
         else:
             # abs() of INT32_MIN stays negative in C.
             centre = np.where(centre > 2**31 - 1, -(2**31), centre)
-            box += ((C.I4_ONE_BY_15 * centre + C.CSF_S123_FLT[0]) >> C.CSF_S123_FLT[1]).astype(np.int32)
+            box += ((C.I4_ONE_BY_15 * centre + C.CSF_S123_FLT[0]) >> C.CSF_S123_FLT[1]).astype(
+                np.int32
+            )
         thr = box if thr is None else thr + box
     if scale != 0:
         thr = thr.astype(np.int32).astype(np.int64)
@@ -62,8 +64,9 @@ def _visible(x: np.ndarray, thr: np.ndarray, o: int, scale: int, rfactor) -> tup
     return np.maximum(x, 0), o
 
 
-def cm_map(src: Bands, weighted: Bands, flt: Bands, scale: int,
-           rfactor: tuple[int, int, int]) -> tuple[np.ndarray, tuple[slice, slice]]:
+def cm_map(
+    src: Bands, weighted: Bands, flt: Bands, scale: int, rfactor: tuple[int, int, int]
+) -> tuple[np.ndarray, tuple[slice, slice]]:
     """Per-position visible detail, ``sum_o max(|x_o| - thr, 0)**3 / 2**e_o`` as float64.
 
     The quantity the stage sums, before its fixed-point rounding, over the crop it
@@ -87,8 +90,9 @@ def cm_map(src: Bands, weighted: Bands, flt: Bands, scale: int,
     return out, crop
 
 
-def cm_accumulators(src: Bands, weighted: Bands, flt: Bands, scale: int,
-                    rfactor: tuple[int, int, int]) -> tuple[int, int, int, tuple[int, int, int]]:
+def cm_accumulators(
+    src: Bands, weighted: Bands, flt: Bands, scale: int, rfactor: tuple[int, int, int]
+) -> tuple[int, int, int, tuple[int, int, int]]:
     """Integer part of the stage: ``(accum_h, accum_v, accum_d, final_exponents)``.
 
     ``src`` is the band whose visible part is measured (restored for the detail loss,
@@ -126,14 +130,20 @@ def cm_finish(accums, scale: int, shape: tuple[int, int], noise_weight: float) -
     top, bottom = border(hh, tap=False)
     add = noise_floor((bottom - top) * (right - left), noise_weight)
     total = []
-    for acc, e in zip(accums[:3], accums[3]):
+    for acc, e in zip(accums[:3], accums[3], strict=False):
         div = pow2(e) if scale == 0 else float(f32(pow2(e)))
         total.append(powf(f32(float(acc) / div), C.ONE_THIRD_F) + add)
     return (total[0] + total[1]) + total[2]
 
 
-def cm(src: Bands, weighted: Bands, flt: Bands, scale: int, rfactor: tuple[int, int, int],
-       noise_weight: float) -> np.float32:
+def cm(
+    src: Bands,
+    weighted: Bands,
+    flt: Bands,
+    scale: int,
+    rfactor: tuple[int, int, int],
+    noise_weight: float,
+) -> np.float32:
     """One scale's numerator (or AIM numerator) from the decoupled and CSF bands."""
     acc = cm_accumulators(src, weighted, flt, scale, rfactor)
     return cm_finish(acc, scale, src.h.shape, noise_weight)

@@ -37,8 +37,9 @@ def _lerp(lp: np.float32, lv: np.float32, rp: np.float32, rv: np.float32, sp: np
     return lv + ((rv - lv) / (rp - lp)) * (sp - lp)
 
 
-def barten_csf(scale: int, nvd: float, rdh: int, csf_scale: float,
-               lum: float = C.CSF_LUMINANCE) -> np.float32:
+def barten_csf(
+    scale: int, nvd: float, rdh: int, csf_scale: float, lum: float = C.CSF_LUMINANCE
+) -> np.float32:
     """libvmaf ``barten_csf``: HDR-VDP-2's simplified Barten CSF at one DWT level."""
     r = _pixels_per_degree(nvd, rdh)
     sf = f32(f64(r) / pow2(scale + 1))
@@ -59,7 +60,7 @@ def barten_csf(scale: int, nvd: float, rdh: int, csf_scale: float,
     csf = f32(f64(p3) / math.pow(f64(a * b), 0.5))
 
     mtf = f32(0.0)
-    for ai, bi in zip(C.BARTEN_MTF_A, C.BARTEN_MTF_B):
+    for ai, bi in zip(C.BARTEN_MTF_A, C.BARTEN_MTF_B, strict=False):
         mtf = f32(f64(mtf) + f64(f32(ai)) * math.exp(f64(-f32(bi) * sf)))
 
     lum_f = f32(lum)
@@ -73,8 +74,10 @@ def csf_factors(scale: int, opts) -> tuple[np.float32, np.float32]:
     mode = opts.adm_csf_mode
     nvd, rdh = opts.adm_norm_view_dist, opts.adm_ref_display_height
     if mode == C.CSF_MODE_BARTEN:
-        return (barten_csf(scale, nvd, rdh, opts.adm_csf_scale),
-                barten_csf(scale, nvd, rdh, opts.adm_csf_diag_scale))
+        return (
+            barten_csf(scale, nvd, rdh, opts.adm_csf_scale),
+            barten_csf(scale, nvd, rdh, opts.adm_csf_diag_scale),
+        )
     if mode in (C.CSF_MODE_BLEND, C.CSF_MODE_BLEND_MAE):
         table = C.BLEND_CSF if mode == C.CSF_MODE_BLEND else C.BLEND_CSF_MAE
         row = table.get((rdh, nvd))
@@ -82,7 +85,10 @@ def csf_factors(scale: int, opts) -> tuple[np.float32, np.float32]:
             return f32(C.BLEND_MISSING), f32(C.BLEND_MISSING)
         return f32(row[0][scale]), f32(row[1][scale])
     one = f32(1.0)
-    return (one / watson_quant_step(scale, 1, nvd, rdh), one / watson_quant_step(scale, 2, nvd, rdh))
+    return (
+        one / watson_quant_step(scale, 1, nvd, rdh),
+        one / watson_quant_step(scale, 2, nvd, rdh),
+    )
 
 
 def rfactors(scale: int, opts) -> tuple[int, int, int]:
@@ -98,7 +104,9 @@ def rfactors(scale: int, opts) -> tuple[int, int, int]:
         if abs(geometry - default) < 1.0e-8 and opts.adm_csf_mode == C.CSF_MODE_WATSON:
             return C.RFACTOR0_DEFAULT
         q = C.RFACTOR0_Q
-        return tuple(u16_from_double(f64(f) * pow2(qq)) for f, qq in zip((f1, f1, f2), q))
+        return tuple(
+            u16_from_double(f64(f) * pow2(qq)) for f, qq in zip((f1, f1, f2), q, strict=False)
+        )
     q32 = pow2(C.RFACTOR_S123_Q)
     return tuple(u32_from_double(f64(f) * q32) for f in (f1, f1, f2))
 
@@ -115,7 +123,7 @@ def csf(src: Bands, scale: int, rfactor: tuple[int, int, int]) -> tuple[Bands, B
     rf = (rfactor[1], rfactor[0], rfactor[2])
     theta = (1, 0, 2)
     dst, flt = [], []
-    for x, r, t in zip(bands, rf, theta):
+    for x, r, t in zip(bands, rf, theta, strict=False):
         x64 = x.astype(np.int64)
         if scale == 0:
             rnd, sh = C.CSF0_ROUND[t]

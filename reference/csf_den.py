@@ -30,7 +30,9 @@ def den_accumulators(ref: Bands, scale: int) -> tuple[int, int, int, int]:
     crop = (slice(top, bottom), slice(left, right))
     out = []
     if scale == 0:
-        shift = max(int(math.ceil(math.log2((bottom - top) * (right - left)) - C.DEN0_LOG2_OFFSET)), 0)
+        shift = max(
+            int(math.ceil(math.log2((bottom - top) * (right - left)) - C.DEN0_LOG2_OFFSET)), 0
+        )
         rnd = (1 << (shift - 1)) if shift > 0 else 0
         for band in (ref.h, ref.v, ref.d):
             x = np.abs(band[crop].astype(np.int64)).astype(np.uint64)
@@ -45,7 +47,9 @@ def den_accumulators(ref: Bands, scale: int) -> tuple[int, int, int, int]:
     acc_rnd = np.uint64(round_pow2_u32(acc_shift))
     for band in (ref.h, ref.v, ref.d):
         x = np.abs(band[crop].astype(np.int64)).astype(np.uint64)
-        val = ((((x * x) + sq_rnd) >> np.uint64(sq_shift)) * x + cub_rnd) >> np.uint64(cub_shift & 63)
+        val = ((((x * x) + sq_rnd) >> np.uint64(sq_shift)) * x + cub_rnd) >> np.uint64(
+            cub_shift & 63
+        )
         rows = val.sum(axis=1, dtype=np.uint64)
         out.append(int(((rows + acc_rnd) >> np.uint64(acc_shift & 63)).sum(dtype=np.uint64)))
     return (*out, u32(C.DEN_S123_FINAL_EXP[scale - 1] - acc_shift - cub_shift))
@@ -56,7 +60,9 @@ def noise_floor(area: int, noise_weight: float) -> np.float32:
     return powf(f32(area * noise_weight), C.ONE_THIRD_F)
 
 
-def den_finish(accums: tuple[int, int, int, int], scale: int, shape: tuple[int, int], opts) -> np.float32:
+def den_finish(
+    accums: tuple[int, int, int, int], scale: int, shape: tuple[int, int], opts
+) -> np.float32:
     """Float finish of the denominator: ``sum_o (accum_o / 2**e * rf_o**3)**(1/3) + noise``."""
     f1, f2 = csf_factors(scale, opts)
     hh, ww = shape
@@ -65,7 +71,7 @@ def den_finish(accums: tuple[int, int, int, int], scale: int, shape: tuple[int, 
     shift_csf = pow2(accums[3])
     add = noise_floor((bottom - top) * (right - left), opts.adm_noise_weight)
     total = []
-    for acc, rf in zip(accums[:3], (f1, f1, f2)):
+    for acc, rf in zip(accums[:3], (f1, f1, f2), strict=False):
         val = (float(acc) / shift_csf) * math.pow(float(rf), 3)
         total.append(powf(f32(val), C.ONE_THIRD_F) + add)
     return (total[0] + total[1]) + total[2]

@@ -38,8 +38,15 @@ def angle_flag(ref: Bands, dis: Bands) -> np.ndarray:
     return (dot >= 0.0) & (dot * dot >= (f64(COS_1DEG_SQ) * o_mag) * t_mag)
 
 
-def _restore(rst: np.ndarray, k: np.ndarray, o: np.ndarray, t: np.ndarray,
-             flag: np.ndarray, egl: float, dtype) -> np.ndarray:
+def _restore(
+    rst: np.ndarray,
+    k: np.ndarray,
+    o: np.ndarray,
+    t: np.ndarray,
+    flag: np.ndarray,
+    egl: float,
+    dtype,
+) -> np.ndarray:
     """Apply the enhancement gain limit where the angle test passed.
 
     libvmaf's sign test is on ``(float)k / 32768 * (float)o / 64``, which is positive

@@ -88,8 +88,9 @@ def dwt2(src: np.ndarray, bitdepth: int, *, lo_only: bool = False) -> Bands:
     return Bands(a, horiz(tmplo, C.DWT_HI), horiz(tmphi, C.DWT_LO), horiz(tmphi, C.DWT_HI))
 
 
-def dwt2_s123_vertical(src: np.ndarray, scale: int,
-                       row_m1: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def dwt2_s123_vertical(
+    src: np.ndarray, scale: int, row_m1: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Vertical pass of the scale 1..3 DWT: int32 ``(tmplo, tmphi)``, ``ceil(h/2)`` rows.
 
     ``row_m1`` is what libvmaf reads for source row -1 (see :func:`src_indices`);
@@ -102,11 +103,17 @@ def dwt2_s123_vertical(src: np.ndarray, scale: int,
         src = np.concatenate([src, edge.astype(np.int32)])  # index -1 now reads ``edge``
     rnd, sh = C.DWT_S123_VP[scale - 1]
     rows = _taps(src, iy, 0)
-    return tuple(((_fir(rows, c, np.int64) + rnd) >> sh).astype(np.int32) for c in (C.DWT_LO, C.DWT_HI))
+    return tuple(
+        ((_fir(rows, c, np.int64) + rnd) >> sh).astype(np.int32) for c in (C.DWT_LO, C.DWT_HI)
+    )
 
 
-def dwt2_s123_horizontal(tmplo: np.ndarray, tmphi: np.ndarray, scale: int,
-                         col_m1: tuple[np.ndarray, np.ndarray] | None = None) -> Bands:
+def dwt2_s123_horizontal(
+    tmplo: np.ndarray,
+    tmphi: np.ndarray,
+    scale: int,
+    col_m1: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Bands:
     """Horizontal pass of the scale 1..3 DWT into the four int32 bands.
 
     ``col_m1`` holds, per row, what libvmaf reads for column -1 of ``tmplo`` and
@@ -124,7 +131,12 @@ def dwt2_s123_horizontal(tmplo: np.ndarray, tmphi: np.ndarray, scale: int,
         acc = _fir(_taps(tmp, ix, 1), coeffs, np.int64)
         return ((acc + rnd) >> sh).astype(np.int32)
 
-    return Bands(horiz(tmplo, C.DWT_LO), horiz(tmplo, C.DWT_HI), horiz(tmphi, C.DWT_LO), horiz(tmphi, C.DWT_HI))
+    return Bands(
+        horiz(tmplo, C.DWT_LO),
+        horiz(tmplo, C.DWT_HI),
+        horiz(tmphi, C.DWT_LO),
+        horiz(tmphi, C.DWT_HI),
+    )
 
 
 def dwt2_s123(src: np.ndarray, scale: int) -> Bands:
@@ -138,8 +150,9 @@ def dwt2_s123(src: np.ndarray, scale: int) -> Bands:
     return dwt2_s123_horizontal(*dwt2_s123_vertical(src, scale), scale)
 
 
-def dwt2_s123_pair(ref: np.ndarray, dis: np.ndarray, scale: int,
-                   ref_row_m1: np.ndarray | None = None) -> tuple[Bands, Bands]:
+def dwt2_s123_pair(
+    ref: np.ndarray, dis: np.ndarray, scale: int, ref_row_m1: np.ndarray | None = None
+) -> tuple[Bands, Bands]:
     """libvmaf's ``adm_dwt2_s123_combined``, out-of-range taps included.
 
     When an input side is 3 or 4 samples (frames 17..32 wide or high, at scale 3)

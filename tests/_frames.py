@@ -6,10 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-CHROMA = {"420": lambda w, h: 2 * ((w + 1) // 2) * ((h + 1) // 2),
-          "422": lambda w, h: 2 * ((w + 1) // 2) * h,
-          "444": lambda w, h: 2 * w * h,
-          "400": lambda w, h: 0}
+CHROMA = {
+    "420": lambda w, h: 2 * ((w + 1) // 2) * ((h + 1) // 2),
+    "422": lambda w, h: 2 * ((w + 1) // 2) * h,
+    "444": lambda w, h: 2 * w * h,
+    "400": lambda w, h: 0,
+}
 
 
 def luma_frames(path: Path, w: int, h: int, fmt: str, bitdepth: int) -> list[np.ndarray]:

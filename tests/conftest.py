@@ -41,9 +41,17 @@ def make_opts(options: dict[str, str]):
 def plain_opts(**kw):
     """Default ADM options as a bare namespace (reference tests need no package code)."""
     d = dict(
-        adm_enhn_gain_limit=100.0, adm_norm_view_dist=3.0, adm_ref_display_height=1080,
-        adm_csf_mode=0, adm_csf_scale=1.0, adm_csf_diag_scale=1.0, adm_noise_weight=0.03125,
-        adm_skip_aim=False, adm_skip_scale0=False, adm_dlm_weight=0.5, adm_min_val=0.0,
+        adm_enhn_gain_limit=100.0,
+        adm_norm_view_dist=3.0,
+        adm_ref_display_height=1080,
+        adm_csf_mode=0,
+        adm_csf_scale=1.0,
+        adm_csf_diag_scale=1.0,
+        adm_noise_weight=0.03125,
+        adm_skip_aim=False,
+        adm_skip_scale0=False,
+        adm_dlm_weight=0.5,
+        adm_min_val=0.0,
     )
     d.update(kw)
     return types.SimpleNamespace(**d)

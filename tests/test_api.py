@@ -39,7 +39,9 @@ def _cli(*args):
 def test_plot_and_map_subcommands_write_pngs(tmp_path, pair):
     ref, dis = pair
     res = tmp_path / "res.json"
-    run = _cli("score", str(ref), str(dis), "-w", "176", "-h", "144", "--json", "-o", str(res), "-q")
+    run = _cli(
+        "score", str(ref), str(dis), "-w", "176", "-h", "144", "--json", "-o", str(res), "-q"
+    )
     assert run.returncode == 0, run.stderr
     png = tmp_path / "adm.png"
     run = _cli("plot", str(res), "-o", str(png))

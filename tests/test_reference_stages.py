@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import NETFLIX, netflix_cases, plain_opts
 from _frames import luma_frames
-
 from admcuda.reference import (
-    Bands, cm, compute_adm, csf, csf_den, decouple, decouple_s123, dwt2, rfactors,
+    Bands,
+    cm,
+    compute_adm,
+    csf,
+    csf_den,
+    decouple,
+    decouple_s123,
+    dwt2,
+    rfactors,
 )
-from admcuda.reference.dwt2 import dwt2_s123, src_indices
 from admcuda.reference import constants as C
+from admcuda.reference.dwt2 import dwt2_s123, src_indices
+from conftest import NETFLIX, netflix_cases, plain_opts
 
 
 def _first_pair():
@@ -24,7 +31,10 @@ def _first_pair():
     if case is None:
         pytest.skip("../shared/netflix is absent")
     args = (case["w"], case["h"], case["fmt"], case["bitdepth"])
-    return (luma_frames(NETFLIX / case["ref"], *args)[0], luma_frames(NETFLIX / case["dis"], *args)[0])
+    return (
+        luma_frames(NETFLIX / case["ref"], *args)[0],
+        luma_frames(NETFLIX / case["dis"], *args)[0],
+    )
 
 
 def test_stages_match_libvmaf_per_scale(netflix_goldens):
@@ -34,12 +44,18 @@ def test_stages_match_libvmaf_per_scale(netflix_goldens):
     rb, db = dwt2(ref, 8), dwt2(dis, 8)
     for scale in range(4):
         if scale:
-            rb, db = dwt2_s123(rb.a.astype(np.int32), scale), dwt2_s123(db.a.astype(np.int32), scale)
+            rb, db = (
+                dwt2_s123(rb.a.astype(np.int32), scale),
+                dwt2_s123(db.a.astype(np.int32), scale),
+            )
         r, a = (decouple if scale == 0 else decouple_s123)(rb, db, opts.adm_enhn_gain_limit)
         assert float(csf_den(rb, scale, opts)) == gold[f"integer_adm_den_scale{scale}"]
         rf = rfactors(scale, opts)
         wa, fa = csf(a, scale, rf)
-        assert float(cm(r, wa, fa, scale, rf, opts.adm_noise_weight)) == gold[f"integer_adm_num_scale{scale}"]
+        assert (
+            float(cm(r, wa, fa, scale, rf, opts.adm_noise_weight))
+            == gold[f"integer_adm_num_scale{scale}"]
+        )
 
 
 def _naive_dwt0(src: np.ndarray, bitdepth: int) -> tuple[np.ndarray, ...]:
@@ -56,12 +72,17 @@ def _naive_dwt0(src: np.ndarray, bitdepth: int) -> tuple[np.ndarray, ...]:
         lo, hi = [0] * w, [0] * w
         for j in range(w):
             s = [int(src[iy[k, i], j]) for k in range(4)]
-            acc = sum(c * v for c, v in zip(C.DWT_LO, s)) - C.DWT_LO_SUM * vr
+            acc = sum(c * v for c, v in zip(C.DWT_LO, s, strict=False)) - C.DWT_LO_SUM * vr
             lo[j] = wrap16((acc + vr) >> vs)
-            acc = sum(c * v for c, v in zip(C.DWT_HI, s))
+            acc = sum(c * v for c, v in zip(C.DWT_HI, s, strict=False))
             hi[j] = wrap16((acc + vr) >> vs)
         for j in range(ix.shape[1]):
-            for name, tmp, coef in (("a", lo, C.DWT_LO), ("v", lo, C.DWT_HI), ("h", hi, C.DWT_LO), ("d", hi, C.DWT_HI)):
+            for name, tmp, coef in (
+                ("a", lo, C.DWT_LO),
+                ("v", lo, C.DWT_HI),
+                ("h", hi, C.DWT_LO),
+                ("d", hi, C.DWT_HI),
+            ):
                 acc = sum(c * tmp[ix[k, j]] for k, c in enumerate(coef))
                 out[name][i, j] = wrap16((acc + 32768) >> 16)
     return out["a"], out["v"], out["h"], out["d"]
@@ -75,7 +96,7 @@ def test_dwt2_matches_scalar_transcription(bitdepth, shape):
     src = rng.integers(0, 1 << bitdepth, size=shape, dtype=np.int64).astype(dt)
     src[0, :3] = (1 << bitdepth) - 1  # extremes exercise the 16-bit wrap
     got = dwt2(src, bitdepth)
-    for g, want in zip(got, _naive_dwt0(src, bitdepth)):
+    for g, want in zip(got, _naive_dwt0(src, bitdepth), strict=False):
         np.testing.assert_array_equal(g, want)
 
 
@@ -117,8 +138,12 @@ def test_dtype_and_geometry_checks():
     with pytest.raises(ValueError, match="one size"):
         compute_adm(y8, np.zeros((32, 34), np.uint8), 8, plain_opts())
     with pytest.raises(ValueError, match="3.0 \\* 1080"):
-        compute_adm(np.zeros((40, 40), np.uint8), np.zeros((40, 40), np.uint8), 8,
-                    plain_opts(adm_norm_view_dist=2.0))
+        compute_adm(
+            np.zeros((40, 40), np.uint8),
+            np.zeros((40, 40), np.uint8),
+            8,
+            plain_opts(adm_norm_view_dist=2.0),
+        )
 
 
 def test_decouple_restores_reference_when_frames_agree():
@@ -126,7 +151,7 @@ def test_decouple_restores_reference_when_frames_agree():
     band = lambda: rng.integers(-3000, 3000, size=(20, 24)).astype(np.int16)  # noqa: E731
     ref = Bands(None, band(), band(), band())
     r, a = decouple(ref, ref, 100.0)
-    for rb, ab, ob in zip((r.v, r.h, r.d), (a.v, a.h, a.d), (ref.v, ref.h, ref.d)):
+    for rb, ab, ob in zip((r.v, r.h, r.d), (a.v, a.h, a.d), (ref.v, ref.h, ref.d), strict=False):
         np.testing.assert_array_equal(rb, ob)
         assert not ab.any()
 

@@ -12,10 +12,9 @@ import json
 import sys
 
 import pytest
-from conftest import TESTDATA
 from _frames import luma_frames
-
 from admcuda.reference import compute_adm
+from conftest import TESTDATA
 
 sys.path.insert(0, str(TESTDATA))
 from generate import generate  # noqa: E402
@@ -49,7 +48,7 @@ def test_project_golden(name, pair_paths):
     unstable, nans = set(entry["unstable_fields"]), set(entry["nan_fields"])
     opts = _opts(case)
     bad = []
-    for n, (r, d, gold) in enumerate(zip(refs, diss, entry["frames"])):
+    for n, (r, d, gold) in enumerate(zip(refs, diss, entry["frames"], strict=False)):
         out = compute_adm(r, d, case["bitdepth"], opts)
         for k, v in gold.items():
             if k in unstable:
