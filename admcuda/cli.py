@@ -27,7 +27,7 @@ from admcuda import __version__, _LadderRun, _run_ladder
 from admcuda._tool import Parser as _Parser
 from admcuda._tool import UsageError as _UsageError
 from admcuda._tool import parse_option_args
-from admcuda.backends import select_backend
+from admcuda.backends import BACKENDS, select_backend
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
 from admcuda.writers import FORMATS, pool, write_output
@@ -375,6 +375,12 @@ def _score(args: argparse.Namespace) -> int:
     dis_names = ["example"] if args.example else list(args.dis)
     outputs = _output_paths(args.output, dis_names, out_format)
     backend, _ = select_backend(args.backend)
+    notice = None
+    if args.backend == "auto" and backend != BACKENDS[0]:
+        from admcuda import backends
+
+        # Said to a terminal once the run has worked, so an error stays the only line.
+        notice = f"{backends.fallback_reason or 'CUDA is unavailable'}; scored on the CPU"
 
     start = time.perf_counter()
     with _inputs(args) as (ref, dis):
@@ -395,6 +401,8 @@ def _score(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - start
     fps = [len(frames) / elapsed if elapsed > 0 else math.inf for frames in run.frames]
+    if notice and sys.stderr.isatty():
+        print(f"{PROG}: notice: {notice}", file=sys.stderr)
 
     if out_format is None:
         print(_summary(run, backend, args.subsample))

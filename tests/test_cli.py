@@ -60,11 +60,14 @@ EXAMPLE_GOLDEN = [
 ]  # fmt: skip
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | None = None, raw: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI; unless ``raw``, drop the notice that ``auto`` fell back to the CPU."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.pop("ADMCUDA_TRACEBACK", None)
-    return subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-m", "admcuda", *args],
         capture_output=True,
         text=True,
@@ -72,6 +75,9 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
         env=env,
         timeout=300,
     )
+    if not raw:
+        proc.stderr = _without_notice(proc.stderr)
+    return proc
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int) -> str:
@@ -479,11 +485,27 @@ def test_example_files_are_pinned():
         assert (DATA / name).stat().st_size == EXAMPLE.frames * 176 * 144 * 3 // 2
 
 
+def _without_notice(stderr: str) -> str:
+    """stderr less the one-line notice that --backend auto fell back to the CPU."""
+    return "".join(line for line in stderr.splitlines(True) if ": notice: " not in line)
+
+
+def test_auto_backend_notice_is_one_line(capsys, monkeypatch):
+    from admcuda import backends, cli
+
+    monkeypatch.setattr(backends, "BACKENDS", ("nope", "cpu"))
+    monkeypatch.setattr(cli, "BACKENDS", ("nope", "cpu"))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert cli.main(["score", "--example", "--backend", "auto", "-q"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if ": notice: " in line]
+    assert len(notes) == 1 and "scored on the CPU" in notes[0] and "nope" in notes[0]
+
+
 def test_example_matches_libvmaf(tmp_path):
     out = tmp_path / "example.json"
     proc = run_cli("score", "--example", "--debug", "--json", "--output", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == "" and proc.stdout == ""
+    assert _without_notice(proc.stderr) == "" and proc.stdout == ""
     doc = json.loads(out.read_text())
     got = [list(frame["metrics"].values()) for frame in doc["frames"]]
     assert list(doc["frames"][0]["metrics"]) == list(OUTPUT_BASE_NAMES)
@@ -551,6 +573,6 @@ def test_example_as_y4m_and_ffv1_matches_libvmaf(tmp_path):
     out = tmp_path / "scores.json"
     proc = run_cli("score", *inputs, "--debug", "--json", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    assert _without_notice(proc.stderr) == ""
     got = [list(frame["metrics"].values()) for frame in json.loads(out.read_text())["frames"]]
     assert got == EXAMPLE_GOLDEN

@@ -53,6 +53,9 @@ ends is dropped; stop taking reference frames once every distorted stream has
 ended. Result ``k`` holds ``min(len(ref), len(dis_k))`` dicts, in frame order.
 """
 
+# Why the last "auto" selection passed over a preferred backend (None if it did not).
+fallback_reason: str | None = None
+
 # Preference order for "auto": the first that loads wins.
 BACKENDS: tuple[str, ...] = ("cuda", "cpu")
 
@@ -70,7 +73,13 @@ def _load_module(name: str) -> ModuleType:
 
 
 def _load(name: str) -> Backend:
-    score_frames = getattr(_load_module(name), "score_frames", None)
+    module = _load_module(name)
+    available = getattr(module, "available", None)
+    if available is not None and not available():
+        raise AdmError(
+            f"backend '{name}' is not available: no usable GPU (CuPy missing or no device)"
+        )
+    score_frames = getattr(module, "score_frames", None)
     if score_frames is None:
         raise AdmError(f"backend '{name}' is not available yet (it has no score_frames)")
     return score_frames
@@ -94,11 +103,14 @@ def select_backend(name: str) -> tuple[str, Backend]:
     AdmError
         For an unknown name, or a named backend that cannot be loaded.
     """
+    global fallback_reason
     if name == "auto":
+        fallback_reason = None
         for candidate in BACKENDS:
             try:
                 return candidate, _load(candidate)
-            except AdmError:
+            except AdmError as exc:
+                fallback_reason = fallback_reason or str(exc)
                 continue
         raise AdmError("no backend could be loaded")
     if name not in BACKENDS:
