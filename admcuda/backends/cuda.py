@@ -1078,9 +1078,8 @@ def _take(
     for plane in frames:
         plane = np.asarray(plane)
         if plane.shape != shape or plane.dtype != dtype:
-            raise AdmError(
-                f"frame is {plane.dtype}{list(plane.shape)}, expected {dtype}[{shape[0]}, {shape[1]}]"
-            )
+            want = f"{dtype}[{shape[0]}, {shape[1]}]"
+            raise AdmError(f"frame is {plane.dtype}{list(plane.shape)}, expected {want}")
         out.append(plane)
         if len(out) == n:
             break
@@ -1119,7 +1118,9 @@ def score_frames_multi(
             chunks = {m: _take(dis_its[m], len(ref), shape, dtype) for m in alive}
             full = [m for m in alive if len(chunks[m]) == len(ref)]
             if full:
-                for m, scores in zip(full, engine.scores_multi(ref, [chunks[m] for m in full])):
+                for m, scores in zip(
+                    full, engine.scores_multi(ref, [chunks[m] for m in full]), strict=False
+                ):
                     results[m].extend(scores)
             for m in alive:
                 if 0 < len(chunks[m]) < len(ref):
