@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import TESTDATA
 from _frames import luma_frames
+from conftest import TESTDATA
 
 pytestmark = pytest.mark.cuda
 cuda = pytest.importorskip("admcuda.backends.cuda")
