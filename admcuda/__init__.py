@@ -16,8 +16,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from admcuda.errors import AdmError
-from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
+# In a source checkout the reference and the kernels live beside this package
+# (<root>/reference, <root>/kernels) and are installed into it by pyproject's
+# package-dir mapping. Without an install, let the package path reach the root
+# so that ``admcuda.reference`` and ``admcuda.kernels`` resolve the same way.
+_root = Path(__file__).resolve().parent.parent
+if (
+    not (Path(__file__).resolve().parent / "reference").is_dir()
+    and (_root / "pyproject.toml").is_file()
+    and str(_root) not in __path__
+):
+    __path__.append(str(_root))
+del _root
+
+from admcuda.errors import AdmError  # noqa: E402 - after the path set-up above
+from admcuda.options import (  # noqa: E402
+    NON_DEBUG_BASE_NAMES,
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    feature_names,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,18 +56,6 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-# In a source checkout the reference and the kernels live beside this package
-# (<root>/reference, <root>/kernels) and are installed into it by pyproject's
-# package-dir mapping. Without an install, let the package path reach the root
-# so that ``admcuda.reference`` and ``admcuda.kernels`` resolve the same way.
-_root = Path(__file__).resolve().parent.parent
-if (
-    not (Path(__file__).resolve().parent / "reference").is_dir()
-    and (_root / "pyproject.toml").is_file()
-    and str(_root) not in __path__
-):
-    __path__.append(str(_root))
-del _root
 
 _log = logging.getLogger("admcuda")
 

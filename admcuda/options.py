@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from admcuda.errors import AdmError
+from admcuda.reference.adm import ALL_FEATURES, BASE_FEATURES
 
 __all__ = [
     "OPTIONS",
@@ -153,27 +154,8 @@ del _spec
 
 # The 18 outputs in libvmaf's emission order; the first seven are always written,
 # the rest only in debug mode.
-OUTPUT_BASE_NAMES: tuple[str, ...] = (
-    "integer_adm2",
-    "integer_aim",
-    "integer_adm3",
-    "integer_adm_scale0",
-    "integer_adm_scale1",
-    "integer_adm_scale2",
-    "integer_adm_scale3",
-    "integer_adm",
-    "integer_adm_num",
-    "integer_adm_den",
-    "integer_adm_num_scale0",
-    "integer_adm_den_scale0",
-    "integer_adm_num_scale1",
-    "integer_adm_den_scale1",
-    "integer_adm_num_scale2",
-    "integer_adm_den_scale2",
-    "integer_adm_num_scale3",
-    "integer_adm_den_scale3",
-)
-NON_DEBUG_BASE_NAMES: tuple[str, ...] = OUTPUT_BASE_NAMES[:7]
+OUTPUT_BASE_NAMES: tuple[str, ...] = ALL_FEATURES
+NON_DEBUG_BASE_NAMES: tuple[str, ...] = BASE_FEATURES
 
 # libvmaf's feature-name buffer holds 256 bytes including the terminator.
 _MAX_FEATURE_NAME_LEN = 255
