@@ -52,8 +52,12 @@ class ScaleResult(NamedTuple):
 
 def cdiv(a: float, b: float) -> float:
     """IEEE double division (C semantics: x/0 is +-inf or NaN, never an exception)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.float64(a) / np.float64(b))
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0.0:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 def cmax(x: float, y: float) -> float:

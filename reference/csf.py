@@ -8,6 +8,7 @@ marks each assignment to a C ``float``; everything else is double, as in C.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -71,12 +72,21 @@ def barten_csf(
 
 def csf_factors(scale: int, opts) -> tuple[np.float32, np.float32]:
     """The (h/v, d) CSF factors for ``scale`` under the chosen ``adm_csf_mode``."""
-    mode = opts.adm_csf_mode
-    nvd, rdh = opts.adm_norm_view_dist, opts.adm_ref_display_height
+    return _csf_factors(
+        scale, opts.adm_csf_mode, opts.adm_norm_view_dist, opts.adm_ref_display_height,
+        opts.adm_csf_scale, opts.adm_csf_diag_scale,
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def _csf_factors(
+    scale: int, mode: int, nvd: float, rdh: int, csf_scale: float, csf_diag_scale: float
+) -> tuple[np.float32, np.float32]:
+    # Pure in its arguments; the float finish asks for it on every frame.
     if mode == C.CSF_MODE_BARTEN:
         return (
-            barten_csf(scale, nvd, rdh, opts.adm_csf_scale),
-            barten_csf(scale, nvd, rdh, opts.adm_csf_diag_scale),
+            barten_csf(scale, nvd, rdh, csf_scale),
+            barten_csf(scale, nvd, rdh, csf_diag_scale),
         )
     if mode in (C.CSF_MODE_BLEND, C.CSF_MODE_BLEND_MAE):
         table = C.BLEND_CSF if mode == C.CSF_MODE_BLEND else C.BLEND_CSF_MAE

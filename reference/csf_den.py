@@ -8,6 +8,7 @@ float, as libvmaf does.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -55,6 +56,7 @@ def den_accumulators(ref: Bands, scale: int) -> tuple[int, int, int, int]:
     return (*out, u32(C.DEN_S123_FINAL_EXP[scale - 1] - acc_shift - cub_shift))
 
 
+@functools.lru_cache(maxsize=256)
 def noise_floor(area: int, noise_weight: float) -> np.float32:
     """``powf(area * noise_weight, 1/3)``: the noise term added to each orientation."""
     return powf(f32(area * noise_weight), C.ONE_THIRD_F)
