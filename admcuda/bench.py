@@ -93,14 +93,6 @@ def _luma_view(path: Path, n: int, w: int, h: int, dtype: np.dtype) -> np.ndarra
     return mm[:, : w * h].reshape(n, h, w)
 
 
-def auto_batch(w: int, h: int) -> int:
-    """Frames per launch for a frame size: about 2**28 pixels a batch, a power of two in
-    64..512. On an H200: 576x324 ran 1.8 times faster at 512 than at 64, 1920x1080 9%
-    faster at 128 than at 64, 3840x2160 5% faster at 64 than at 32."""
-    frames = (1 << 28) // (w * h)
-    return max(64, min(512, 1 << max(frames.bit_length() - 1, 0)))
-
-
 def _timed_fps(fn: Callable[[], object], frames: int, repeats: int) -> float:
     return frames / _median_time(fn, repeats)
 
@@ -108,7 +100,7 @@ def _timed_fps(fn: Callable[[], object], frames: int, repeats: int) -> float:
 def _bench_size(w: int, h: int, args: argparse.Namespace) -> dict[str, float]:
     import cupy as cp
 
-    from admcuda.backends.cuda import CudaAdm
+    from admcuda.backends.cuda import CudaAdm, auto_batch
     from admcuda.options import AdmOptions
 
     batch = args.batch or auto_batch(w, h)
@@ -248,7 +240,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print one table; returns the exit status."""
     args = _parser().parse_args(argv)
-    from admcuda.backends.cuda import cuda_available
+    from admcuda.backends.cuda import auto_batch, cuda_available
 
     rows = []
     if cuda_available():
