@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # In a source checkout the reference and the kernels live beside this package
 # (<root>/reference, <root>/kernels) and are installed into it by pyproject's
@@ -29,7 +29,9 @@ if (
     __path__.append(str(_root))
 del _root
 
-from admcuda.errors import AdmError  # noqa: E402 - after the path set-up above
+import numpy as np  # noqa: E402 - after the path set-up above
+
+from admcuda.errors import AdmError  # noqa: E402
 from admcuda.options import (  # noqa: E402
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,
@@ -38,9 +40,7 @@ from admcuda.options import (  # noqa: E402
 )
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    from admcuda.inputs import FrameStream
+    from admcuda.pipeline import RunStats
     from admcuda.result import AdmResult
 
 __all__ = [
@@ -331,13 +331,20 @@ def _run_ladder(
     frame_skip_dist: int = 0,
     subsample: int = 1,
     progress: bool = False,
+    threads: int | None = None,
+    host_memory: int | None = None,
+    stats: RunStats | None = None,
 ) -> _LadderRun:
-    """Open the inputs, score them with one backend call, check lengths, name outputs.
+    """Open the inputs, score them through the streaming pipeline, check lengths, name
+    outputs.
 
     With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
+    ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
+    frame buffers; ``stats`` (a :class:`admcuda.pipeline.RunStats`) receives timings.
     """
-    from admcuda.backends import get_multi_backend
-    from admcuda.inputs import FrameSelection, FrameStream, open_inputs
+    from admcuda.backends import engine_for, select_backend
+    from admcuda.inputs import FrameSelection, open_inputs
+    from admcuda.pipeline import make_source, run
     from admcuda.progress import Progress
 
     selection = FrameSelection(
@@ -346,40 +353,38 @@ def _run_ladder(
         frame_skip_dist=frame_skip_dist,
         subsample=subsample,
     )
-    score_frames_multi = get_multi_backend(backend)
+    backend, _ = select_backend(backend)
     with open_inputs(
         ref_path, list(dis_paths), width=width, height=height,
         pixel_format=pixel_format, bitdepth=bitdepth,
     ) as inputs:  # fmt: skip
-        ref = FrameStream(
+        ref = make_source(
             inputs.ref, skip=selection.frame_skip_ref, limit=frame_cnt, subsample=subsample
         )
         dis = [
-            FrameStream(d, skip=selection.frame_skip_dist, limit=frame_cnt, subsample=subsample)
+            make_source(d, skip=selection.frame_skip_dist, limit=frame_cnt, subsample=subsample)
             for d in inputs.dis
         ]
         try:
             for stream in (ref, *dis):
                 if stream.available == 0:
                     raise _nothing_left(stream)
-            total = ref.available
-            if total is not None and subsample > 1:
-                total = -(-total // subsample)
-            with Progress(total, enabled=progress) as bar:
-
-                def counted(frames: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
-                    for frame in frames:
-                        yield frame
-                        bar.update()
-
-                raw = score_frames_multi(
-                    counted(iter(ref)), dis, inputs.width, inputs.height, inputs.bitdepth, opts
-                )
-            if len(raw) != len(dis):
-                raise AdmError(f"backend returned {len(raw)} score lists for {len(dis)} inputs")
+            scored = [d.scored for d in dis] + [ref.scored]
+            frames = None if None in scored else max(min(ref.scored, d.scored) for d in dis)
+            total = ref.scored
+            w, h, bd = inputs.width, inputs.height, inputs.bitdepth
+            with Progress(total, enabled=progress) as bar, engine_for(
+                backend, w, h, bd, opts, inputs=len(dis), frames=frames, threads=threads,
+                host_memory=host_memory,
+            ) as engine:  # fmt: skip
+                arrays = run(
+                    ref, dis, engine, width=w, height=h,
+                    dtype=np.uint8 if bd == 8 else np.uint16,
+                    on_frames=bar.update, stats=stats,
+                )  # fmt: skip
             for stream in dis:
                 _warn_if_lengths_differ(ref, stream)
-            for stream, per_stream in zip(dis, raw, strict=True):
+            for stream, per_stream in zip(dis, arrays, strict=True):
                 if not per_stream:
                     raise _nothing_left(ref if ref.read == 0 else stream)
         finally:
@@ -389,18 +394,17 @@ def _run_ladder(
 
     names = feature_names(opts)
     wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
-    frames: list[list[dict[str, float]]] = []
-    for per_input in raw:
-        renamed = []
-        for index, scores in enumerate(per_input):
-            missing = [base for base in wanted if base not in scores]
-            if missing:
-                raise AdmError(f"backend gave no {', '.join(missing)} for frame {index}")
-            renamed.append({names[base]: float(scores[base]) for base in wanted})
-        frames.append(renamed)
+    results: list[list[dict[str, float]]] = []
+    for per_input in arrays:
+        missing = [base for base in wanted if base not in per_input]
+        if missing:
+            raise AdmError(f"backend gave no {', '.join(missing)}")
+        keys = [names[base] for base in wanted]
+        rows = np.stack([per_input[base] for base in wanted], axis=1).tolist()
+        results.append([dict(zip(keys, row, strict=True)) for row in rows])
     return _LadderRun(
-        frames=frames,
-        frame_numbers=[selection.frame_numbers(len(f)) for f in frames],
+        frames=results,
+        frame_numbers=[selection.frame_numbers(len(f)) for f in results],
         width=geometry[0],
         height=geometry[1],
         pixel_format=geometry[2],
@@ -411,11 +415,11 @@ def _run_ladder(
     )
 
 
-def _stream_name(stream: FrameStream) -> str:
+def _stream_name(stream: Any) -> str:
     return f"{stream.reader.label} file {str(stream.reader.path)!r}"
 
 
-def _nothing_left(stream: FrameStream) -> AdmError:
+def _nothing_left(stream: Any) -> AdmError:
     flag = "--frame-skip-ref" if stream.reader.label == "reference" else "--frame-skip-dist"
     total = stream.reader.num_frames
     if stream.skip:
@@ -427,7 +431,7 @@ def _nothing_left(stream: FrameStream) -> AdmError:
     return AdmError(f"nothing to score: {_stream_name(stream)} gave no frames")
 
 
-def _warn_if_lengths_differ(ref: FrameStream, dis: FrameStream) -> None:
+def _warn_if_lengths_differ(ref: Any, dis: Any) -> None:
     """Read just far enough to tell which stream is shorter; warn once if one is."""
     while ref.read != dis.read:
         shorter = ref if ref.read < dis.read else dis

@@ -381,6 +381,17 @@ class Y4mReader:
             buf, shape, self.bitdepth, check_range=self.check_range, where=self.where, index=index
         )
 
+    def fileno(self) -> int:
+        """The open file's descriptor, for positioned reads (``os.preadv``)."""
+        return self._file.fileno()
+
+    def luma_offset(self, index: int) -> int:
+        """Byte offset of frame ``index``'s Y plane (just after its FRAME marker)."""
+        index = int(index)
+        if not 0 <= index < self.num_frames:
+            raise IndexError(f"frame {index} out of range for {self.num_frames} frames")
+        return self._offsets[index]
+
     def read_luma(self, index: int) -> np.ndarray:
         """Return the Y plane of frame ``index``.
 

@@ -371,6 +371,14 @@ class YuvReader:
             raise IndexError(f"frame {index} out of range for {self.num_frames} frames")
         return index
 
+    def fileno(self) -> int:
+        """The open file's descriptor, for positioned reads (``os.preadv``)."""
+        return self._file.fileno()
+
+    def luma_offset(self, index: int) -> int:
+        """Byte offset of frame ``index``'s Y plane in the file."""
+        return self._check_index(index) * self.frame_size
+
     def read_luma(self, index: int) -> np.ndarray:
         """Return the Y plane of frame ``index``.
 

@@ -10,7 +10,9 @@ at the top and left (``-1 -> 1``) and repeat the edge at the bottom and right
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -90,6 +92,37 @@ def cm_map(
     return out, crop
 
 
+class CmShifts(NamedTuple):
+    """The fixed-point shifts of the masking sums of one band shape.
+
+    ``row`` is the per-row rounding ``(round, shift)``; ``sq`` the squaring
+    ``(round, shift)`` and ``cub`` the cubing shift of each orientation (h, v, d);
+    ``exps`` the exponents the float finish divides by. Shift counts are as libvmaf
+    computes them (uint32); a shift applies them modulo 64, as x86 does.
+    """
+
+    row: tuple[int, int]
+    sq: tuple[tuple[int, int], tuple[int, int], tuple[int, int]]
+    cub: tuple[int, int, int]
+    exps: tuple[int, int, int]
+
+
+@functools.lru_cache(maxsize=64)
+def cm_shifts(scale: int, shape: tuple[int, int]) -> CmShifts:
+    """:class:`CmShifts` of scale ``scale`` for bands of ``shape`` (hh, ww)."""
+    hh, ww = shape
+    inner_shift = ceil_log2_u32(hh)
+    if scale == 0:
+        sq = tuple(C.CM0_SQ)
+        cub = tuple(u32_from_double(math.ceil(math.log2(ww) - o)) for o in C.CM0_CUB_LOG2_OFFSET)
+        exps = tuple(u32(e - c - inner_shift) for e, c in zip(C.CM0_FINAL_EXP, cub, strict=True))
+    else:
+        sq = (tuple(C.CM_S123_SQ),) * 3
+        cub = (ceil_log2_u32(ww),) * 3
+        exps = tuple(u32(C.CM_S123_FINAL_EXP[scale - 1] - c - inner_shift) for c in cub)
+    return CmShifts((round_pow2_u32(inner_shift), inner_shift), sq, cub, exps)  # type: ignore[arg-type]
+
+
 def cm_accumulators(
     src: Bands, weighted: Bands, flt: Bands, scale: int, rfactor: tuple[int, int, int]
 ) -> tuple[int, int, int, tuple[int, int, int]]:
@@ -103,24 +136,18 @@ def cm_accumulators(
     top, bottom = border(hh, tap=False)
     crop = (slice(top, bottom), slice(left, right))
     thr = threshold(weighted, flt, scale, crop)
-    inner_shift = ceil_log2_u32(hh)
-    inner_rnd = round_pow2_u32(inner_shift)
-    accs, exps = [], []
+    shifts = cm_shifts(scale, (hh, ww))
+    inner_rnd, inner_shift = shifts.row
+    accs = []
     for o, band in enumerate((src.h, src.v, src.d)):
         x, _ = _visible(band[crop].astype(np.int64), thr, o, scale, rfactor)
-        if scale == 0:
-            sq_rnd, sq_shift = C.CM0_SQ[o]
-            cub_shift = u32_from_double(math.ceil(math.log2(ww) - C.CM0_CUB_LOG2_OFFSET[o]))
-            exps.append(u32(C.CM0_FINAL_EXP[o] - cub_shift - inner_shift))
-        else:
-            sq_rnd, sq_shift = C.CM_S123_SQ
-            cub_shift = ceil_log2_u32(ww)
-            exps.append(u32(C.CM_S123_FINAL_EXP[scale - 1] - cub_shift - inner_shift))
+        sq_rnd, sq_shift = shifts.sq[o]
+        cub_shift = shifts.cub[o]
         x_sq = ((x * x + sq_rnd) >> sq_shift).astype(np.int32).astype(np.int64)
         val = sar(x_sq * x + round_pow2_u32(cub_shift), cub_shift)
         rows = val.sum(axis=1)
         accs.append(int(sar(rows + inner_rnd, inner_shift).sum()))
-    return accs[0], accs[1], accs[2], tuple(exps)
+    return accs[0], accs[1], accs[2], shifts.exps
 
 
 def cm_finish(accums, scale: int, shape: tuple[int, int], noise_weight: float) -> np.float32:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +18,43 @@ from . import constants as C
 from .cnum import border, ceil_log2_u32, f32, pow2, powf, round_pow2_u32, u32
 from .csf import csf_factors
 from .dwt2 import Bands
+
+
+class DenShifts(NamedTuple):
+    """The fixed-point shifts of the denominator sums of one band shape.
+
+    Each is a ``(round, shift)`` pair: ``sq`` and ``cub`` the squaring and cubing
+    (scales 1-3 only; ``(0, 0)`` at scale 0, which cubes in full), ``row`` the per-row
+    rounding. ``exp`` is the exponent the float finish divides by. Shift counts are as
+    libvmaf computes them (uint32); a shift applies them modulo 64, as x86 does.
+    """
+
+    sq: tuple[int, int]
+    cub: tuple[int, int]
+    row: tuple[int, int]
+    exp: int
+
+
+@functools.lru_cache(maxsize=64)
+def den_shifts(scale: int, shape: tuple[int, int]) -> DenShifts:
+    """:class:`DenShifts` of scale ``scale`` for bands of ``shape`` (hh, ww)."""
+    hh, ww = shape
+    left, right = border(ww, tap=False)
+    top, bottom = border(hh, tap=False)
+    if scale == 0:
+        area = (bottom - top) * (right - left)
+        shift = max(int(math.ceil(math.log2(area) - C.DEN0_LOG2_OFFSET)), 0)
+        rnd = (1 << (shift - 1)) if shift > 0 else 0
+        return DenShifts((0, 0), (0, 0), (rnd, shift), C.DEN0_FINAL_EXP - shift)
+    sq_shift = C.DEN_S123_SQ_SHIFT[scale - 1]
+    cub_shift = ceil_log2_u32(right - left)
+    row_shift = ceil_log2_u32(bottom - top)
+    return DenShifts(
+        (1 << sq_shift, sq_shift),
+        (round_pow2_u32(cub_shift), cub_shift),
+        (round_pow2_u32(row_shift), row_shift),
+        u32(C.DEN_S123_FINAL_EXP[scale - 1] - row_shift - cub_shift),
+    )
 
 
 def den_accumulators(ref: Bands, scale: int) -> tuple[int, int, int, int]:
@@ -29,31 +67,20 @@ def den_accumulators(ref: Bands, scale: int) -> tuple[int, int, int, int]:
     left, right = border(ww, tap=False)
     top, bottom = border(hh, tap=False)
     crop = (slice(top, bottom), slice(left, right))
+    shifts = den_shifts(scale, (hh, ww))
+    row_rnd, row_shift = np.uint64(shifts.row[0]), np.uint64(shifts.row[1] & 63)
     out = []
-    if scale == 0:
-        shift = max(
-            int(math.ceil(math.log2((bottom - top) * (right - left)) - C.DEN0_LOG2_OFFSET)), 0
-        )
-        rnd = (1 << (shift - 1)) if shift > 0 else 0
-        for band in (ref.h, ref.v, ref.d):
-            x = np.abs(band[crop].astype(np.int64)).astype(np.uint64)
-            rows = (x * x * x).sum(axis=1, dtype=np.uint64)
-            out.append(int(((rows + np.uint64(rnd)) >> np.uint64(shift)).sum(dtype=np.uint64)))
-        return (*out, C.DEN0_FINAL_EXP - shift)
-    sq_shift = C.DEN_S123_SQ_SHIFT[scale - 1]
-    sq_rnd = np.uint64(1 << sq_shift)
-    cub_shift = ceil_log2_u32(right - left)
-    cub_rnd = np.uint64(round_pow2_u32(cub_shift))
-    acc_shift = ceil_log2_u32(bottom - top)
-    acc_rnd = np.uint64(round_pow2_u32(acc_shift))
     for band in (ref.h, ref.v, ref.d):
         x = np.abs(band[crop].astype(np.int64)).astype(np.uint64)
-        val = ((((x * x) + sq_rnd) >> np.uint64(sq_shift)) * x + cub_rnd) >> np.uint64(
-            cub_shift & 63
-        )
+        if scale == 0:
+            val = x * x * x
+        else:
+            (sq_rnd, sq_shift), (cub_rnd, cub_shift) = shifts.sq, shifts.cub
+            val = ((x * x + np.uint64(sq_rnd)) >> np.uint64(sq_shift)) * x
+            val = (val + np.uint64(cub_rnd)) >> np.uint64(cub_shift & 63)
         rows = val.sum(axis=1, dtype=np.uint64)
-        out.append(int(((rows + acc_rnd) >> np.uint64(acc_shift & 63)).sum(dtype=np.uint64)))
-    return (*out, u32(C.DEN_S123_FINAL_EXP[scale - 1] - acc_shift - cub_shift))
+        out.append(int(((rows + row_rnd) >> row_shift).sum(dtype=np.uint64)))
+    return (*out, shifts.exp)
 
 
 @functools.lru_cache(maxsize=256)

@@ -321,13 +321,13 @@ def test_ladder_reads_the_reference_once(stub, tmp_path, monkeypatch, caplog):
     d2 = write_raw(tmp_path / "d2.yuv", range(200, 202))
     d3 = write_raw(tmp_path / "d3.yuv", range(150, 156))
     reads = []
-    real = YuvReader.read_luma
+    real = YuvReader.luma_offset  # asked once for every luma plane read
 
     def counting(self, index):
         reads.append((self.path.name, index))
         return real(self, index)
 
-    monkeypatch.setattr(YuvReader, "read_luma", counting)
+    monkeypatch.setattr(YuvReader, "luma_offset", counting)
     with caplog.at_level(logging.WARNING, logger="admcuda"):
         ladder = admcuda.score_ladder(ref, [d1, d2, d3], width=W, height=H, backend="cpu")
     assert [index for name, index in reads if name == "ref.yuv"] == [0, 1, 2, 3]
@@ -339,25 +339,25 @@ def test_ladder_reads_the_reference_once(stub, tmp_path, monkeypatch, caplog):
     assert "d2.yuv' ended before reference file" in messages[0]
     assert "(2 vs 4 frames)" in messages[0]
     assert messages[1].startswith("reference file ") and "d3.yuv' (4 vs 6 frames)" in messages[1]
-    monkeypatch.setattr(YuvReader, "read_luma", real)
+    monkeypatch.setattr(YuvReader, "luma_offset", real)
     for k, dis in enumerate((d1, d2, d3)):
         assert score(ref, dis) == ladder[k]
 
 
-def test_ladder_uses_a_native_multi_backend(stub, tmp_path, monkeypatch):
+def test_ladder_batches_every_rung_with_the_reference(stub, tmp_path, monkeypatch):
+    """Each batch the engine gets holds the reference once and every rung beside it."""
     calls = []
+    real = cpu_backend.CpuEngine.submit
 
-    def score_frames_multi(ref_frames, dis_streams, width, height, bitdepth, opts):
-        calls.append(len(dis_streams))
-        return interleave(cpu_backend.score_frames)(
-            ref_frames, dis_streams, width, height, bitdepth, opts
-        )
+    def submit(self, ref, dis, frames):
+        calls.append((len(dis), frames))
+        return real(self, ref, dis, frames)
 
-    monkeypatch.setattr(cpu_backend, "score_frames_multi", score_frames_multi, raising=False)
+    monkeypatch.setattr(cpu_backend.CpuEngine, "submit", submit)
     ref = write_raw(tmp_path / "ref.yuv", range(10, 13))
     dis = [write_raw(tmp_path / f"d{k}.yuv", range(100 * k, 100 * k + 3)) for k in (1, 2)]
     ladder = admcuda.score_ladder(ref, dis, width=W, height=H, backend="cpu")
-    assert calls == [2]
+    assert calls == [(2, 3)]
     assert pairs_of(ladder[1]) == [(10, 200), (11, 201), (12, 202)]
 
 

@@ -27,6 +27,8 @@ from admcuda.errors import AdmError
 
 __all__ = [
     "BACKENDS",
+    "engine_for",
+    "score_iterables",
     "Backend",
     "MultiBackend",
     "get_backend",
@@ -232,3 +234,77 @@ def get_multi_backend(name: str) -> MultiBackend:
     resolved, score_frames = select_backend(name)
     multi = getattr(_load_module(resolved), "score_frames_multi", None)
     return multi if multi is not None else interleave(score_frames)
+
+
+def engine_for(
+    name: str,
+    width: int,
+    height: int,
+    bitdepth: int,
+    opts: Any,
+    *,
+    inputs: int = 1,
+    frames: int | None = None,
+    threads: int | None = None,
+    host_memory: int | None = None,
+    batch: int | None = None,
+    device: int | None = None,
+) -> Any:
+    """The pipeline engine of backend ``name`` ("cpu" or "cuda") for one run.
+
+    Parameters
+    ----------
+    inputs : int
+        Distorted inputs scored against the reference.
+    frames : int, optional
+        Frames to score, where known: no batch is larger, and the CPU backend keeps
+        small runs in this process.
+    threads : int, optional
+        CPU worker processes (default: the usable cores).
+    host_memory : int, optional
+        Bytes of host frame buffers (page-locked on the GPU); default
+        :data:`admcuda.pipeline.DEFAULT_HOST_MEMORY`.
+    batch : int, optional
+        Frames per batch (default: by frame size, within ``host_memory``).
+    device : int, optional
+        CUDA device ordinal.
+    """
+    from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
+
+    if name == "cpu":
+        from admcuda.backends.cpu import CpuEngine
+
+        return CpuEngine(width, height, bitdepth, opts, threads=threads, frames=frames)
+    if name != "cuda":
+        raise AdmError(f"unknown backend '{name}'; use {', '.join(BACKENDS)}")
+    cuda = _load_module("cuda")
+    itemsize = 1 if bitdepth == 8 else 2
+    planned = plan_batch(
+        width * height * itemsize,
+        1 + inputs,
+        preferred=batch or cuda.auto_batch(width, height),
+        frames=frames,
+        host_memory=host_memory if host_memory is not None else DEFAULT_HOST_MEMORY,
+    )
+    try:
+        return cuda.CudaAdm(width, height, bitdepth, opts, batch=planned, device=device)
+    except ValueError as exc:
+        raise AdmError(str(exc)) from None
+
+
+def score_iterables(
+    engine: Any,
+    ref_frames: Iterable[np.ndarray],
+    dis_streams: Sequence[Iterable[np.ndarray]],
+    width: int,
+    height: int,
+    bitdepth: int,
+) -> list[dict[str, np.ndarray]]:
+    """Run iterables of planes through the pipeline on ``engine`` (the
+    :data:`MultiBackend` contract); per distorted stream, a dict of output arrays."""
+    from admcuda.pipeline import IterSource, PlainStream, run
+
+    ref = IterSource(PlainStream(ref_frames))
+    dis = [IterSource(PlainStream(d)) for d in dis_streams]
+    dtype = np.uint8 if bitdepth == 8 else np.uint16
+    return run(ref, dis, engine, width=width, height=height, dtype=dtype, threads=2)

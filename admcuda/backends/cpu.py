@@ -1,15 +1,131 @@
-"""CPU backend: the NumPy integer reference, one frame at a time."""
+"""CPU backend: the NumPy integer reference, frame by frame, on several processes.
+
+:class:`CpuEngine` is the pipeline's engine (:mod:`admcuda.pipeline`): a batch's frames
+are scored by :func:`admcuda.reference.compute_adm`, in this process for small work and
+otherwise on a pool of worker processes (``threads``, libvmaf's ``--threads``), one task
+per frame pair, while the pipeline reads the next batch.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from admcuda.errors import AdmError
 
-__all__ = ["score_frames"]
+__all__ = ["CpuEngine", "default_threads", "score_frames"]
+
+POOL_MIN_PIXELS = 1 << 23
+"""A run of fewer pixel pairs than this (about four 1080p frames) is scored in this
+process: starting worker processes would cost more than they save."""
+
+
+def default_threads() -> int:
+    """The usable cores of this process."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _compute_adm():  # type: ignore[no-untyped-def]
+    try:
+        from admcuda.reference import compute_adm
+    except ImportError as exc:
+        raise AdmError(f"the CPU reference is not available: {exc}") from None
+    return compute_adm
+
+
+def _score_pairs(
+    ref: np.ndarray, dis: Sequence[np.ndarray], bitdepth: int, opts: Any
+) -> list[dict[str, float]]:
+    """Frame ``ref`` against each of ``dis``: one dict of outputs per distorted plane."""
+    compute_adm = _compute_adm()
+    return [
+        {name: float(v) for name, v in compute_adm(ref, d, bitdepth, opts).items()} for d in dis
+    ]
+
+
+class CpuEngine:
+    """The reference as a pipeline engine.
+
+    Parameters
+    ----------
+    width, height, bitdepth : int
+    opts : AdmOptions
+    threads : int, optional
+        Worker processes (default: the usable cores). With 1, or for a run known to be
+        smaller than :data:`POOL_MIN_PIXELS`, frames are scored in this process.
+    frames : int, optional
+        The run's length where known (decides whether a pool pays).
+    """
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        bitdepth: int,
+        opts: Any,
+        *,
+        threads: int | None = None,
+        frames: int | None = None,
+    ) -> None:
+        self.width, self.height, self.bitdepth, self.opts = width, height, bitdepth, opts
+        self.threads = max(1, threads if threads is not None else default_threads())
+        small = frames is not None and frames * width * height < POOL_MIN_PIXELS
+        self._use_pool = self.threads > 1 and not small
+        self.batch = 4 * self.threads if self._use_pool else 8
+        self._pool: ProcessPoolExecutor | None = None
+
+    def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        return np.empty(shape, dtype=dtype)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            import multiprocessing
+
+            # spawn: a parent that touched CUDA must not fork it into the workers.
+            self._pool = ProcessPoolExecutor(
+                self.threads, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._pool
+
+    def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> Any:
+        """Score ``frames`` pairs per distorted input; on the pool, asynchronously."""
+        if not self._use_pool:
+            return [_score_pairs(ref[i], [d[i] for d in dis], self.bitdepth, self.opts)
+                    for i in range(frames)]  # fmt: skip
+        pool = self._executor()
+        return [
+            pool.submit(_score_pairs, ref[i].copy(), [d[i].copy() for d in dis], self.bitdepth,
+                        self.opts)
+            for i in range(frames)
+        ]  # fmt: skip
+
+    def collect(self, ticket: Any) -> list[dict[str, np.ndarray]]:
+        rows = [t.result() if isinstance(t, Future) else t for t in ticket]
+        sets = len(rows[0]) if rows else 0
+        out = []
+        for m in range(sets):
+            keys = list(rows[0][m])
+            values = np.array([[r[m][k] for k in keys] for r in rows], dtype=np.float64)
+            out.append({k: values[:, j] for j, k in enumerate(keys)})
+        return out
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> CpuEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def score_frames(
@@ -20,7 +136,7 @@ def score_frames(
     bitdepth: int,
     opts: Any,
 ) -> list[dict[str, float]]:
-    """Score frame pairs with :func:`admcuda.reference.compute_adm`.
+    """Score frame pairs with :func:`admcuda.reference.compute_adm`, in this process.
 
     Parameters
     ----------
@@ -43,11 +159,7 @@ def score_frames(
     AdmError
         If the reference cannot be imported, or a plane has the wrong shape or dtype.
     """
-    try:
-        from admcuda.reference import compute_adm
-    except ImportError as exc:
-        raise AdmError(f"the CPU reference is not available: {exc}") from None
-
+    compute_adm = _compute_adm()
     dtype = np.uint8 if bitdepth == 8 else np.uint16
     results: list[dict[str, float]] = []
     for index, (ref, dis) in enumerate(zip(ref_frames, dis_frames, strict=True)):

@@ -1,0 +1,389 @@
+"""Stage launchers of the CUDA backend, one per reference stage (:func:`dwt2`,
+:func:`dwt2_s123`, :func:`csf`, :func:`csf_den`, :func:`cm`): check shapes, dtypes and
+layouts, cast every scalar, and launch the CuPy RawKernels of ``kernels/`` over a batch
+of frames, one frame per ``grid.z`` slice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from admcuda import _kernels as K
+from admcuda.reference import constants as C
+
+from .geometry import ScaleGeometry, device_params
+
+__all__ = ["MAX_FRAMES_PER_LAUNCH", "cm", "csf", "csf_den", "dwt2", "dwt2_s123"]
+
+_BLOCK = (32, 8, 1)  # elementwise kernels: one thread per band position
+_ROW_BLOCK = (32, K.ROW_WARPS, 1)  # row-reducing kernels: one warp per row
+_ROWS_PER_BLOCK = 2 * K.ROW_WARPS
+MAX_FRAMES_PER_LAUNCH = 65535  # grid.z limit
+
+i32, i64, f64 = np.int32, np.int64, np.float64
+
+
+def _cdiv(n: int, d: int) -> int:
+    return max(-(-n // d), 1)
+
+
+def _frame_stride(arr: Any, name: str) -> int:
+    """Elements between frames of a (n, ...) array whose per-frame part is contiguous."""
+    item = arr.dtype.itemsize
+    inner = arr[0] if arr.shape[0] else arr
+    if not inner.flags.c_contiguous:
+        raise ValueError(f"{name}: each frame must be C-contiguous")
+    if arr.strides[0] % item:
+        raise ValueError(f"{name}: frame stride is not a whole number of elements")
+    return arr.strides[0] // item
+
+
+def _check_frames(n: int) -> None:
+    if not 0 < n <= MAX_FRAMES_PER_LAUNCH:
+        raise ValueError(f"a launch takes 1..{MAX_FRAMES_PER_LAUNCH} frames, got {n}")
+
+
+def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
+    import cupy as cp
+
+    return cp.empty(shape, dtype=dtype)
+
+
+def dwt2(src: Any, bitdepth: int, *, lo_only: bool = False, out: Any = None) -> Any:
+    """Scale-0 DWT of a batch of luma planes (reference.dwt2.dwt2).
+
+    Parameters
+    ----------
+    src : cupy.ndarray
+        (n, h, w) uint8 for 8-bit, uint16 otherwise; C-contiguous.
+    bitdepth : int
+        8, 10, 12 or 16.
+    lo_only : bool
+        Compute the approximation band only (``adm_skip_scale0``).
+    out : cupy.ndarray, optional
+        (n, 4, ceil(h/2), ceil(w/2)) int16, bands in (a, v, h, d) order.
+
+    Returns
+    -------
+    cupy.ndarray
+        ``out``; with ``lo_only`` only plane 0 is written.
+    """
+    want = np.uint8 if bitdepth == 8 else np.uint16
+    K.check_array(src, want, "dwt2 src", ndim=3)
+    n, h, w = src.shape
+    _check_frames(n)
+    hh, ww = (h + 1) // 2, (w + 1) // 2
+    if out is None:
+        out = _empty((n, 4, hh, ww), np.int16)
+    K.check_array(out, np.int16, "dwt2 out", ndim=4)
+    if out.shape != (n, 4, hh, ww):
+        raise ValueError(f"dwt2 out must be {(n, 4, hh, ww)}, got {out.shape}")
+    vp_rnd, vp_shift = C.DWT0_VP_8BIT if bitdepth == 8 else (1 << (bitdepth - 1), bitdepth)
+    fn = K.function("adm_dwt2_s0", src.dtype)
+    fn(
+        (_cdiv(ww, _BLOCK[0]), _cdiv(hh, _BLOCK[1]), n),
+        _BLOCK,
+        (
+            src,
+            out,
+            i32(h),
+            i32(w),
+            i32(hh),
+            i32(ww),
+            i32(vp_rnd),
+            i32(vp_shift),
+            i32(C.DWT_LO_SUM * vp_rnd),
+            i32(C.DWT_HI_SUM * vp_rnd),
+            i32(bool(lo_only)),
+        ),
+    )
+    return out
+
+
+_DWT_MODES = {"plain": 0, "ref": 1, "dis": 2}
+
+
+def dwt2_s123(
+    src: Any, scale: int, *, out: Any = None, role: str = "plain", m1: Any = None, other: Any = None
+) -> Any:
+    """DWT of the previous level's approximation band (reference.dwt2.dwt2_s123, or one
+    half of reference.dwt2.dwt2_s123_pair).
+
+    Parameters
+    ----------
+    src : cupy.ndarray
+        (n, h, w) int16 (after scale 0) or int32; each frame C-contiguous (a view such as
+        ``bands[:, 0]`` is fine).
+    scale : int
+        1, 2 or 3.
+    out : cupy.ndarray, optional
+        (n, 4, ceil(h/2), ceil(w/2)) int32.
+    role : {"plain", "ref", "dis"}
+        What out-of-range taps read (inputs of 3 or 4 samples only): zeros
+        (``dwt2_s123``), or the reference / distorted half of ``dwt2_s123_pair``.
+    m1 : cupy.ndarray, optional
+        (n, L) int16: the row libvmaf reads, as int32 pairs, for the reference's source
+        row -1 (``ref_row_m1`` of ``dwt2_s123_pair``); zeros if omitted.
+    other : cupy.ndarray, optional
+        For ``role="dis"``: the reference's source plane, (n, h, w) like ``src``.
+    """
+    if scale not in (1, 2, 3):
+        raise ValueError(f"dwt2_s123 scale must be 1, 2 or 3, got {scale}")
+    if role not in _DWT_MODES:
+        raise ValueError(f"dwt2_s123 role must be one of {', '.join(_DWT_MODES)}, got {role!r}")
+    if src.dtype not in (np.dtype(np.int16), np.dtype(np.int32)):
+        raise TypeError(f"dwt2_s123 src must be int16 or int32, got {src.dtype.name}")
+    K.check_array(src, src.dtype, "dwt2_s123 src", ndim=3, contiguous=False)
+    n, h, w = src.shape
+    _check_frames(n)
+    fstride = _frame_stride(src, "dwt2_s123 src")
+    hh, ww = (h + 1) // 2, (w + 1) // 2
+    if out is None:
+        out = _empty((n, 4, hh, ww), np.int32)
+    K.check_array(out, np.int32, "dwt2_s123 out", ndim=4)
+    if out.shape != (n, 4, hh, ww):
+        raise ValueError(f"dwt2_s123 out must be {(n, 4, hh, ww)}, got {out.shape}")
+    m1_ptr, m1_fs, m1_len = np.uint64(0), 0, 0
+    if m1 is not None:
+        K.check_array(m1, np.int16, "dwt2_s123 m1", ndim=2, contiguous=False)
+        if m1.shape[0] != n:
+            raise ValueError(f"dwt2_s123 m1 must have {n} rows, got {m1.shape}")
+        m1_ptr, m1_fs, m1_len = m1, _frame_stride(m1, "dwt2_s123 m1"), m1.shape[1]
+    other_ptr, other_fs = np.uint64(0), 0
+    if role == "dis":
+        if other is None:
+            raise ValueError("dwt2_s123 role='dis' needs the reference's source plane (other)")
+        K.check_array(other, src.dtype, "dwt2_s123 other", ndim=3, contiguous=False)
+        if other.shape != src.shape:
+            raise ValueError("dwt2_s123 other must have the shape of src")
+        other_ptr, other_fs = other, _frame_stride(other, "dwt2_s123 other")
+    vp_rnd, vp_shift = C.DWT_S123_VP[scale - 1]
+    hp_rnd, hp_shift = C.DWT_S123_HP[scale - 1]
+    fn = K.function("adm_dwt2_s123", src.dtype)
+    fn(
+        (_cdiv(ww, _BLOCK[0]), _cdiv(hh, _BLOCK[1]), n),
+        _BLOCK,
+        (
+            src,
+            i64(fstride),
+            out,
+            i32(h),
+            i32(w),
+            i32(hh),
+            i32(ww),
+            i64(vp_rnd),
+            i32(vp_shift),
+            i64(hp_rnd),
+            i32(hp_shift),
+            i32(_DWT_MODES[role]),
+            m1_ptr,
+            i64(m1_fs),
+            i32(m1_len),
+            other_ptr,
+            i64(other_fs),
+        ),
+    )
+    return out
+
+
+def _check_bands(arr: Any, geom: ScaleGeometry, name: str) -> int:
+    K.check_array(arr, geom.band_dtype, name, ndim=4, contiguous=False)
+    if arr.shape[1:] != (4, *geom.shape):
+        raise ValueError(
+            f"{name} must be (n, 4, {geom.shape[0]}, {geom.shape[1]}), got {arr.shape}"
+        )
+    _check_frames(arr.shape[0])
+    return _frame_stride(arr, name)
+
+
+def _check_acc(acc: Any, n: int, name: str) -> int:
+    K.check_array(acc, np.int64, name, ndim=2, contiguous=False)
+    if acc.shape != (n, K.ACC_COUNT) or acc.strides[1] != 8:
+        raise ValueError(
+            f"{name} must be ({n}, {K.ACC_COUNT}) with contiguous rows, got {acc.shape}"
+        )
+    return acc.strides[0] // 8
+
+
+def csf(
+    ref: Any,
+    dis: Any,
+    geom: ScaleGeometry,
+    egl: float,
+    *,
+    flt: Any,
+    weighted: Any = None,
+    last_d: Any = None,
+    do_aim: bool = True,
+    region: tuple[int, int, int, int] | None = None,
+) -> None:
+    """Decouple and CSF-weight one level (reference.decouple + reference.csf.csf).
+
+    Parameters
+    ----------
+    ref, dis : cupy.ndarray
+        (n, 4, hh, ww) DWT bands of reference and distorted (int16 at scale 0, else int32).
+    geom : ScaleGeometry
+    egl : float
+        ``adm_enhn_gain_limit``.
+    flt : cupy.ndarray
+        (n, 2, 3, hh, ww) output |weighted| / 30, set 0 from the additive part, set 1 from
+        the restored part, orientations (h, v, d). With ``do_aim`` false set 1 is not
+        written, and flt may be (n, 1, 3, hh, ww).
+    weighted : cupy.ndarray, optional
+        Same layout as ``flt``: the CSF-weighted bands themselves.
+    last_d : cupy.ndarray, optional
+        (n, ww) int16, scale 0 only: receives row hh - 2 of the d plane libvmaf's CSF
+        buffer is left holding (weighted restored, or |weighted additive| / 30 without
+        AIM) inside ``region``; the rest is left as it is (zero it first). A frame
+        17..32 high reads it back at scale 3 (:func:`dwt2_s123` ``m1``).
+    region : (row0, row1, col0, col1), optional
+        Positions to compute; defaults to ``geom.region``.
+    """
+    fs = _check_bands(ref, geom, "csf ref")
+    if _check_bands(dis, geom, "csf dis") != fs or dis.shape != ref.shape:
+        raise ValueError("csf ref and dis must share shape and layout")
+    n = ref.shape[0]
+    sets = 2 if do_aim else 1
+    K.check_array(flt, geom.band_dtype, "csf flt", ndim=5)
+    if flt.shape[0] != n or flt.shape[1] < sets or flt.shape[2:] != (3, *geom.shape):
+        raise ValueError(f"csf flt must be ({n}, {sets}, 3, {geom.shape[0]}, {geom.shape[1]})")
+    if weighted is not None:
+        K.check_array(weighted, geom.band_dtype, "csf weighted", ndim=5)
+        if weighted.shape != flt.shape:
+            raise ValueError("csf weighted must have the shape of flt")
+    hh, ww = geom.shape
+    if last_d is not None:
+        K.check_array(last_d, np.int16, "csf last_d", ndim=2)
+        if geom.scale != 0 or last_d.shape != (n, ww):
+            raise ValueError(f"csf last_d must be ({n}, {ww}) int16 at scale 0")
+    r0, r1, c0, c1 = region if region is not None else geom.region
+    fn = K.function("adm_csf", geom.band_dtype)
+    fn(
+        (_cdiv(c1 - c0, _BLOCK[0]), _cdiv(r1 - r0, _BLOCK[1]), n),
+        _BLOCK,
+        (
+            ref,
+            dis,
+            i64(fs),
+            i32(ww),
+            i64(hh * ww),
+            K.div_lookup(),
+            device_params(geom),
+            flt,
+            weighted if weighted is not None else np.uint64(0),
+            i64(flt[0].size),
+            last_d if last_d is not None else np.uint64(0),
+            i32(hh),
+            i32(r0),
+            i32(r1),
+            i32(c0),
+            i32(c1),
+            f64(egl),
+            i32(bool(do_aim)),
+        ),
+    )
+
+
+def csf_den(ref: Any, geom: ScaleGeometry, acc: Any) -> None:
+    """Add the denominator's integer sums of one level to ``acc``
+    (reference.csf_den.den_accumulators).
+
+    Parameters
+    ----------
+    ref : cupy.ndarray
+        (n, 4, hh, ww) reference DWT bands.
+    acc : cupy.ndarray
+        (n, ACC_COUNT) int64, rows contiguous; slots ``DEN + (h, v, d)`` are added to
+        (zero them first).
+    """
+    fs = _check_bands(ref, geom, "csf_den ref")
+    n = ref.shape[0]
+    afs = _check_acc(acc, n, "csf_den acc")
+    top, bottom, left, right = geom.crop
+    hh, ww = geom.shape
+    fn = K.function("adm_csf_den", geom.band_dtype)
+    fn(
+        (_cdiv(bottom - top, _ROWS_PER_BLOCK), 1, n),
+        _ROW_BLOCK,
+        (
+            ref,
+            i64(fs),
+            i32(ww),
+            i64(hh * ww),
+            device_params(geom),
+            acc,
+            i64(afs),
+            i32(top),
+            i32(bottom),
+            i32(left),
+            i32(right),
+            i32(_ROWS_PER_BLOCK),
+        ),
+    )
+
+
+def cm(
+    ref: Any,
+    dis: Any,
+    flt: Any,
+    geom: ScaleGeometry,
+    egl: float,
+    acc: Any,
+    *,
+    do_aim: bool = True,
+    do_den: bool = False,
+) -> None:
+    """Add the masking stage's integer sums of one level to ``acc``
+    (reference.cm.cm_accumulators for the numerator and for AIM; with ``do_den`` also
+    reference.csf_den.den_accumulators, which reads the same reference samples).
+
+    Parameters
+    ----------
+    ref, dis : cupy.ndarray
+        (n, 4, hh, ww) DWT bands; decouple is recomputed at each centre sample.
+    flt : cupy.ndarray
+        (n, sets, 3, hh, ww) output of :func:`csf` over ``geom.region``.
+    acc : cupy.ndarray
+        (n, ACC_COUNT) int64; slots ``NUM``, (with ``do_aim``) ``AIM`` and (with
+        ``do_den``) ``DEN`` are added to.
+    """
+    fs = _check_bands(ref, geom, "cm ref")
+    if _check_bands(dis, geom, "cm dis") != fs or dis.shape != ref.shape:
+        raise ValueError("cm ref and dis must share shape and layout")
+    n = ref.shape[0]
+    sets = 2 if do_aim else 1
+    K.check_array(flt, geom.band_dtype, "cm flt", ndim=5)
+    if flt.shape[0] != n or flt.shape[1] < sets or flt.shape[2:] != (3, *geom.shape):
+        raise ValueError(f"cm flt must be ({n}, {sets}, 3, {geom.shape[0]}, {geom.shape[1]})")
+    afs = _check_acc(acc, n, "cm acc")
+    top, bottom, left, right = geom.crop
+    hh, ww = geom.shape
+    fn = K.function("adm_cm", geom.band_dtype)
+    fn(
+        (_cdiv(bottom - top, _ROWS_PER_BLOCK), 1, n),
+        _ROW_BLOCK,
+        (
+            ref,
+            dis,
+            i64(fs),
+            i32(hh),
+            i32(ww),
+            i64(hh * ww),
+            flt,
+            i64(flt[0].size),
+            K.div_lookup(),
+            device_params(geom),
+            acc,
+            i64(afs),
+            i32(top),
+            i32(bottom),
+            i32(left),
+            i32(right),
+            i32(_ROWS_PER_BLOCK),
+            f64(egl),
+            i32(bool(do_aim)),
+            i32(bool(do_den)),
+        ),
+    )

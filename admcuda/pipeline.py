@@ -1,0 +1,433 @@
+"""The streaming pipeline every entry point scores through: readers -> batches ->
+backend engine -> batched finish -> per-input result arrays, overlapped.
+
+A reader thread fills a ring of host slots (page-locked for the GPU) with the next
+batch of luma planes: raw YUV and Y4M frames straight from the file into the slot with
+positioned reads on a thread pool (chroma is never read), any other input (ffmpeg's
+pipe, an iterator of planes) one frame at a time. The main thread hands each filled
+slot to the engine (:meth:`submit`, which returns at once on the GPU), then finishes
+the batch before it (:meth:`collect`) and gives that slot back to the reader. So while
+batch k computes, batch k-1 is finished and batch k+1 is read.
+
+An engine has ``batch`` (frames per batch), ``host_empty(shape, dtype)``,
+``submit(ref, dis, frames) -> ticket`` and ``collect(ticket) -> [dict of arrays per
+distorted input]``; :class:`admcuda.backends.cuda.CudaAdm` and
+:class:`admcuda.backends.cpu.CpuEngine` are the two.
+
+Memory is bounded by the ring: ``slots`` slots of ``(1 + inputs) * batch`` planes,
+whatever the length of the video (:func:`plan_batch` sizes the batch to a byte budget,
+:data:`DEFAULT_HOST_MEMORY` by default).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from admcuda.errors import AdmError
+
+__all__ = [
+    "DEFAULT_HOST_MEMORY",
+    "IterSource",
+    "PlainStream",
+    "RunStats",
+    "SeekableSource",
+    "make_source",
+    "plan_batch",
+    "run",
+]
+
+DEFAULT_HOST_MEMORY = 1 << 30
+"""Bytes of host frame buffers (page-locked with the GPU) a run may hold: 1 GiB."""
+
+SLOTS = 3
+"""Host slots in the ring: one being read, one in flight on the engine, one finishing."""
+
+_CHUNK_BYTES = 4 << 20  # a read task's share of a batch, at least one frame
+
+
+def read_threads() -> int:
+    """Threads that read frames: the usable cores, at most 16."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 16))
+
+
+class Engine(Protocol):
+    batch: int
+
+    def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray: ...
+
+    def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> Any: ...
+
+    def collect(self, ticket: Any) -> list[dict[str, np.ndarray]]: ...
+
+
+# ---- sources ------------------------------------------------------------------------------
+
+
+class _Pending:
+    """Frames being read into a slot: ``wait()`` gives how many arrived."""
+
+    def __init__(self, count: int | None, futures: Sequence[Future[Any]]) -> None:
+        self._count, self._futures = count, futures
+
+    def wait(self) -> int:
+        results = [f.result() for f in self._futures]
+        return self._count if self._count is not None else int(sum(results))
+
+
+class SeekableSource:
+    """The selected frames of a raw YUV or Y4M file, read by position.
+
+    Frames ``skip, skip + subsample, ...`` up to ``limit`` frames after ``skip`` (libvmaf's
+    frame controls) are read straight into the caller's buffer, each frame's luma plane
+    with one ``os.preadv``; frames between them and chroma are never read.
+
+    Attributes
+    ----------
+    reader
+        A :class:`~admcuda.yuv.YuvReader` or :class:`~admcuda.y4m.Y4mReader`.
+    available : int
+        Frames the selection holds (after the skip, up to the limit) — before
+        subsampling, as libvmaf counts them in its messages.
+    read : int
+        Frames consumed so far, as :class:`~admcuda.inputs.FrameStream` counts them.
+    """
+
+    def __init__(
+        self, reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1
+    ) -> None:
+        self.reader, self.skip, self.limit, self.subsample = reader, skip, limit, subsample
+        total = max(reader.num_frames - skip, 0)
+        self.available = total if limit is None else min(total, limit)
+        self.scored = -(-self.available // subsample)
+        self.read = 0
+        self._next = 0  # scored frames delivered
+        self._fd = reader.fileno()
+        self._check = bool(getattr(reader, "check_range", False)) and reader.bitdepth in (10, 12)
+
+    def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
+        """Start reading the next ``min(n, remaining)`` frames into ``out[:count]``."""
+        first = self._next
+        count = max(min(n, self.scored - first), 0)
+        self._next += count
+        if count:
+            self.read = min((first + count - 1) * self.subsample + 1, self.available)
+        if self._next >= self.scored:
+            self.read = self.available  # asking past the end reads to it, as a stream would
+        frame_bytes = out[0].nbytes
+        per_task = max(1, _CHUNK_BYTES // max(frame_bytes, 1))
+        futures = [
+            pool.submit(self._read_frames, out, first, k, min(k + per_task, count))
+            for k in range(0, count, per_task)
+        ]
+        return _Pending(count, futures)
+
+    def _read_frames(self, out: np.ndarray, first: int, k0: int, k1: int) -> None:
+        for k in range(k0, k1):
+            index = self.skip + (first + k) * self.subsample
+            view = memoryview(out[k]).cast("B")
+            offset = self.reader.luma_offset(index)
+            got = os.preadv(self._fd, [view], offset)
+            if got != view.nbytes:
+                raise AdmError(
+                    f"{self.reader.where} ended inside frame {index} "
+                    "(was it truncated while reading?)"
+                )
+            if self._check:
+                peak = int(out[k].max())
+                if peak >> self.reader.bitdepth:
+                    raise AdmError(
+                        f"{self.reader.where} frame {index} has sample value {peak}, too large "
+                        f"for {self.reader.bitdepth} bits; is --bitdepth right?"
+                    )
+
+    def has_more(self) -> bool:
+        """Consume one more frame, if the selection has one (for length checks)."""
+        if self.read < self.available:
+            self.read += 1
+            return True
+        return False
+
+    def close(self) -> None:
+        """Nothing to stop: the reader's file is closed by its owner."""
+
+
+class IterSource:
+    """Frames from a :class:`~admcuda.inputs.FrameStream` (encoded video through ffmpeg,
+    or any reader), copied one by one into the caller's buffer."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.reader = stream.reader
+        self._frames: Iterator[np.ndarray] = iter(stream)
+        available = stream.available
+        self.available = available
+        self.scored = None if available is None else -(-available // stream.subsample)
+
+    @property
+    def read(self) -> int:
+        return self.stream.read
+
+    @property
+    def skip(self) -> int:
+        return getattr(self.stream, "skip", 0)
+
+    def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
+        return _Pending(None, [pool.submit(self._fill, out, n)])
+
+    def _fill(self, out: np.ndarray, n: int) -> int:
+        for k in range(n):
+            frame = next(self._frames, None)
+            if frame is None:
+                return k
+            if frame.shape != out.shape[1:] or frame.dtype != out.dtype:
+                want = f"{out.dtype}[{out.shape[1]}, {out.shape[2]}]"
+                raise AdmError(f"frame is {frame.dtype}{list(frame.shape)}, expected {want}")
+            np.copyto(out[k], frame)
+        return n
+
+    def has_more(self) -> bool:
+        return self.stream.has_more()
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+class PlainStream:
+    """An iterator of planes with the surface :class:`IterSource` reads (no reader, length
+    unknown), for the registry's iterable entry points."""
+
+    reader = None
+    available = None
+    subsample = 1
+
+    def __init__(self, frames: Iterable[np.ndarray]) -> None:
+        self._it = iter(frames)
+        self.read = 0
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for frame in self._it:
+            self.read += 1
+            yield np.asarray(frame)
+
+    def has_more(self) -> bool:
+        if next(self._it, None) is None:
+            return False
+        self.read += 1
+        return True
+
+    def close(self) -> None:
+        close = getattr(self._it, "close", None)
+        if close is not None:
+            close()
+
+
+def make_source(
+    reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1
+) -> SeekableSource | IterSource:
+    """The fastest source for ``reader``: by position where it can, else as a stream."""
+    if hasattr(reader, "luma_offset") and hasattr(reader, "fileno") and hasattr(os, "preadv"):
+        return SeekableSource(reader, skip=skip, limit=limit, subsample=subsample)
+    from admcuda.inputs import FrameStream
+
+    return IterSource(FrameStream(reader, skip=skip, limit=limit, subsample=subsample))
+
+
+# ---- planning ------------------------------------------------------------------------------
+
+
+def plan_batch(
+    frame_bytes: int,
+    inputs: int,
+    *,
+    preferred: int,
+    frames: int | None = None,
+    host_memory: int = DEFAULT_HOST_MEMORY,
+    slots: int = SLOTS,
+) -> int:
+    """Frames per batch: ``preferred``, fewer where ``slots`` slots of ``inputs`` planes
+    would pass ``host_memory`` bytes, and no more than ``frames`` when the length is known.
+    At least 1."""
+    fit = host_memory // max(slots * inputs * frame_bytes, 1)
+    batch = min(preferred, max(fit, 1))
+    if frames is not None:
+        batch = min(batch, max(frames, 1))
+    return max(batch, 1)
+
+
+@dataclass
+class RunStats:
+    """Timings of one run, on the wall clock (``time.time()``)."""
+
+    frames: int = 0
+    batches: int = 0
+    first_batch_frames: int = 0
+    first_done: float | None = None  # when the first batch's scores were ready
+    end: float | None = None
+
+    def steady_fps(self) -> float | None:
+        """Frames per second after the first batch, or None with a single batch."""
+        if self.first_done is None or self.end is None or self.batches < 2:
+            return None
+        span = self.end - self.first_done
+        rest = self.frames - self.first_batch_frames
+        return rest / span if span > 0 else math.inf
+
+
+@dataclass
+class _Slot:
+    ref: np.ndarray
+    dis: list[np.ndarray]
+
+
+@dataclass
+class _Filled:
+    slot: _Slot
+    ref_count: int
+    counts: dict[int, int]  # distorted input -> frames paired with the reference
+    last: bool
+    ended: list[int] = field(default_factory=list)
+
+
+_END = object()
+
+
+def run(
+    ref: SeekableSource | IterSource,
+    dis: Sequence[SeekableSource | IterSource],
+    engine: Engine,
+    *,
+    width: int,
+    height: int,
+    dtype: Any,
+    slots: int = SLOTS,
+    threads: int | None = None,
+    on_frames: Callable[[int], None] | None = None,
+    stats: RunStats | None = None,
+) -> list[dict[str, np.ndarray]]:
+    """Score ``dis`` against ``ref`` through ``engine``, overlapping reading, computing and
+    finishing.
+
+    Frame ``i`` of the reference is paired with frame ``i`` of every distorted input that
+    has one; an input that ends is dropped, and reading stops once every one has ended.
+
+    Parameters
+    ----------
+    ref, dis : sources from :func:`make_source`
+    engine : Engine
+        Its ``batch`` is the batch size.
+    width, height : int
+    dtype : numpy dtype
+        Of the planes (uint8 for 8-bit, else uint16).
+    slots : int
+        Host slots in the ring (at least 2).
+    threads : int, optional
+        Reading threads (default :func:`read_threads`).
+    on_frames : callable, optional
+        Called with the number of reference frames of each finished batch (progress).
+    stats : RunStats, optional
+        Filled with the run's timings.
+
+    Returns
+    -------
+    list of dict of str to numpy.ndarray
+        Per distorted input, each output over its scored frames.
+    """
+    batch = engine.batch
+    shape = (batch, height, width)
+    ring = [
+        _Slot(engine.host_empty(shape, dtype), [engine.host_empty(shape, dtype) for _ in dis])
+        for _ in range(max(slots, 2))
+    ]
+    free: queue.Queue[_Slot | None] = queue.Queue()
+    for s in ring:
+        free.put(s)
+    filled: queue.Queue[Any] = queue.Queue()
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(threads or read_threads(), thread_name_prefix="admcuda-read")
+
+    def reader() -> None:
+        active = list(range(len(dis)))
+        try:
+            while active and not stop.is_set():
+                slot = free.get()
+                if slot is None or stop.is_set():
+                    break
+                pending_ref = ref.start(slot.ref, batch, pool)
+                pending = {k: dis[k].start(slot.dis[k], batch, pool) for k in active}
+                n_ref = pending_ref.wait()
+                counts = {k: min(n_ref, p.wait()) for k, p in pending.items()}
+                ended = [k for k in active if counts[k] < batch or n_ref < batch]
+                active = [k for k in active if k not in ended]
+                filled.put(_Filled(slot, n_ref, counts, not active, ended))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            filled.put(exc)
+        finally:
+            filled.put(_END)
+
+    thread = threading.Thread(target=reader, name="admcuda-reader", daemon=True)
+    parts: list[list[dict[str, np.ndarray]]] = [[] for _ in dis]
+    inflight: list[tuple[Any, _Filled, list[int]]] = []
+
+    def finish_oldest() -> None:
+        ticket, item, order = inflight.pop(0)
+        results = engine.collect(ticket)
+        for k, res in zip(order, results, strict=True):
+            c = item.counts[k]
+            parts[k].append({name: values[:c] for name, values in res.items()})
+        if stats is not None:
+            stats.frames += max(item.counts.values(), default=0)
+            stats.batches += 1
+            if stats.first_done is None:
+                stats.first_done = time.time()
+                stats.first_batch_frames = stats.frames
+        if on_frames is not None:
+            on_frames(item.ref_count)
+        free.put(item.slot)
+
+    thread.start()
+    try:
+        while True:
+            item = filled.get()
+            if item is _END:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            order = [k for k, c in item.counts.items() if c > 0]
+            if not order:
+                free.put(item.slot)
+                continue
+            n = max(item.counts[k] for k in order)
+            ticket = engine.submit(item.slot.ref, [item.slot.dis[k] for k in order], n)
+            inflight.append((ticket, item, order))
+            if len(inflight) > 1:
+                finish_oldest()
+        while inflight:
+            finish_oldest()
+    finally:
+        stop.set()
+        free.put(None)
+        thread.join(timeout=60)
+        pool.shutdown(wait=True, cancel_futures=True)
+    if stats is not None:
+        stats.end = time.time()
+    return [_concat(p) for p in parts]
+
+
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    if not parts:
+        return {}
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
