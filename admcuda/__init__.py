@@ -105,6 +105,7 @@ def score_files(
     frame_skip_ref: int = 0,
     frame_skip_dist: int = 0,
     subsample: int = 1,
+    threads: int | None = None,
 ) -> list[dict[str, float]]:
     """Score a reference and a distorted input, frame by frame.
 
@@ -133,6 +134,9 @@ def score_files(
     subsample : int, optional
         Score frames ``0, N, 2N, ...`` only, as libvmaf's ``--subsample N``;
         scored frame ``j`` is frame number ``j * N``.
+    threads : int, optional
+        CPU backend: worker processes (default: the usable cores), as libvmaf's
+        ``--threads``.
 
     Returns
     -------
@@ -163,6 +167,7 @@ def score_files(
         frame_skip_ref=frame_skip_ref,
         frame_skip_dist=frame_skip_dist,
         subsample=subsample,
+        threads=threads,
     )[0]
 
 
@@ -181,6 +186,7 @@ def score_ladder(
     frame_skip_ref: int = 0,
     frame_skip_dist: int = 0,
     subsample: int = 1,
+    threads: int | None = None,
 ) -> list[list[dict[str, float]]]:
     """Score one reference against several distorted inputs (an encoding ladder).
 
@@ -194,7 +200,7 @@ def score_ladder(
     dis_paths : sequence of str or os.PathLike
         At least one distorted input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
-frame_skip_ref, frame_skip_dist, subsample
+frame_skip_ref, frame_skip_dist, subsample, threads
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
         distorted input.
 
@@ -223,6 +229,7 @@ frame_skip_ref, frame_skip_dist, subsample
         frame_skip_ref=frame_skip_ref,
         frame_skip_dist=frame_skip_dist,
         subsample=subsample,
+        threads=threads,
     ).frames
 
 
@@ -247,7 +254,8 @@ def score(
         As for :func:`score_files`.
     **kwargs
         ``width``, ``height``, ``pixel_format``, ``bitdepth`` (raw YUV), ``frame_cnt``,
-        ``frame_skip_ref``, ``frame_skip_dist``, ``subsample``.
+        ``frame_skip_ref``, ``frame_skip_dist``, ``subsample``, ``threads`` (CPU worker
+        processes), ``host_memory`` (bytes of host frame buffers).
 
     Returns
     -------

@@ -1,17 +1,23 @@
-"""``admcuda bench``: ADM-only throughput of the CUDA backend, and the CPU reference's time.
+"""``admcuda bench``: the speed of ``admcuda score`` itself, with its limits beside it.
 
-For each frame size it reports frames per second (one frame = one reference/distorted
-pair, all 18 outputs computed):
+For each frame size the benchmark writes a raw 8-bit 4:2:0 reference and distorted
+file to a temporary folder (so they sit in the page cache) and reports, from one run:
 
-- ``resident``: frames already on the GPU (CuPy arrays), scored in batches;
-  ``gpu`` counts the GPU stages up to the integer accumulators, ``total`` adds the host
-  float finish (libvmaf's ``powf`` steps, run by the reference's own functions);
-- ``disk``: frames read from raw 4:2:0 YUV files just written to a temporary folder
-  (so from the page cache), through pinned buffers, finish included;
-- ``cpu``: the NumPy reference, seconds per frame.
+- ``cli``: ``admcuda score REF DIS --backend cuda`` run as a child process, the path
+  users run: start-up (process start to the first scored batch, from ``--stats``),
+  steady-state frames/s (after the first batch) and the whole process's wall time;
+  run twice, the first run warming CuPy's kernel cache, the second reported;
+- ``ceiling``: the same files read into page-locked buffers by the same pipeline and
+  copied to the GPU with no compute: the I/O limit, and the CLI's share of it;
+- ``resident``: frames already on the GPU; ``gpu`` the GPU stages up to the integer
+  accumulators, ``e2e`` with the batched host finish;
+- with ``--libvmaf PATH/TO/libvmaf.so`` (or ``$ADMCUDA_LIBVMAF``): libvmaf on the same
+  frames through its public C API, its CPU ``adm`` on every core and, where that
+  library was built with CUDA, its ``adm_cuda`` fed from host pictures, with ratios.
 
-Content is seeded random noise on a smooth picture, distorted by noise, so that no stage
-sees constant input.
+``--cpu-scaling`` times the CPU backend (``admcuda score --backend cpu``) at one thread
+and at all cores on 1080p frames. Content is a smooth picture with noise, distorted by
+more noise, a few distinct frames repeated, so that no stage sees constant input.
 """
 
 from __future__ import annotations
@@ -19,7 +25,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -27,12 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
-from admcuda._libvmaf import find_libvmaf, time_libvmaf_adm
+from admcuda._libvmaf import find_libvmaf
 
 __all__ = ["main"]
 
 _DEFAULT_SIZES = ("576x324", "1920x1080", "3840x2160")
-_CPU_SIZES = ("576x324", "1920x1080")
+_UNIQUE_FRAMES = 8
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -44,6 +53,14 @@ def _size(text: str) -> tuple[int, int]:
     if min(size) <= 16:
         raise argparse.ArgumentTypeError(f"size must be above 16x16, got {text!r}")
     return size
+
+
+def default_frames(w: int, h: int) -> int:
+    """Frames per file: 2,000 at 576x324 and below, 1,000 to 1080p, 300 above."""
+    pixels = w * h
+    if pixels <= 576 * 324:
+        return 2000
+    return 1000 if pixels <= 1920 * 1080 else 300
 
 
 def _frames_host(n: int, w: int, h: int, bitdepth: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,6 +80,25 @@ def _frames_host(n: int, w: int, h: int, bitdepth: int, seed: int) -> tuple[np.n
     return ref, dis
 
 
+def _write_yuv420(path: Path, planes: np.ndarray, frames: int) -> None:
+    """``frames`` 4:2:0 frames cycling through ``planes`` (mid-grey chroma)."""
+    k, h, w = planes.shape
+    dtype = planes.dtype.newbyteorder("<")
+    chroma = np.full(2 * ((w + 1) // 2) * ((h + 1) // 2), 1 << (dtype.itemsize * 8 - 1), dtype)
+    block = b"".join(planes[i].astype(dtype).tobytes() + chroma.tobytes() for i in range(k))
+    with open(path, "wb") as f:
+        for _ in range(frames // k):
+            f.write(block)
+        f.write(block[: (frames % k) * (len(block) // k)])
+
+
+def _luma_view(path: Path, n: int, w: int, h: int, dtype: np.dtype) -> np.ndarray:
+    """Luma planes of a 4:2:0 file as a read-only memory map, (n, h, w), no copy."""
+    frame = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
+    mm = np.memmap(path, dtype=np.dtype(dtype).newbyteorder("<"), mode="r", shape=(n, frame))
+    return mm[:, : w * h].reshape(n, h, w)
+
+
 def _median_time(fn: Callable[[], object], repeats: int) -> float:
     fn()  # warm-up: compilation, allocation, first-touch
     times = []
@@ -73,61 +109,104 @@ def _median_time(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def _write_yuv420(path: Path, planes: np.ndarray) -> None:
-    n, h, w = planes.shape
-    chroma = np.full(
-        2 * ((w + 1) // 2) * ((h + 1) // 2),
-        1 << (planes.dtype.itemsize * 8 - 1),
-        dtype=planes.dtype,
-    )
-    with open(path, "wb") as f:
-        for k in range(n):
-            f.write(planes[k].astype(planes.dtype.newbyteorder("<")).tobytes())
-            f.write(chroma.tobytes())
+# ---- the CLI path --------------------------------------------------------------------------
 
 
-def _luma_view(path: Path, n: int, w: int, h: int, dtype: np.dtype) -> np.ndarray:
-    """Luma planes of a 4:2:0 file as a read-only memory map, (n, h, w), no copy."""
-    frame = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
-    mm = np.memmap(path, dtype=np.dtype(dtype).newbyteorder("<"), mode="r", shape=(n, frame))
-    return mm[:, : w * h].reshape(n, h, w)
+def _parse_stats(stderr: str) -> dict[str, float]:
+    for line in stderr.splitlines():
+        if line.startswith("admcuda: stats: "):
+            pairs = (p.split("=", 1) for p in line.split(": ", 2)[2].split())
+            return {k: float(v) for k, v in pairs}
+    raise RuntimeError(f"admcuda score printed no stats line; stderr: {stderr[-500:]}")
 
 
-def _timed_fps(fn: Callable[[], object], frames: int, repeats: int) -> float:
-    return frames / _median_time(fn, repeats)
+def cli_run(args: Sequence[str], *, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``admcuda score ARGS --stats -q`` as a child process; its stats and wall time."""
+    cmd = [sys.executable, "-m", "admcuda", "score", *args, "--stats", "-q"]
+    t0 = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.time() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr[-500:]}")
+    out = _parse_stats(proc.stderr)
+    out["wall_s"] = wall
+    out["startup_outside_s"] = out["first_done"] - t0  # from the fork, for a cross-check
+    return out
 
 
-def _bench_size(w: int, h: int, args: argparse.Namespace) -> dict[str, float]:
+# ---- the ceiling: the pipeline's reads and uploads, no compute --------------------------------
+
+
+class CopyEngine:
+    """A pipeline engine that only uploads each batch's planes to the GPU: what reading
+    and copying alone allow."""
+
+    def __init__(self, width: int, height: int, dtype: np.dtype, batch: int, inputs: int) -> None:
+        import cupy as cp
+
+        self._cp = cp
+        self.batch = batch
+        self._stream = cp.cuda.Stream(non_blocking=True)
+        self._dev = [cp.empty((batch, height, width), dtype) for _ in range(1 + inputs)]
+        self._blocks: list = []
+
+    def host_empty(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        mem = self._cp.cuda.alloc_pinned_memory(int(np.prod(shape)) * np.dtype(dtype).itemsize)
+        self._blocks.append(mem)
+        return np.frombuffer(mem, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+
+    def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int):  # noqa: ANN201
+        cp = self._cp
+        for dst, src in zip(self._dev, (ref, *dis), strict=False):
+            nbytes = src[:frames].nbytes
+            cp.cuda.runtime.memcpyAsync(
+                dst.data.ptr, src.ctypes.data, nbytes, cp.cuda.runtime.memcpyHostToDevice,
+                self._stream.ptr,
+            )  # fmt: skip
+        ev = cp.cuda.Event(disable_timing=True)
+        ev.record(self._stream)
+        return ev, len(dis)
+
+    def collect(self, ticket) -> list[dict[str, np.ndarray]]:  # noqa: ANN001
+        ev, sets = ticket
+        ev.synchronize()
+        return [{} for _ in range(sets)]
+
+
+def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int) -> float:
+    """Frames/s of the pipeline reading ``ref`` and ``dis`` and uploading them, no compute."""
+    from admcuda.pipeline import make_source, run
+    from admcuda.yuv import YuvReader
+
+    dtype = np.dtype(np.uint8 if bitdepth == 8 else np.uint16)
+    with YuvReader(ref, width=w, height=h, bitdepth=bitdepth) as r, YuvReader(
+        dis, width=w, height=h, bitdepth=bitdepth
+    ) as d:  # fmt: skip
+        engine = CopyEngine(w, h, dtype, batch, 1)
+        t0 = time.perf_counter()
+        run(make_source(r), [make_source(d)], engine, width=w, height=h, dtype=dtype)
+        return r.num_frames / (time.perf_counter() - t0)
+
+
+# ---- frames resident on the GPU ----------------------------------------------------------------
+
+
+def resident_fps(w: int, h: int, bitdepth: int, repeats: int) -> dict[str, float]:
+    """GPU stages alone and with the batched finish, frames already on the device."""
     import cupy as cp
 
-    from admcuda.backends.cuda import CudaAdm, auto_batch
+    from admcuda.backends import engine_for
     from admcuda.options import AdmOptions
 
-    batch = args.batch or auto_batch(w, h)
-    n = args.frames or max(batch * 4, 64)
-    ref_h, dis_h = _frames_host(min(n, 16), w, h, 8, seed=w * h)
-    out: dict[str, float] = {"frames": n}
-    with CudaAdm(w, h, 8, AdmOptions(), batch=batch, finish_workers=args.finish_workers) as adm:
-        out["batch"] = adm.batch
-        reps = -(-n // ref_h.shape[0])
+    with engine_for("cuda", w, h, bitdepth, AdmOptions(), host_memory=1 << 62) as adm:
+        n = adm.batch * 4
+        ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, bitdepth, seed=w * h + bitdepth)
+        reps = -(-n // _UNIQUE_FRAMES)
         ref = cp.asarray(np.concatenate([ref_h] * reps)[:n])
         dis = cp.asarray(np.concatenate([dis_h] * reps)[:n])
-        out["resident_gpu_fps"] = _timed_fps(
-            lambda: adm.integer_accumulators(ref, [dis]), n, args.repeats
-        )
-        out["resident_total_fps"] = _timed_fps(lambda: adm.scores(ref, dis), n, args.repeats)
-        ref = dis = None
-        if not args.skip_disk:
-            frame_bytes = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
-            nd = max(min(n, args.disk_frames, (512 << 20) // frame_bytes), 1)
-            reps = -(-nd // ref_h.shape[0])
-            with tempfile.TemporaryDirectory(prefix="admcuda-bench-") as tmp:
-                rp, dp = Path(tmp) / "ref.yuv", Path(tmp) / "dis.yuv"
-                _write_yuv420(rp, np.concatenate([ref_h] * reps)[:nd])
-                _write_yuv420(dp, np.concatenate([dis_h] * reps)[:nd])
-                rv, dv = _luma_view(rp, nd, w, h, np.uint8), _luma_view(dp, nd, w, h, np.uint8)
-                out["disk_total_fps"] = _timed_fps(lambda: adm.scores(rv, dv), nd, args.repeats)
-    return out
+        gpu = n / _median_time(lambda: adm.integer_accumulators(ref, [dis]), repeats)
+        e2e = n / _median_time(lambda: adm.score_arrays_multi(ref, [dis]), repeats)
+        return {"batch": adm.batch, "gpu_fps": gpu, "e2e_fps": e2e}
 
 
 def _profile(w: int, h: int, batch: int) -> dict[str, float]:
@@ -171,17 +250,71 @@ def _profile(w: int, h: int, batch: int) -> dict[str, float]:
     return dict(times)
 
 
-def _bench_cpu(w: int, h: int, frames: int) -> float:
-    from admcuda.options import AdmOptions
-    from admcuda.reference import compute_adm
+# ---- one size ------------------------------------------------------------------------------
 
-    opts = AdmOptions()
-    ref, dis = _frames_host(frames, w, h, 8, seed=1)
-    compute_adm(ref[0], dis[0], 8, opts)
-    t0 = time.perf_counter()
-    for k in range(frames):
-        compute_adm(ref[k], dis[k], 8, opts)
-    return (time.perf_counter() - t0) / frames
+
+def _bench_size(w: int, h: int, args: argparse.Namespace, so: str | None) -> dict[str, float]:
+    from admcuda.backends.cuda import auto_batch
+    from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
+
+    bd = args.bitdepth
+    n = args.frames or default_frames(w, h)
+    out: dict[str, float] = {"frames": n}
+    ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, bd, seed=w * h)
+    with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=args.tmp) as tmp:
+        rp, dp = Path(tmp) / "ref.yuv", Path(tmp) / "dis.yuv"
+        _write_yuv420(rp, ref_h, n)
+        _write_yuv420(dp, dis_h, n)
+        flags = [str(rp), str(dp), "-w", str(w), "-h", str(h), "-b", str(bd)]
+        flags += ["--backend", "cuda", "--json", "-o", str(Path(tmp) / "out.json")]
+        cold = cli_run(flags)
+        warm = cli_run(flags)
+        out.update(
+            cli_fps=warm["steady_fps"],
+            cli_startup_s=warm["startup_s"],
+            cli_startup_cold_s=cold["startup_s"],
+            cli_wall_s=warm["wall_s"],
+            cli_batches=warm["batches"],
+        )
+        itemsize = 1 if bd == 8 else 2
+        batch = plan_batch(
+            w * h * itemsize, 2, preferred=auto_batch(w, h), frames=n,
+            host_memory=DEFAULT_HOST_MEMORY,
+        )  # fmt: skip
+        out["ceiling_fps"] = statistics.median(
+            ceiling_fps(rp, dp, w, h, bd, batch) for _ in range(3)
+        )
+        if so:
+            from admcuda._libvmaf import libvmaf_has_cuda, time_libvmaf
+
+            rv, dv = _luma_view(rp, n, w, h, ref_h.dtype), _luma_view(dp, n, w, h, ref_h.dtype)
+            lim = min(n, args.libvmaf_frames) if args.libvmaf_frames else n
+            out["libvmaf_cpu_fps"] = time_libvmaf(so, rv[:lim], dv[:lim], bd, threads=0)["fps"]
+            if libvmaf_has_cuda(so):
+                out["libvmaf_cuda_fps"] = time_libvmaf(so, rv, dv, bd, cuda=True)["fps"]
+            del rv, dv
+    out.update({f"resident_{k}": v for k, v in resident_fps(w, h, bd, args.repeats).items()})
+    return out
+
+
+def _cpu_scaling(args: argparse.Namespace) -> dict[str, float]:
+    """Steady frames/s of ``admcuda score --backend cpu`` at 1 thread and at all cores."""
+    from admcuda.backends.cpu import default_threads
+
+    w, h = 1920, 1080
+    cores = default_threads()
+    ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, 8, seed=3)
+    out: dict[str, float] = {"cores": cores}
+    with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=args.tmp) as tmp:
+        for threads, frames in ((1, 24), (cores, 12 * cores)):
+            rp, dp = Path(tmp) / "ref.yuv", Path(tmp) / "dis.yuv"
+            _write_yuv420(rp, ref_h, frames)
+            _write_yuv420(dp, dis_h, frames)
+            flags = [str(rp), str(dp), "-w", str(w), "-h", str(h), "--backend", "cpu"]
+            r = cli_run([*flags, "--threads", str(threads)])
+            out[f"fps_{threads}"] = r["steady_fps"]
+    out["scaling"] = out[f"fps_{cores}"] / out["fps_1"]
+    return out
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -195,39 +328,31 @@ def _parser() -> argparse.ArgumentParser:
         help="frame sizes (default: %(default)s)",
     )
     p.add_argument(
-        "--batch", type=int, default=0, help="frames per launch (default: by frame size, 64..512)"
-    )
-    p.add_argument(
         "--frames",
         type=int,
         default=0,
-        help="frames per timed run (default: 4 batches, at least 64)",
+        help="frames per file (default: 2,000 at 576x324, 1,000 to 1080p, 300 above)",
     )
-    p.add_argument(
-        "--disk-frames",
-        type=int,
-        default=256,
-        help="at most this many frames in the YUV files (default: 256)",
-    )
+    p.add_argument("--bitdepth", type=int, choices=(8, 10, 12, 16), default=8)
     p.add_argument("--repeats", type=int, default=3, help="timed runs, median taken (default: 3)")
-    p.add_argument(
-        "--finish-workers",
-        type=int,
-        default=max(min((os.cpu_count() or 1) - 2, 14), 0),
-        help="processes for the host float finish (default: CPUs - 2, at most 14)",
-    )
-    p.add_argument(
-        "--cpu-frames",
-        type=int,
-        default=3,
-        help="frames timed for the CPU reference (default: 3; 0 skips it)",
-    )
-    p.add_argument("--skip-disk", action="store_true", help="skip the YUV-file measurement")
+    p.add_argument("--tmp", metavar="DIR", help="folder for the temporary YUV files")
     p.add_argument(
         "--libvmaf",
         metavar="SO",
-        help="a libvmaf.so you built: time its CPU adm beside the reference "
-        "(default: $ADMCUDA_LIBVMAF)",
+        help="a libvmaf.so you built: time its CPU adm (and adm_cuda, if built with CUDA) "
+        "in the same run (default: $ADMCUDA_LIBVMAF)",
+    )
+    p.add_argument(
+        "--libvmaf-frames",
+        type=int,
+        default=0,
+        help="frames for libvmaf's CPU path (default: all)",
+    )
+    p.add_argument("--skip-gpu", action="store_true", help="skip the GPU measurements")
+    p.add_argument(
+        "--cpu-scaling",
+        action="store_true",
+        help="time the CPU backend at 1 thread and at all cores (1080p)",
     )
     p.add_argument(
         "--profile",
@@ -237,70 +362,71 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _fmt(v: float | None, spec: str = ",.0f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print one table; returns the exit status."""
     args = _parser().parse_args(argv)
-    from admcuda.backends.cuda import auto_batch, cuda_available
-
-    rows = []
-    if cuda_available():
-        import cupy as cp
-
-        dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        name = dev["name"].decode() if isinstance(dev["name"], bytes) else dev["name"]
-        print(f"device: {name}, finish workers {args.finish_workers}")
-        for w, h in args.sizes:
-            r = _bench_size(w, h, args)
-            rows.append((f"{w}x{h}", r))
-            print(f"  {w}x{h}: " + ", ".join(f"{k} {v:,.0f}" for k, v in r.items()), flush=True)
-            if args.profile:
-                prof = _profile(w, h, args.batch or auto_batch(w, h))
-                print(
-                    "    us/frame: "
-                    + ", ".join(f"{k} {v:.2f}" for k, v in prof.items())
-                    + f"; sum {sum(prof.values()):.2f}",
-                    flush=True,
-                )
-    else:
-        print("no CUDA device: GPU measurements skipped")
-    cpu: dict[str, float] = {}
-    lib: dict[str, tuple[float, float]] = {}
     so = find_libvmaf(args.libvmaf)
-    if args.cpu_frames > 0:
-        for text in _CPU_SIZES:
-            w, h = _size(text)
-            cpu[text] = _bench_cpu(w, h, args.cpu_frames)
-            if so:
-                ref, dis = _frames_host(1, w, h, 8, seed=1)
-                n = max(args.cpu_frames, 10)
-                lib[text] = (
-                    time_libvmaf_adm(so, ref[0], dis[0], 8, n, scalar=True),
-                    time_libvmaf_adm(so, ref[0], dis[0], 8, n, scalar=False),
-                )
+    rows: list[tuple[str, dict[str, float]]] = []
+    if not args.skip_gpu:
+        from admcuda.backends.cuda import auto_batch, cuda_available
 
-    print()
-    print(
-        f"{'size':>10} {'resident gpu':>13} {'resident':>10} {'disk':>10} {'cpu s/frame':>12}"
-        + (f" {'libvmaf C':>10} {'libvmaf SIMD':>12}" if lib else "")
-    )
-    print(f"{'':>10} {'fps':>13} {'fps':>10} {'fps':>10} {'':>12}")
-    names = [r[0] for r in rows] + [s for s in cpu if s not in dict(rows)]
-    for size in names:
-        r = dict(rows).get(size, {})
+        if not cuda_available():
+            print("no CUDA device: GPU measurements skipped")
+        else:
+            import cupy as cp
 
-        def cell(key: str, r: dict = r) -> str:
-            return f"{r[key]:,.0f}" if key in r else "-"
+            dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+            name = dev["name"].decode() if isinstance(dev["name"], bytes) else dev["name"]
+            free = shutil.disk_usage(args.tmp or tempfile.gettempdir()).free >> 30
+            print(f"device: {name}; {os.cpu_count()} CPUs; {free} GiB free for the files")
+            for w, h in args.sizes:
+                r = _bench_size(w, h, args, so)
+                rows.append((f"{w}x{h}", r))
+                print(f"  {w}x{h}: " + ", ".join(f"{k} {v:,.3f}" for k, v in r.items()), flush=True)
+                if args.profile:
+                    prof = _profile(w, h, auto_batch(w, h))
+                    print(
+                        "    us/frame: "
+                        + ", ".join(f"{k} {v:.2f}" for k, v in prof.items())
+                        + f"; sum {sum(prof.values()):.2f}",
+                        flush=True,
+                    )
+    scaling = _cpu_scaling(args) if args.cpu_scaling else None
 
-        c = f"{cpu[size]:.3f}" if size in cpu else "-"
-        side = ""
-        if size in lib:
-            side = f" {lib[size][0]:>10.3f} {lib[size][1]:>12.3f}"
-        print(
-            f"{size:>10} {cell('resident_gpu_fps'):>13} {cell('resident_total_fps'):>10} "
-            f"{cell('disk_total_fps'):>10} {c:>12}{side}"
+    if rows:
+        print()
+        print(f"admcuda score --backend cuda, {args.bitdepth}-bit 4:2:0 raw files in the page cache")
+        head = (
+            f"{'size':>10} {'frames':>6} {'cli fps':>9} {'start s':>8} {'ceiling':>9} "
+            f"{'of ceil':>7} {'res gpu':>9} {'res e2e':>9} {'e2e/gpu':>7} "
+            f"{'vmaf cpu':>9} {'vmaf cuda':>9} {'x cpu':>6} {'x cuda':>6}"
         )
-    if args.cpu_frames > 0 and not so:
-        print("(libvmaf not timed: give --libvmaf PATH/TO/libvmaf.so or set ADMCUDA_LIBVMAF)")
+        print(head)
+        for size, r in rows:
+            lc, lg = r.get("libvmaf_cpu_fps"), r.get("libvmaf_cuda_fps")
+            print(
+                f"{size:>10} {r['frames']:>6.0f} {_fmt(r['cli_fps']):>9} "
+                f"{r['cli_startup_s']:>8.2f} {_fmt(r['ceiling_fps']):>9} "
+                f"{r['cli_fps'] / r['ceiling_fps']:>7.0%} {_fmt(r['resident_gpu_fps']):>9} "
+                f"{_fmt(r['resident_e2e_fps']):>9} "
+                f"{r['resident_e2e_fps'] / r['resident_gpu_fps']:>7.0%} {_fmt(lc):>9} "
+                f"{_fmt(lg):>9} {_fmt(r['cli_fps'] / lc if lc else None, '.1f'):>6} "
+                f"{_fmt(r['cli_fps'] / lg if lg else None, '.1f'):>6}"
+            )
+        if not so:
+            print("(libvmaf not timed: give --libvmaf PATH/TO/libvmaf.so or set ADMCUDA_LIBVMAF)")
+    if scaling:
+        print()
+        c = int(scaling["cores"])
+        print(
+            f"CPU backend, 1080p, steady fps: 1 thread {scaling['fps_1']:.2f}, {c} threads "
+            f"{scaling[f'fps_{c}']:.2f}: {scaling['scaling']:.2f}x "
+            f"({scaling['scaling'] / c:.2f} of linear)"
+        )
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -80,25 +80,35 @@ class CpuEngine:
         self._use_pool = self.threads > 1 and not small
         self.batch = 4 * self.threads if self._use_pool else 8
         self._pool: ProcessPoolExecutor | None = None
+        if self._use_pool:
+            self._start_pool()
 
     def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         return np.empty(shape, dtype=dtype)
 
+    def _start_pool(self) -> None:
+        """Fork the workers now, before the pipeline starts its threads. Fork, not spawn:
+        spawn re-imports the caller's main module, which breaks a plain script without a
+        ``__main__`` guard; the workers run NumPy only, never CUDA, so a parent that
+        initialised CUDA is no obstacle."""
+        import multiprocessing
+
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self._pool = ProcessPoolExecutor(
+            self.threads, mp_context=multiprocessing.get_context(method)
+        )
+        self._pool.submit(int).result()  # with fork, every worker starts at the first task
+
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            import multiprocessing
-
-            # spawn: a parent that touched CUDA must not fork it into the workers.
-            self._pool = ProcessPoolExecutor(
-                self.threads, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._start_pool()
+        assert self._pool is not None
         return self._pool
 
     def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> Any:
         """Score ``frames`` pairs per distorted input; on the pool, asynchronously."""
         if not self._use_pool:
-            return [_score_pairs(ref[i], [d[i] for d in dis], self.bitdepth, self.opts)
-                    for i in range(frames)]  # fmt: skip
+            return (ref, dis, frames)  # scored in collect, so reading overlaps scoring
         pool = self._executor()
         return [
             pool.submit(_score_pairs, ref[i].copy(), [d[i].copy() for d in dis], self.bitdepth,
@@ -107,7 +117,12 @@ class CpuEngine:
         ]  # fmt: skip
 
     def collect(self, ticket: Any) -> list[dict[str, np.ndarray]]:
-        rows = [t.result() if isinstance(t, Future) else t for t in ticket]
+        if isinstance(ticket, tuple):
+            ref, dis, frames = ticket
+            rows = [_score_pairs(ref[i], [d[i] for d in dis], self.bitdepth, self.opts)
+                    for i in range(frames)]  # fmt: skip
+        else:
+            rows = [t.result() for t in ticket]
         sets = len(rows[0]) if rows else 0
         out = []
         for m in range(sets):

@@ -1,0 +1,200 @@
+"""The streaming pipeline: many batches, ladders of unequal lengths, frame controls and
+failures, against the per-frame reference; and the same through the CUDA engine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _media import write_y4m
+
+import admcuda
+from admcuda.backends import engine_for, score_iterables
+from admcuda.backends.cpu import CpuEngine
+from admcuda.errors import AdmError
+from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
+from admcuda.pipeline import RunStats, make_source, plan_batch, run
+from admcuda.reference import compute_adm
+from admcuda.yuv import YuvReader
+
+W, H = 24, 20
+
+
+def clip(seed: int, n: int, bits: int = 8) -> np.ndarray:
+    """``n`` frames of a smooth picture with noise (never constant)."""
+    rng = np.random.default_rng(seed)
+    top = (1 << bits) - 1
+    y, x = np.mgrid[0:H, 0:W]
+    base = top * (0.5 + 0.3 * np.sin(x / 3.0 + y / 5.0 + seed))
+    noise = rng.normal(0, top / 12, (n, H, W))
+    return np.clip(base + noise, 0, top).astype(np.uint8 if bits == 8 else np.uint16)
+
+
+def write_yuv(path, planes):
+    dtype = planes.dtype.newbyteorder("<")
+    chroma = np.zeros(2 * ((W + 1) // 2) * ((H + 1) // 2), dtype)
+    path.write_bytes(b"".join(p.astype(dtype).tobytes() + chroma.tobytes() for p in planes))
+    return path
+
+
+def expected(ref, dis, opts, bits=8, select=slice(None)):
+    names = feature_names(opts)
+    wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
+    out = []
+    for r, d in list(zip(ref, dis, strict=False))[select]:
+        scores = compute_adm(r, d, bits, opts)
+        out.append({names[k]: float(scores[k]) for k in wanted})
+    return out
+
+
+def assert_frames_equal(got, want):
+    assert len(got) == len(want)
+    bad = [
+        (i, k, g[k], w[k])
+        for i, (g, w) in enumerate(zip(got, want, strict=True))
+        for k in w
+        if not (g[k] == w[k] or (g[k] != g[k] and w[k] != w[k]))
+    ]
+    assert not bad, f"{len(bad)} values differ, first {bad[:3]}"
+
+
+@pytest.fixture
+def ladder(tmp_path):
+    """A 41-frame reference and rungs of 41, 17, 33, 8 and 1 frames (some Y4M)."""
+    ref = clip(1, 41)
+    rungs = [clip(2, 41), clip(3, 17), clip(4, 33), clip(5, 8), clip(6, 1)]
+    paths = [write_yuv(tmp_path / "ref.yuv", ref)]
+    for k, r in enumerate(rungs):
+        raw = write_yuv(tmp_path / f"d{k}.yuv", r)
+        paths.append(write_y4m(raw, tmp_path / f"d{k}.y4m", W, H, "420", 8) if k % 2 else raw)
+    return ref, rungs, paths
+
+
+def test_ladder_of_unequal_lengths_equals_per_frame_reference(ladder, monkeypatch):
+    ref, rungs, paths = ladder
+    batches = []
+    real = CpuEngine.submit
+
+    def submit(self, r, d, frames):
+        batches.append((len(d), frames))
+        return real(self, r, d, frames)
+
+    monkeypatch.setattr(CpuEngine, "submit", submit)
+    opts = AdmOptions.from_mapping({"debug": "true", "egl": "1.2"})
+    got = admcuda.score_ladder(paths[0], paths[1:], width=W, height=H, options=opts,
+                               backend="cpu")  # fmt: skip
+    for g, r in zip(got, rungs, strict=True):
+        assert_frames_equal(g, expected(ref, r, opts))
+    # Batches of 8 frames: each rung takes part while it has frames (the 8-frame rung in
+    # the first batch only, the 1-frame rung too), the last batch holds frame 40 alone.
+    assert batches == [(5, 8), (3, 8), (3, 8), (2, 8), (2, 8), (1, 1)]
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"frame_skip_ref": 3, "frame_skip_dist": 1},
+        {"subsample": 3},
+        {"frame_cnt": 13, "subsample": 2, "frame_skip_dist": 2},
+    ],
+)
+def test_frame_controls_on_positioned_reads(ladder, kw):
+    ref, rungs, paths = ladder
+    opts = AdmOptions()
+    got = admcuda.score_files(paths[0], paths[3], width=W, height=H, backend="cpu", **kw)
+    r = ref[kw.get("frame_skip_ref", 0) :]
+    d = rungs[2][kw.get("frame_skip_dist", 0) :]
+    n = min(len(r), len(d), kw.get("frame_cnt", 10**9))
+    step = kw.get("subsample", 1)
+    assert_frames_equal(got, expected(r[:n], d[:n], opts, select=slice(None, None, step)))
+
+
+def test_iterables_through_the_pipeline_match_files():
+    ref, dis = clip(7, 19), clip(8, 11)
+    opts = AdmOptions()
+    with CpuEngine(W, H, 8, opts, threads=1) as engine:
+        (arrays,) = score_iterables(engine, iter(ref), [iter(dis)], W, H, 8)
+    want = [compute_adm(r, d, 8, opts) for r, d in zip(ref, dis, strict=False)]
+    assert len(arrays["integer_adm2"]) == len(want) == 11
+    for key in want[0]:
+        assert np.array_equal(arrays[key], [w[key] for w in want], equal_nan=True), key
+
+
+def test_ten_bit_sample_out_of_range_is_an_error(tmp_path):
+    planes = clip(9, 12, bits=10)
+    planes[10, 3, 4] = 1 << 10
+    path = write_yuv(tmp_path / "a.yuv", planes)
+    with pytest.raises(AdmError, match=r"frame 10 has sample value 1024, too large for 10 bits"):
+        admcuda.score_files(path, path, width=W, height=H, bitdepth=10, backend="cpu")
+
+
+def test_file_truncated_while_reading_is_an_error(tmp_path):
+    path = write_yuv(tmp_path / "a.yuv", clip(10, 12))
+    with YuvReader(path, width=W, height=H) as reader:
+        source = make_source(reader)
+        path.write_bytes(path.read_bytes()[: reader.frame_size * 5])  # shrinks under us
+        with CpuEngine(W, H, 8, AdmOptions(), threads=1) as engine:
+            with pytest.raises(AdmError, match="ended inside frame 5"):
+                run(source, [source], engine, width=W, height=H, dtype=np.uint8)
+
+
+def test_stats_count_frames_and_batches(ladder):
+    ref, rungs, paths = ladder
+    stats = RunStats()
+    with YuvReader(paths[0], width=W, height=H) as r, YuvReader(paths[1], width=W, height=H) as d:
+        with CpuEngine(W, H, 8, AdmOptions(), threads=1) as engine:
+            (out,) = run(make_source(r), [make_source(d)], engine, width=W, height=H,
+                         dtype=np.uint8, stats=stats)  # fmt: skip
+    assert len(out["integer_adm2"]) == 41
+    assert (stats.frames, stats.batches, stats.first_batch_frames) == (41, 6, 8)
+    assert stats.end >= stats.first_done and stats.steady_fps() > 0
+
+
+def test_plan_batch_stays_within_the_host_budget():
+    frame = 1920 * 1080
+    assert plan_batch(frame, 2, preferred=64) == 64  # 3 slots x 2 x 64 x 2 MB < 1 GiB
+    assert plan_batch(frame, 2, preferred=128) == (1 << 30) // (3 * 2 * frame)  # 86
+    small = plan_batch(frame, 5, preferred=128, host_memory=64 << 20)
+    assert small == (64 << 20) // (3 * 5 * frame) and 3 * 5 * frame * small <= 64 << 20
+    assert plan_batch(frame, 2, preferred=128, frames=3) == 3
+    assert plan_batch(frame * 1000, 2, preferred=64, host_memory=1) == 1
+
+
+def test_engine_for_the_cpu_keeps_small_runs_in_process():
+    assert not engine_for("cpu", W, H, 8, AdmOptions(), frames=100, threads=4)._use_pool
+    with pytest.raises(AdmError, match="unknown backend"):
+        engine_for("tpu", W, H, 8, AdmOptions())
+
+
+# ---- the same through the GPU engine ------------------------------------------------------
+
+
+def _cuda_ok() -> bool:
+    try:
+        from admcuda.backends.cuda import cuda_available
+
+        return cuda_available()
+    except ImportError:
+        return False
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
+@pytest.mark.parametrize("bits", [8, 10])
+def test_cuda_pipeline_ladder_equals_per_frame_reference(ladder, tmp_path, bits):
+    ref, rungs, paths = ladder
+    if bits != 8:
+        ref = (ref.astype(np.uint16) << 2) | 3
+        rungs = [(r.astype(np.uint16) << 2) | 1 for r in rungs]
+        paths = [write_yuv(tmp_path / "ref10.yuv", ref)]
+        paths += [write_yuv(tmp_path / f"d{k}_10.yuv", r) for k, r in enumerate(rungs)]
+    opts = AdmOptions.from_mapping({"debug": "true"})
+    stats = RunStats()
+    from admcuda import _run_ladder
+
+    run_ = _run_ladder(
+        paths[0], paths[1:], width=W, height=H, pixel_format=None, bitdepth=bits, opts=opts,
+        backend="cuda", host_memory=3 * 6 * W * H * 2 * 8, stats=stats,
+    )  # fmt: skip
+    assert stats.batches > 4  # a host budget of 8 frames a slot: many batches
+    for g, r in zip(run_.frames, rungs, strict=True):
+        assert_frames_equal(g, expected(ref, r, opts, bits=bits))
