@@ -174,8 +174,9 @@ class CopyEngine:
 
 
 def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int) -> float:
-    """Frames/s of the pipeline reading ``ref`` and ``dis`` and uploading them, no compute."""
-    from admcuda.pipeline import make_source, run
+    """Steady frames/s (after the first batch, as the CLI's figure) of the pipeline reading
+    ``ref`` and ``dis`` and uploading them, no compute."""
+    from admcuda.pipeline import RunStats, make_source, run
     from admcuda.yuv import YuvReader
 
     dtype = np.dtype(np.uint8 if bitdepth == 8 else np.uint16)
@@ -183,9 +184,9 @@ def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int)
         dis, width=w, height=h, bitdepth=bitdepth
     ) as d:  # fmt: skip
         engine = CopyEngine(w, h, dtype, batch, 1)
-        t0 = time.perf_counter()
-        run(make_source(r), [make_source(d)], engine, width=w, height=h, dtype=dtype)
-        return r.num_frames / (time.perf_counter() - t0)
+        stats = RunStats()
+        run(make_source(r), [make_source(d)], engine, width=w, height=h, dtype=dtype, stats=stats)
+        return stats.steady_fps() or 0.0
 
 
 # ---- frames resident on the GPU ----------------------------------------------------------------
@@ -399,7 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if rows:
         print()
-        print(f"admcuda score --backend cuda, {args.bitdepth}-bit 4:2:0 raw files in the page cache")
+        print(
+            f"admcuda score --backend cuda, {args.bitdepth}-bit 4:2:0 raw files in the page cache"
+        )
         head = (
             f"{'size':>10} {'frames':>6} {'cli fps':>9} {'start s':>8} {'ceiling':>9} "
             f"{'of ceil':>7} {'res gpu':>9} {'res e2e':>9} {'e2e/gpu':>7} "

@@ -348,22 +348,27 @@ def run(
     """
     batch = engine.batch
     shape = (batch, height, width)
-    ring = [
-        _Slot(engine.host_empty(shape, dtype), [engine.host_empty(shape, dtype) for _ in dis])
-        for _ in range(max(slots, 2))
-    ]
     free: queue.Queue[_Slot | None] = queue.Queue()
-    for s in ring:
-        free.put(s)
     filled: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
     pool = ThreadPoolExecutor(threads or read_threads(), thread_name_prefix="admcuda-read")
+    made = [0]
+
+    def next_slot() -> _Slot | None:
+        """A free slot; the ring's slots are made on first need, by the reader, so that
+        page-locking them overlaps the first batches instead of delaying them."""
+        if made[0] < max(slots, 2) and free.empty():
+            made[0] += 1
+            return _Slot(
+                engine.host_empty(shape, dtype), [engine.host_empty(shape, dtype) for _ in dis]
+            )
+        return free.get()
 
     def reader() -> None:
         active = list(range(len(dis)))
         try:
             while active and not stop.is_set():
-                slot = free.get()
+                slot = next_slot()
                 if slot is None or stop.is_set():
                     break
                 pending_ref = ref.start(slot.ref, batch, pool)

@@ -32,6 +32,7 @@ from admcuda.backends.cuda import (
     cuda_available,
     dwt2,
     dwt2_s123,
+    finish_frame,
     scale_geometries,
 )
 
@@ -431,13 +432,18 @@ def test_multi_shares_reference(size):
     assert_same_scores(multi[1], want, "multi vs reference")
 
 
-def test_finish_workers_same_scores():
-    """The host finish in worker processes gives the in-process numbers."""
-    opts = make_opts({"adm_skip_aim": "true"})
+@pytest.mark.parametrize(
+    "options", [{}, {"adm_skip_aim": "true"}, {"adm_skip_scale0": "true", "egl": "1.2"}]
+)
+def test_batched_finish_equals_per_frame_finish(options):
+    """The engine's batched host finish gives, frame by frame, what the reference's own
+    finish (finish_frame) makes of the same GPU accumulators, over several batches."""
+    opts = make_opts(options)
     refs, diss = batch("smooth", 97, 55, 10, n=9, seed=11)
-    want = CudaAdm(97, 55, 10, opts, batch=4).scores(refs, diss)
-    with CudaAdm(97, 55, 10, opts, batch=4, finish_workers=2) as adm:
-        assert_same_scores(adm.scores(refs, diss), want, "finish workers")
+    adm = CudaAdm(97, 55, 10, opts, batch=4)
+    acc = adm.integer_accumulators(refs, [diss])[0]
+    want = [finish_frame(a, adm.geoms, opts, 97, 55) for a in acc]
+    assert_same_scores(adm.scores(refs, diss), want, "batched finish")
 
 
 def test_refuses_bad_input():

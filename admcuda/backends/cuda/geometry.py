@@ -23,6 +23,7 @@ from admcuda.reference.csf_den import den_finish, den_shifts
 
 __all__ = ["ScaleGeometry", "device_params", "finish_frame", "scale_geometries", "scale_geometry"]
 
+
 @dataclass(frozen=True)
 class ScaleGeometry:
     """Shapes, crops and fixed-point constants of one DWT level.
@@ -65,9 +66,7 @@ class ScaleGeometry:
         return np.dtype(np.int16 if self.scale == 0 else np.int32)
 
 
-def _params(
-    scale: int, shape: tuple[int, int], rf: tuple[int, int, int]
-) -> tuple[int, ...]:
+def _params(scale: int, shape: tuple[int, int], rf: tuple[int, int, int]) -> tuple[int, ...]:
     """The kernels' parameter block: the reference's own shift tables
     (reference.cm.cm_shifts, reference.csf_den.den_shifts) laid out by
     ``_kernels.PARAM_SLOTS``, shift counts masked to 6 bits as x86 masks C's 64-bit
