@@ -341,6 +341,7 @@ def _run_ladder(
     progress: bool = False,
     threads: int | None = None,
     host_memory: int | None = None,
+    batch: int | None = None,
     stats: RunStats | None = None,
 ) -> _LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
@@ -348,7 +349,8 @@ def _run_ladder(
 
     With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
     ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
-    frame buffers; ``stats`` (a :class:`admcuda.pipeline.RunStats`) receives timings.
+    frame buffers; ``batch`` the GPU's frames per batch; ``stats`` (a
+    :class:`admcuda.pipeline.RunStats`) receives timings.
     """
     from admcuda.backends import engine_for, select_backend
     from admcuda.inputs import FrameSelection, open_inputs
@@ -383,7 +385,7 @@ def _run_ladder(
             w, h, bd = inputs.width, inputs.height, inputs.bitdepth
             with Progress(total, enabled=progress) as bar, engine_for(
                 backend, w, h, bd, opts, inputs=len(dis), frames=frames, threads=threads,
-                host_memory=host_memory,
+                host_memory=host_memory, batch=batch,
             ) as engine:  # fmt: skip
                 arrays = run(
                     ref, dis, engine, width=w, height=h,

@@ -188,6 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
         "the GPU also holds about two batches of bands",
     )  # fmt: skip
     perf.add_argument(
+        "--batch", type=_counter(1), metavar="N",
+        help="frames per GPU batch (default: by frame size, 64-512, fewer where "
+        "--host-memory is small); the GPU's buffers grow with it",
+    )  # fmt: skip
+    perf.add_argument(
         "--stats", action="store_true",
         help="print timings to stderr: start-up (process start to the first scored batch) "
         "and steady frames/s",
@@ -421,6 +426,7 @@ def _score(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             threads=args.threads,
             host_memory=args.host_memory << 20,
+            batch=args.batch,
             stats=stats,
         )
     elapsed = time.perf_counter() - start

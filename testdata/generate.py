@@ -684,7 +684,7 @@ def generate(
             got = hashlib.sha256(data).hexdigest()
             if verify and w is not None and got != w:
                 raise RuntimeError(f"{os.path.basename(p)}: sha256 {got} != recorded {w}")
-            tmp = p + ".tmp"
+            tmp = f"{p}.{os.getpid()}.tmp"  # test workers may write the same case at once
             with open(tmp, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, p)
