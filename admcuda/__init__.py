@@ -321,6 +321,10 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
         from admcuda.result import AdmResult
 
         return AdmResult
+    if name == "score_many":
+        from admcuda.batch import score_many
+
+        return score_many
     raise AttributeError(f"module 'admcuda' has no attribute {name!r}")
 
 

@@ -238,6 +238,7 @@ _TOOLS = {
     "plot": ("admcuda.plot", "plot per-frame adm2 and scales from result JSON files"),
     "map": ("admcuda.distmap", "write one frame's distortion heat map as a PNG"),
     "bench": ("admcuda.bench", "frames/s of the backends, beside libvmaf's when given"),
+    "batch": ("admcuda.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
 }
 
 

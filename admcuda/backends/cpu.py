@@ -32,6 +32,20 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
+def _worker_init() -> None:
+    """Keep freed frame-sized buffers in the worker's heap (glibc): the reference
+    allocates many of them per frame, and handing each back to the kernel costs page
+    faults and page zeroing that many processes then contend for."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 30)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, (1 << 31) - 1)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # not glibc: keep the allocator's defaults
+        pass
+
+
 def _compute_adm():  # type: ignore[no-untyped-def]
     try:
         from admcuda.reference import compute_adm
@@ -95,7 +109,7 @@ class CpuEngine:
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(
-            self.threads, mp_context=multiprocessing.get_context(method)
+            self.threads, mp_context=multiprocessing.get_context(method), initializer=_worker_init
         )
         self._pool.submit(int).result()  # with fork, every worker starts at the first task
 
