@@ -12,7 +12,7 @@ import logging
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from admcuda.options import (  # noqa: E402
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,
     AdmOptions,
+    ScoreDict,
     feature_names,
 )
 
@@ -76,6 +77,14 @@ class _LadderRun:
     ref: str
     dis: list[str]
     opts: AdmOptions
+    errors: list[str | None] = field(default_factory=list)  # per distorted input
+    backend: str = "cpu"  # the backend that scored
+
+    def raise_first_error(self) -> None:
+        """Raise the first distorted input's error, if any (for the Python API)."""
+        for error in self.errors:
+            if error is not None:
+                raise AdmError(error)
 
 
 def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
@@ -106,6 +115,9 @@ def score_files(
     frame_skip_dist: int = 0,
     subsample: int = 1,
     threads: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
 ) -> list[dict[str, float]]:
     """Score a reference and a distorted input, frame by frame.
 
@@ -137,6 +149,14 @@ def score_files(
     threads : int, optional
         CPU backend: worker processes (default: the usable cores), as libvmaf's
         ``--threads``.
+    device : int, optional
+        CUDA backend: the GPU's ordinal (default: the current device).
+    ignore_name : bool, optional
+        Do not check a raw file's name (a size, bit depth or layout in it) against the
+        geometry given.
+    scale : str, optional
+        An ffmpeg scaler name (``"bicubic"`` ...): distorted inputs of another size are
+        scaled to the reference's, as VMAF practice does for ladder rungs.
 
     Returns
     -------
@@ -168,6 +188,9 @@ def score_files(
         frame_skip_dist=frame_skip_dist,
         subsample=subsample,
         threads=threads,
+        device=device,
+        ignore_name=ignore_name,
+        scale=scale,
     )[0]
 
 
@@ -187,6 +210,9 @@ def score_ladder(
     frame_skip_dist: int = 0,
     subsample: int = 1,
     threads: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
 ) -> list[list[dict[str, float]]]:
     """Score one reference against several distorted inputs (an encoding ladder).
 
@@ -200,7 +226,7 @@ def score_ladder(
     dis_paths : sequence of str or os.PathLike
         At least one distorted input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
-frame_skip_ref, frame_skip_dist, subsample, threads
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
         distorted input.
 
@@ -216,7 +242,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads
     AdmError
         As :func:`score_files`.
     """
-    return _run_ladder(
+    run = _run_ladder(
         ref_path,
         dis_paths,
         width=width,
@@ -230,17 +256,35 @@ frame_skip_ref, frame_skip_dist, subsample, threads
         frame_skip_dist=frame_skip_dist,
         subsample=subsample,
         threads=threads,
-    ).frames
+        device=device,
+        ignore_name=ignore_name,
+        scale=scale,
+    )
+    run.raise_first_error()
+    return run.frames
 
 
 def score(
     ref_path: PathLike,
     dis: PathLike | Sequence[PathLike],
     *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
     backend: str = "auto",
     options: OptionsArg = None,
     debug: bool = False,
-    **kwargs: int | str | None,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+    threads: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
+    host_memory: int | None = None,
+    batch: int | None = None,
 ) -> AdmResult | list[AdmResult]:
     """Score a reference against one distorted input, or several, into result objects.
 
@@ -250,18 +294,19 @@ def score(
         Raw YUV, Y4M or an encoded video.
     dis : str, os.PathLike, or a sequence of them
         One distorted input (returns one :class:`AdmResult`) or several (a list).
-    backend, options, debug
-        As for :func:`score_files`.
-    **kwargs
-        ``width``, ``height``, ``pixel_format``, ``bitdepth`` (raw YUV), ``frame_cnt``,
-        ``frame_skip_ref``, ``frame_skip_dist``, ``subsample``, ``threads`` (CPU worker
-        processes), ``host_memory`` (bytes of host frame buffers).
+    width, height, pixel_format, bitdepth, backend, options, debug, frame_cnt, \
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale
+        As for :func:`score_files` (the names of the command line's long options).
+    host_memory : int, optional
+        Bytes of host frame buffers (page-locked on the GPU); default 1 GiB.
+    batch : int, optional
+        Frames per GPU batch; default by frame size.
 
     Returns
     -------
     AdmResult or list of AdmResult
-        Per-frame dicts keyed by libvmaf's names, pooled statistics and writers
-        (``to_json``, ``to_xml``, ``to_csv``).
+        Per-frame dicts keyed by libvmaf's names (base names such as ``integer_adm2``
+        work too), pooled statistics and writers (``to_json``, ``to_xml``, ``to_csv``).
 
     Examples
     --------
@@ -270,25 +315,33 @@ def score(
     """
     import time
 
-    from admcuda.backends import select_backend
     from admcuda.result import AdmResult
 
     many = not isinstance(dis, (str, os.PathLike))
     dis_paths = list(dis) if many else [dis]
     opts = _resolve_options(options, debug)
-    resolved, _ = select_backend(backend)
     start = time.perf_counter()
     run = _run_ladder(
         ref_path,
         dis_paths,
         opts=opts,
-        backend=resolved,
-        width=kwargs.pop("width", None),
-        height=kwargs.pop("height", None),
-        pixel_format=kwargs.pop("pixel_format", None),
-        bitdepth=kwargs.pop("bitdepth", None),
-        **kwargs,
-    )  # type: ignore[arg-type]
+        backend=backend,
+        width=width,
+        height=height,
+        pixel_format=pixel_format,
+        bitdepth=bitdepth,
+        frame_cnt=frame_cnt,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        subsample=subsample,
+        threads=threads,
+        device=device,
+        ignore_name=ignore_name,
+        scale=scale,
+        host_memory=host_memory,
+        batch=batch,
+    )
+    run.raise_first_error()
     elapsed = time.perf_counter() - start
     results = [
         AdmResult(
@@ -299,7 +352,7 @@ def score(
                 "bitdepth": run.bitdepth,
                 "pixel_format": run.pixel_format,
                 "options": opts,
-                "backend": resolved,
+                "backend": run.backend,
                 "ref_path": run.ref,
                 "dis_path": path,
                 "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
@@ -346,6 +399,9 @@ def _run_ladder(
     threads: int | None = None,
     host_memory: int | None = None,
     batch: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
     stats: RunStats | None = None,
 ) -> _LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
@@ -353,13 +409,17 @@ def _run_ladder(
 
     With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
     ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
-    frame buffers; ``batch`` the GPU's frames per batch; ``stats`` (a
-    :class:`admcuda.pipeline.RunStats`) receives timings.
+    frame buffers; ``batch`` the GPU's frames per batch; ``device`` the GPU; ``ignore_name``
+    and ``scale`` go to :func:`admcuda.inputs.open_inputs`; ``stats`` (a
+    :class:`admcuda.pipeline.RunStats`) receives timings. ``backend="auto"`` takes the GPU
+    and falls back to the CPU where the CUDA path cannot start (the reason lands in
+    :data:`admcuda.backends.fallback_reason`).
+
+    With several distorted inputs (a ladder) a rung that cannot be opened or read does
+    not stop the others: its error is in ``errors`` and its ``frames`` are empty. With one
+    distorted input its error is raised.
     """
-    from admcuda.backends import engine_for, select_backend
-    from admcuda.inputs import FrameSelection, open_inputs
-    from admcuda.pipeline import make_source, run
-    from admcuda.progress import Progress
+    from admcuda.inputs import FrameSelection
 
     selection = FrameSelection(
         frame_cnt=frame_cnt,
@@ -367,66 +427,151 @@ def _run_ladder(
         frame_skip_dist=frame_skip_dist,
         subsample=subsample,
     )
-    backend, _ = select_backend(backend)
-    with open_inputs(
-        ref_path, list(dis_paths), width=width, height=height,
-        pixel_format=pixel_format, bitdepth=bitdepth,
-    ) as inputs:  # fmt: skip
-        ref = make_source(
-            inputs.ref, skip=selection.frame_skip_ref, limit=frame_cnt, subsample=subsample
-        )
-        dis = [
-            make_source(d, skip=selection.frame_skip_dist, limit=frame_cnt, subsample=subsample)
-            for d in inputs.dis
-        ]
-        try:
-            for stream in (ref, *dis):
-                if stream.available == 0:
-                    raise _nothing_left(stream)
-            scored = [d.scored for d in dis] + [ref.scored]
-            frames = None if None in scored else max(min(ref.scored, d.scored) for d in dis)
-            total = ref.scored
-            w, h, bd = inputs.width, inputs.height, inputs.bitdepth
-            with Progress(total, enabled=progress) as bar, engine_for(
-                backend, w, h, bd, opts, inputs=len(dis), frames=frames, threads=threads,
-                host_memory=host_memory, batch=batch,
-            ) as engine:  # fmt: skip
-                arrays = run(
-                    ref, dis, engine, width=w, height=h,
-                    dtype=np.uint8 if bd == 8 else np.uint16,
-                    on_frames=bar.update, stats=stats,
-                )  # fmt: skip
-            for stream in dis:
-                _warn_if_lengths_differ(ref, stream)
-            for stream, per_stream in zip(dis, arrays, strict=True):
-                if not per_stream:
-                    raise _nothing_left(ref if ref.read == 0 else stream)
-        finally:
-            for stream in (ref, *dis):
-                stream.close()
-        geometry = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
+    dis_paths = list(dis_paths)
+    ladder = len(dis_paths) > 1
+    errors: dict[int, str] = {}
+    geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
+    extra = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
+    inputs, good = _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder)
+    with inputs:
+        arrays, used = _score_inputs(
+            inputs, selection, opts, backend, errors, good, ladder,
+            progress=progress, threads=threads, host_memory=host_memory, batch=batch,
+            device=device, stats=stats,
+        )  # fmt: skip
+        shape = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
 
     names = feature_names(opts)
     wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
-    results: list[list[dict[str, float]]] = []
-    for per_input in arrays:
+    keys = [names[base] for base in wanted]
+    results: list[list[dict[str, float]]] = [[] for _ in dis_paths]
+    for k, per_input in zip(good, arrays, strict=True):
+        if k in errors:
+            continue
         missing = [base for base in wanted if base not in per_input]
         if missing:
             raise AdmError(f"backend gave no {', '.join(missing)}")
-        keys = [names[base] for base in wanted]
         rows = np.stack([per_input[base] for base in wanted], axis=1).tolist()
-        results.append([dict(zip(keys, row, strict=True)) for row in rows])
+        results[k] = [ScoreDict(zip(keys, row, strict=True), names) for row in rows]
     return _LadderRun(
         frames=results,
         frame_numbers=[selection.frame_numbers(len(f)) for f in results],
-        width=geometry[0],
-        height=geometry[1],
-        pixel_format=geometry[2],
-        bitdepth=geometry[3],
+        width=shape[0],
+        height=shape[1],
+        pixel_format=shape[2],
+        bitdepth=shape[3],
         ref=os.fspath(ref_path),
         dis=[os.fspath(p) for p in dis_paths],
         opts=opts,
+        errors=[errors.get(k) for k in range(len(dis_paths))],
+        backend=used,
     )
+
+
+def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: ignore[no-untyped-def]
+    """Open the reference and every distorted input; in a ladder, a rung that cannot be
+    opened gets its error in ``errors`` and the rest are opened without it."""
+    from admcuda.inputs import open_inputs
+
+    try:
+        return open_inputs(ref_path, dis_paths, **geometry, **extra), list(range(len(dis_paths)))
+    except AdmError:
+        if not ladder:
+            raise
+    good = []
+    for k, path in enumerate(dis_paths):
+        try:
+            open_inputs(ref_path, [path], **geometry, **extra).close()
+            good.append(k)
+        except AdmError as exc:
+            errors[k] = str(exc)
+    if not good:  # the reference itself, or every rung
+        raise AdmError(errors[0])
+    return open_inputs(ref_path, [dis_paths[k] for k in good], **geometry, **extra), good
+
+
+def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, progress,
+                  threads, host_memory, batch, device, stats):  # type: ignore[no-untyped-def]  # fmt: skip
+    """Run the opened inputs through the pipeline; returns (arrays per opened rung,
+    backend used)."""
+    from admcuda.pipeline import make_source, run
+    from admcuda.progress import Progress
+
+    sub = selection.subsample
+    ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
+                      subsample=sub)  # fmt: skip
+    dis = [
+        make_source(d, skip=selection.frame_skip_dist, limit=selection.frame_cnt, subsample=sub)
+        for d in inputs.dis
+    ]
+    try:
+        if ref.available == 0:
+            raise _nothing_left(ref)
+        for k, stream in zip(good, dis, strict=True):
+            if stream.available == 0:
+                _rung_error(errors, k, _nothing_left(stream), ladder)
+        active = [i for i, k in enumerate(good) if k not in errors]
+        scored = [dis[i].scored for i in active] + [ref.scored]
+        frames = None if None in scored else max(min(ref.scored, dis[i].scored) for i in active)
+        w, h, bd = inputs.width, inputs.height, inputs.bitdepth
+        engine, used = _engine(backend, w, h, bd, opts, inputs=len(active), frames=frames,
+                               threads=threads, host_memory=host_memory, batch=batch,
+                               device=device)  # fmt: skip
+        failures: dict[int, str] = {}
+        with Progress(ref.scored, enabled=progress) as bar, engine:
+            part = run(
+                ref, [dis[i] for i in active], engine, width=w, height=h,
+                dtype=np.uint8 if bd == 8 else np.uint16, on_frames=bar.update, stats=stats,
+                failures=failures if ladder else None,
+            )  # fmt: skip
+        for j, message in failures.items():
+            errors[good[active[j]]] = message
+        arrays: list[dict[str, np.ndarray]] = [{} for _ in good]
+        for j, i in enumerate(active):
+            arrays[i] = part[j]
+        for i in active:
+            k = good[i]
+            if k in errors:
+                continue
+            _warn_if_lengths_differ(ref, dis[i])
+            if not arrays[i] or not len(next(iter(arrays[i].values()))):
+                _rung_error(errors, k, _nothing_left(ref if ref.read == 0 else dis[i]), ladder)
+    finally:
+        for stream in (ref, *dis):
+            stream.close()
+    return arrays, used
+
+
+def _rung_error(errors: dict[int, str], k: int, exc: AdmError, ladder: bool) -> None:
+    if not ladder:
+        raise exc
+    errors[k] = str(exc)
+
+
+def _engine(backend: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:
+    """The pipeline engine for ``backend``; ``auto`` takes CUDA where it starts (kernels
+    compiled, buffers allocated) and otherwise the CPU, keeping the reason."""
+    from admcuda import backends
+
+    name, _ = backends.select_backend(backend)
+    if backend != "auto" or name == "cpu":
+        try:
+            return backends.engine_for(name, *args, **kwargs), name
+        except AdmError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - CuPy/NVRTC failures, one line
+            raise AdmError(f"the {name} backend cannot start: {_one_line(exc)}") from None
+    try:
+        return backends.engine_for(name, *args, **kwargs), name
+    except Exception as exc:  # noqa: BLE001 - any failure to start the GPU path falls back
+        backends.fallback_reason = f"the CUDA backend cannot start ({_one_line(exc)})"
+        kwargs.pop("device", None)
+        return backends.engine_for("cpu", *args, **kwargs), "cpu"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
 def _stream_name(stream: Any) -> str:

@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
+from admcuda.options import (
+    NON_DEBUG_BASE_NAMES,
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    ScoreDict,
+    feature_names,
+)
 from admcuda.yuv import check_geometry
 
 __all__ = ["BACKEND_NAMES", "AdmExtractor", "resolve_options"]
@@ -129,6 +135,8 @@ class AdmExtractor:
     batch : int, optional
         Frames per GPU launch for :meth:`extract_batch` on the CUDA backend (the
         backend's default if omitted); ignored on the CPU.
+    device : int, optional
+        The GPU's CUDA ordinal (default: the current device); ignored on the CPU.
 
     Attributes
     ----------
@@ -168,6 +176,7 @@ class AdmExtractor:
         options: AdmOptions | Mapping[str, str | bool | int | float] | None = None,
         backend: str = "auto",
         batch: int | None = None,
+        device: int | None = None,
     ) -> None:
         check_geometry(width, height, "400", bitdepth)
         if batch is not None and (
@@ -187,6 +196,7 @@ class AdmExtractor:
         self.frames_extracted = 0
         self._cuda: Any = None
         self._closed = False
+        self.device = device
         if backend == "cpu":
             self.backend = "cpu"
             return
@@ -205,7 +215,9 @@ class AdmExtractor:
             raise AdmError(f"CUDA backend unavailable: {exc}") from None
         if not cuda.cuda_available():
             raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
-        kwargs = {} if batch is None else {"batch": batch}
+        kwargs: dict[str, Any] = {} if batch is None else {"batch": batch}
+        if self.device is not None:
+            kwargs["device"] = self.device
         try:
             return cuda.CudaAdm(self.width, self.height, self.bitdepth, self.options, **kwargs)
         except AdmError as exc:
@@ -216,8 +228,12 @@ class AdmExtractor:
     # -- lifecycle
 
     def close(self) -> None:
-        """Release the backend's buffers. Further extraction raises; closing again is a no-op."""
-        self._cuda = None
+        """Release the backend's buffers (the GPU engine's device and page-locked memory).
+        Further extraction raises; closing again is a no-op."""
+        engine, self._cuda = self._cuda, None
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
         self._closed = True
 
     @property
@@ -359,7 +375,7 @@ class AdmExtractor:
         missing = [base for base in self._bases if base not in scores]
         if missing:
             raise AdmError(f"backend gave no {', '.join(missing)}")
-        return {self.names[base]: float(scores[base]) for base in self._bases}
+        return ScoreDict(((self.names[b], float(scores[b])) for b in self._bases), self.names)
 
     def _check(self, arr: Any, what: str, frame_shape: tuple[int, ...]) -> None:
         """Shape, dtype and value range; ``arr`` is NumPy or CuPy."""

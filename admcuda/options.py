@@ -27,6 +27,7 @@ __all__ = [
     "NON_DEBUG_BASE_NAMES",
     "AdmOptions",
     "OptionSpec",
+    "ScoreDict",
     "feature_names",
     "feature_suffix",
     "lookup_option",
@@ -424,3 +425,43 @@ def feature_names(opts: AdmOptions) -> dict[str, str]:
     """
     suffix = feature_suffix(opts)
     return {base: (base + suffix)[:_MAX_FEATURE_NAME_LEN] for base in OUTPUT_BASE_NAMES}
+
+
+class ScoreDict(dict):
+    """Scores keyed by the names libvmaf writes (``integer_adm2_egl_1.2``) that also
+    answer to the base names (``integer_adm2``), whatever the options.
+
+    Iteration, ``len``, equality and serialisation see the written names only; lookups
+    (``d[name]``, ``d.get(name)``, ``name in d``) accept either.
+
+    Parameters
+    ----------
+    data : mapping or iterable of pairs
+        Written name -> value.
+    names : mapping of str to str
+        Base name -> written name, as :func:`feature_names` gives it.
+    """
+
+    __slots__ = ("_names",)
+
+    def __init__(self, data: Any = (), names: Mapping[str, str] | None = None) -> None:
+        super().__init__(data)
+        self._names = dict(names or {})
+
+    def _written(self, key: object) -> object:
+        return self._names.get(key, key) if isinstance(key, str) else key
+
+    def __missing__(self, key: object) -> Any:
+        written = self._written(key)
+        if written != key and dict.__contains__(self, written):
+            return dict.__getitem__(self, written)
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or dict.__contains__(self, self._written(key))
+
+    def get(self, key: object, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (dict(self), self._names))

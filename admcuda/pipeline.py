@@ -317,6 +317,7 @@ def run(
     threads: int | None = None,
     on_frames: Callable[[int], None] | None = None,
     stats: RunStats | None = None,
+    failures: dict[int, str] | None = None,
 ) -> list[dict[str, np.ndarray]]:
     """Score ``dis`` against ``ref`` through ``engine``, overlapping reading, computing and
     finishing.
@@ -340,6 +341,10 @@ def run(
         Called with the number of reference frames of each finished batch (progress).
     stats : RunStats, optional
         Filled with the run's timings.
+    failures : dict, optional
+        Where given, a distorted input whose reading fails (an AdmError) is dropped and its
+        one-line error stored here under its index, and the others go on; its results
+        are empty. Otherwise the error is raised.
 
     Returns
     -------
@@ -374,7 +379,15 @@ def run(
                 pending_ref = ref.start(slot.ref, batch, pool)
                 pending = {k: dis[k].start(slot.dis[k], batch, pool) for k in active}
                 n_ref = pending_ref.wait()
-                counts = {k: min(n_ref, p.wait()) for k, p in pending.items()}
+                counts = {}
+                for k, p in pending.items():
+                    try:
+                        counts[k] = min(n_ref, p.wait())
+                    except AdmError as exc:
+                        if failures is None:
+                            raise
+                        failures[k] = str(exc)
+                        counts[k] = 0
                 ended = [k for k in active if counts[k] < batch or n_ref < batch]
                 active = [k for k in active if k not in ended]
                 filled.put(_Filled(slot, n_ref, counts, not active, ended))
@@ -429,7 +442,8 @@ def run(
         pool.shutdown(wait=True, cancel_futures=True)
     if stats is not None:
         stats.end = time.time()
-    return [_concat(p) for p in parts]
+    failed = failures or {}
+    return [{} if k in failed else _concat(p) for k, p in enumerate(parts)]
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -19,6 +19,7 @@ from admcuda.errors import AdmError
 from admcuda.options import (
     OUTPUT_BASE_NAMES,
     AdmOptions,
+    ScoreDict,
     feature_suffix,
     lookup_option,
 )
@@ -127,6 +128,15 @@ def _metadata_options(value: Any) -> AdmOptions | None:
     )
 
 
+def _base_aliases(names: Sequence[str]) -> dict[str, str]:
+    """Base name -> stored name, where exactly one stored name has that base."""
+    seen: dict[str, list[str]] = {}
+    for n in names:
+        base = (split_feature_name(n) or (n, ""))[0]
+        seen.setdefault(base, []).append(n)
+    return {base: found[0] for base, found in seen.items() if len(found) == 1}
+
+
 class AdmResult:
     """Per-frame ADM scores of one reference/distorted pair, and how they were made.
 
@@ -163,8 +173,11 @@ class AdmResult:
         *,
         frame_numbers: Sequence[int] | None = None,
     ) -> None:
+        names = [str(n) for n in frames[0]] if frames else []
+        self._aliases = _base_aliases(names)
         self.frames: list[dict[str, float]] = [
-            {str(name): float(value) for name, value in frame.items()} for frame in frames
+            ScoreDict(((str(name), float(value)) for name, value in frame.items()), self._aliases)
+            for frame in frames
         ]
         meta: dict[str, Any] = {key: None for key in METADATA_KEYS}
         meta["fps"] = math.nan
@@ -220,8 +233,9 @@ class AdmResult:
 
     @property
     def pooled(self) -> dict[str, dict[str, float]]:
-        """Per feature, ``{"min", "max", "mean", "harmonic_mean"}`` as libvmaf pools them."""
-        return pooled_metrics(self.frames)
+        """Per feature, ``{"min", "max", "mean", "harmonic_mean"}`` as libvmaf pools them;
+        keyed by the stored names, base names (``integer_adm2``) work too."""
+        return ScoreDict(pooled_metrics(self.frames), self._aliases)
 
     def feature_name(self, name: str) -> str:
         """The stored name for ``name``, given exactly or as a libvmaf base name.

@@ -134,6 +134,16 @@ class CudaAdm:
             for g in self.geoms:
                 device_params(g)
             K.div_lookup()
+            # Compile (or load from CuPy's cache) every kernel now, so that a missing
+            # NVRTC or a failed build shows here, where --backend auto can fall back.
+            for name, dtypes in (
+                ("adm_dwt2_s0", (self.dtype,)),
+                ("adm_dwt2_s123", (np.int16, np.int32)),
+                ("adm_csf", (np.int16, np.int32)),
+                ("adm_cm", (np.int16, np.int32)),
+            ):
+                for dt in dtypes:
+                    K.function(name, dt)
             # The zero fills and uploads above ran on the default stream, which our
             # non-blocking streams do not wait for.
             self._device.synchronize()

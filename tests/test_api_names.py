@@ -1,0 +1,88 @@
+"""The Python API as a notebook user meets it: argument names, base-name lookups,
+ladders with a bad rung, and the GPU path falling back where it cannot start."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import admcuda
+from admcuda import _run_ladder, backends
+from admcuda.errors import AdmError
+from admcuda.options import AdmOptions, ScoreDict
+
+W, H = 24, 20
+
+
+def clip(path, seed, n=3):
+    rng = np.random.default_rng(seed)
+    planes = rng.integers(0, 256, (n, H, W), dtype=np.uint8)
+    chroma = np.zeros(2 * (W // 2) * (H // 2), np.uint8).tobytes()
+    path.write_bytes(b"".join(p.tobytes() + chroma for p in planes))
+    return path
+
+
+def test_unknown_keyword_names_the_public_function(tmp_path):
+    ref = clip(tmp_path / "r.yuv", 1)
+    with pytest.raises(TypeError, match=r"score\(\) got an unexpected keyword argument 'w'"):
+        admcuda.score(ref, ref, w=W, h=H)
+
+
+def test_base_names_work_whatever_the_options(tmp_path):
+    ref, dis = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "d.yuv", 2)
+    result = admcuda.score(ref, dis, width=W, height=H, options={"egl": "1.2"}, backend="cpu")
+    assert result.names[0] == "integer_adm2_egl_1.2"  # files keep libvmaf's names
+    assert result.pooled["integer_adm2"] == result.pooled["integer_adm2_egl_1.2"]
+    assert result[0]["integer_adm2"] == result[0]["integer_adm2_egl_1.2"]
+    assert "integer_adm2" in result[0] and result[0].get("integer_adm2") is not None
+    assert "integer_adm2" not in list(result[0])
+    with pytest.raises(KeyError):
+        result[0]["integer_vif"]
+    with admcuda.AdmExtractor(W, H, options={"egl": "1.2"}, backend="cpu") as ext:
+        planes = np.random.default_rng(3).integers(0, 256, (2, H, W), dtype=np.uint8)
+        scores = ext.extract(planes[0], planes[1])
+    assert scores["integer_adm2"] == scores["integer_adm2_egl_1.2"]
+
+
+def test_score_dict_pickles_with_its_names():
+    import pickle
+
+    d = ScoreDict({"integer_adm2_egl_1.2": 0.5}, {"integer_adm2": "integer_adm2_egl_1.2"})
+    back = pickle.loads(pickle.dumps(d))
+    assert back == d and back["integer_adm2"] == 0.5
+
+
+def test_ladder_with_a_bad_rung_scores_the_others(tmp_path):
+    ref, good = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "g.yuv", 2)
+    missing = tmp_path / "missing.yuv"
+    run = _run_ladder(ref, [good, missing], width=W, height=H, pixel_format=None,
+                      bitdepth=None, opts=AdmOptions(), backend="cpu")  # fmt: skip
+    assert len(run.frames[0]) == 3 and run.frames[1] == []
+    assert run.errors[0] is None and "not found" in run.errors[1]
+    alone = admcuda.score_files(ref, good, width=W, height=H, backend="cpu")
+    assert run.frames[0] == alone
+    with pytest.raises(AdmError, match="not found"):
+        admcuda.score_ladder(ref, [good, missing], width=W, height=H, backend="cpu")
+
+
+def test_auto_falls_back_to_the_cpu_when_cuda_cannot_start(tmp_path, monkeypatch):
+    ref, dis = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "d.yuv", 2)
+    real = backends.engine_for
+
+    def engine_for(name, *args, **kwargs):
+        if name == "cuda":
+            raise RuntimeError("nvrtc: error: failed to load builtins\nmore detail")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(backends, "select_backend", lambda name: ("cuda", None))
+    monkeypatch.setattr(backends, "engine_for", engine_for)
+    result = admcuda.score(ref, dis, width=W, height=H)
+    assert result.backend == "cpu"
+    assert backends.fallback_reason == (
+        "the CUDA backend cannot start (RuntimeError: nvrtc: error: failed to load builtins)"
+    )
+    with pytest.raises(AdmError) as err:
+        admcuda.score(ref, dis, width=W, height=H, backend="cuda")
+    assert str(err.value) == (
+        "the cuda backend cannot start: RuntimeError: nvrtc: error: failed to load builtins"
+    )
