@@ -1,0 +1,472 @@
+"""``admcuda batch`` / ``admcuda.score_many`` on a real Dask ``LocalCluster`` (CPU).
+
+Every wait is bounded: results come through ``score_many(timeout=...)``, threads are
+joined with a timeout, and the worker-kill test gates tasks on a file
+(``ADMCUDA_BATCH_HOLD``) so that the kill lands while a task is running, by
+construction rather than by timing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+import cloudpickle  # noqa: E402 - a dependency of distributed
+import psutil  # noqa: E402 - a dependency of distributed
+from distributed import Client, LocalCluster  # noqa: E402
+
+from admcuda import batch, cli  # noqa: E402
+
+W, H, FRAMES = 32, 24, 3
+WAIT_S = 60.0  # bound on any one wait; the whole file runs in about 15 s on 2 cores
+
+
+# -- clips and manifests
+
+
+def write_clip(path: Path, luma: np.ndarray) -> Path:
+    """Raw 4:2:0 8-bit frames: the given luma, flat chroma."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    chroma = bytes([128]) * (2 * (W // 2) * (H // 2))
+    path.write_bytes(b"".join(np.clip(y, 0, 255).astype(np.uint8).tobytes() + chroma for y in luma))
+    return path
+
+
+def base_luma(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = np.linspace(0, 1, W)[None, :]
+    y = np.linspace(0, 1, H)[:, None]
+    smooth = 128 + 80 * np.sin(5 * x + 3 * y)
+    return np.stack([smooth + rng.normal(0, 12, (H, W)) for _ in range(FRAMES)])
+
+
+def distort(luma: np.ndarray, seed: int, amount: float) -> np.ndarray:
+    return luma + np.random.default_rng(seed).normal(0, amount, luma.shape)
+
+
+def make_clips(root: Path) -> dict[str, Path]:
+    """Two references; a three-rung ladder on the first, one pair on the second, and a
+    distorted file whose stem repeats one of the ladder's."""
+    a, b = base_luma(1), base_luma(2)
+    return {
+        "ref_a": write_clip(root / "ref_a.yuv", a),
+        "a1": write_clip(root / "a1.yuv", distort(a, 11, 4)),
+        "a2": write_clip(root / "a2.yuv", distort(a, 12, 10)),
+        "a3": write_clip(root / "a3.yuv", distort(a, 13, 25)),
+        "ref_b": write_clip(root / "ref_b.yuv", b),
+        "b1": write_clip(root / "sub" / "a1.yuv", distort(b, 21, 8)),
+    }
+
+
+def write_csv(path: Path, rows: list[dict[str, object]]) -> Path:
+    columns = ["ref", "dis", "name", "width", "height", "pixel_format", "bitdepth", "options"]
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row)
+    return path
+
+
+def rows_for(clips: dict[str, Path], root: Path) -> list[dict[str, object]]:
+    """Relative paths (resolved against the manifest's folder) and one options row."""
+
+    def rel(key: str) -> str:
+        return str(clips[key].relative_to(root))
+
+    return [
+        {"ref": rel("ref_a"), "dis": rel("a1"), "width": W, "height": H},
+        {"ref": rel("ref_a"), "dis": rel("a2"), "width": W, "height": H},
+        {"ref": rel("ref_a"), "dis": rel("a3"), "width": W, "height": H},
+        {"ref": rel("ref_b"), "dis": rel("b1"), "width": W, "height": H, "options": "egl=1.2"},
+    ]
+
+
+def load(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    doc.pop("fps")  # a measured rate, not a score
+    return doc
+
+
+def read_summary(path: Path) -> dict[str, dict[str, str]]:
+    with path.open(newline="") as handle:
+        return {row["name"]: row for row in csv.DictReader(handle)}
+
+
+# -- a cluster shared by the tests that need no special workers
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as cluster, Client(cluster, timeout="30s") as c:  # fmt: skip
+        c.wait_for_workers(2, timeout=WAIT_S)
+        yield c
+
+
+# -- the tests
+
+
+def test_cli_results_equal_admcuda_score(tmp_path, capsys, monkeypatch):
+    """The local-cluster CLI path: each pair's JSON is what `admcuda score --json -o`
+    writes (fps aside), names are made unique, the summary has every row; a rerun
+    keeps every file and starts no cluster."""
+    clips = make_clips(tmp_path)
+    manifest = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path))
+    out = tmp_path / "results"
+    argv = ["batch", str(manifest), "-o", str(out), "--workers", "2", "--backend", "cpu", "-q"]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    common = ["-w", str(W), "-h", str(H), "--json", "-q", "--backend", "cpu"]
+    ladder = [str(clips[k]) for k in ("ref_a", "a1", "a2", "a3")]
+    assert cli.main(["score", *ladder, "-o", str(expected), *common]) == 0
+    single = [str(clips["ref_b"]), str(clips["b1"]), "--option", "egl=1.2"]
+    assert cli.main(["score", *single, "-o", str(expected / "a1_2.json"), *common]) == 0
+    for name in ("a1", "a2", "a3", "a1_2"):
+        assert load(out / f"{name}.json") == load(expected / f"{name}.json"), name
+    assert "integer_adm2_egl_1.2" in load(out / "a1_2.json")["frames"][0]["metrics"]
+
+    summary = read_summary(out / "summary.csv")
+    assert list(summary) == ["a1", "a2", "a3", "a1_2"]
+    for name, row in summary.items():
+        assert row["status"] == "done" and row["error"] == ""
+        assert row["frames"] == str(FRAMES)
+        pooled = json.loads((out / f"{name}.json").read_text())["pooled_metrics"]
+        adm2 = next(v for k, v in pooled.items() if k.startswith("integer_adm2"))
+        assert float(row["adm2_mean"]) == adm2["mean"]
+        assert float(row["adm2_harmonic_mean"]) == adm2["harmonic_mean"]
+        assert float(row["adm2_min"]) == adm2["min"]
+    assert summary["a1_2"]["dis"] == str(clips["b1"])
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files
+
+    before = {p.name: p.stat() for p in out.glob("*.json")}
+
+    def no_cluster(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a rerun with every pair done started a cluster")
+
+    monkeypatch.setattr(batch, "_local_cluster", no_cluster)
+    assert cli.main(argv) == 0
+    for name, stat in before.items():
+        now = (out / name).stat()
+        assert (now.st_ino, now.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+    assert {r["status"] for r in read_summary(out / "summary.csv").values()} == {"skipped"}
+
+
+def _count_reference_opens() -> None:
+    """On a worker: count raw-file opens per path (``admcuda.inputs.YuvReader``)."""
+    import admcuda.inputs as inputs
+
+    original = inputs.YuvReader
+    opens: dict[str, int] = {}
+
+    class Counting(original):  # type: ignore[misc, valid-type]
+        def __init__(self, path, *args, **kwargs):  # type: ignore[no-untyped-def]
+            opens[os.path.normpath(str(path))] = opens.get(os.path.normpath(str(path)), 0) + 1
+            super().__init__(path, *args, **kwargs)
+
+    inputs.YuvReader = Counting
+    inputs._batch_test = (original, opens)
+
+
+def _collect_reference_opens() -> dict[str, int]:
+    import admcuda.inputs as inputs
+
+    original, opens = inputs.__dict__.pop("_batch_test")
+    inputs.YuvReader = original
+    return dict(opens)
+
+
+def test_ladder_reads_reference_once(client, tmp_path):
+    clips = make_clips(tmp_path)
+    jobs = [dict(row) for row in rows_for(clips, tmp_path)]
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        client.run(_count_reference_opens)
+        results = batch.score_many(jobs, client, base_dir=tmp_path, backend="cpu", timeout=WAIT_S)
+        per_worker = client.run(_collect_reference_opens)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    opens: dict[str, int] = {}
+    for counts in per_worker.values():
+        for path, n in counts.items():
+            opens[path] = opens.get(path, 0) + n
+    assert opens[str(clips["ref_a"])] == 1  # one pass for the three rungs
+    assert opens[str(clips["ref_b"])] == 1
+    assert all(opens[str(clips[k])] == 1 for k in ("a1", "a2", "a3", "b1"))
+
+    assert [r.status for r in results] == ["done"] * 4
+    ladder = [r for r in results if r.ref == str(clips["ref_a"])]
+    assert len({r.task.task for r in ladder}) == 1  # one task, one record per pair
+    assert all(r.task.ref_passes == 1 and r.task.pairs == 3 for r in ladder)
+    assert [len(r.frames) for r in results] == [FRAMES] * 4
+    assert results[3].to_result().pooled["integer_adm2"]["mean"] == results[3].adm2["mean"]
+
+
+def test_rerun_skips_done_pairs_and_force_redoes_them(client, tmp_path):
+    clips = make_clips(tmp_path)
+    manifest = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path))
+    out = tmp_path / "out"
+    first = batch.score_many(manifest, client, output=out, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in first] == ["done"] * 4
+    (out / "a2.json").unlink()
+    (out / "a3.json").write_text('{"version": "0.1.0", "frames": [')  # a torn file
+    kept = {n: (out / n).stat() for n in ("a1.json", "a1_2.json")}
+
+    second = batch.score_many(manifest, client, output=out, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in second] == ["skipped", "done", "done", "skipped"]
+    assert second[0].task is None and second[1].task is not None
+    assert second[0].frames == first[0].frames  # read back from the kept file
+    for name, stat in kept.items():
+        now = (out / name).stat()
+        assert (now.st_ino, now.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+    assert load(out / "a3.json")["frames"]  # rewritten whole
+    assert [r["status"] for r in read_summary(out / "summary.csv").values()] == [
+        "skipped", "done", "done", "skipped",
+    ]  # fmt: skip
+
+    forced = batch.score_many(manifest, client, output=out, backend="cpu", force=True,
+                              timeout=WAIT_S)  # fmt: skip
+    assert [r.status for r in forced] == ["done"] * 4
+    assert (out / "a1.json").stat().st_ino != kept["a1.json"].st_ino  # replaced
+
+
+def test_bad_rows_fail_alone(client, tmp_path, capsys):
+    """A missing file, a file too small for its size and a bad option fail their rows;
+    the rest of the ladder and the other pair are done; exit status 1; one line each.
+    A rung with fewer frames is scored, with its warning."""
+    clips = make_clips(tmp_path)
+    (tmp_path / "short.yuv").write_bytes(b"\0" * (W * H))  # less than one 4:2:0 frame
+    write_clip(tmp_path / "two.yuv", distort(base_luma(1), 14, 6)[:2])
+    rows = rows_for(clips, tmp_path)
+    rows[1:1] = [
+        {"ref": "ref_a.yuv", "dis": "missing.yuv", "width": W, "height": H},
+        {"ref": "ref_a.yuv", "dis": "short.yuv", "width": W, "height": H},
+        {"ref": "ref_a.yuv", "dis": "a2.yuv", "width": W, "height": H, "options": "egl=0.5"},
+        {"ref": "ref_a.yuv", "dis": "two.yuv", "width": W, "height": H},
+    ]
+    manifest = write_csv(tmp_path / "jobs.csv", rows)
+    out = tmp_path / "out"
+    argv = ["batch", str(manifest), "-o", str(out), "--scheduler", client.scheduler.address]
+    assert cli.main([*argv, "-q"]) == 1
+    err = capsys.readouterr().err
+    summary = read_summary(out / "summary.csv")
+    failed = {name: row["error"] for name, row in summary.items() if row["status"] == "failed"}
+    assert set(failed) == {"missing", "short", "a2"}
+    assert "not found" in failed["missing"]
+    assert "less than one" in failed["short"]
+    assert "egl" in failed["a2"] and "1" in failed["a2"]
+    done = ["a1", "two", "a2_2", "a3", "a1_2"]
+    assert [n for n, row in summary.items() if row["status"] == "done"] == done
+    assert sorted(p.name for p in out.glob("*.json")) == sorted(f"{n}.json" for n in done)
+    assert summary["two"]["frames"] == "2" and summary["a1"]["frames"] == str(FRAMES)
+    lines = err.splitlines()
+    assert len([line for line in lines if line.startswith("admcuda: failed: ")]) == 3
+    warned = [line for line in lines if line.startswith("admcuda: warning: ")]
+    assert len(warned) == 1 and warned[0].startswith("admcuda: warning: two: ")
+    assert str(tmp_path / "two.yuv") in warned[0] and "(2 vs 3 frames)" in warned[0]
+    assert len(lines) == 4 and "Traceback" not in err
+
+
+def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
+    """Kill a worker while its task holds a finished result: the task runs again
+    elsewhere, every pair is done, and each result file is written exactly once."""
+    clips = make_clips(tmp_path)
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    writes: dict[str, int] = {}
+    real_write = batch.write_output
+
+    def counting_write(fmt, frames, dest, **kwargs):  # type: ignore[no-untyped-def]
+        writes[Path(dest).name] = writes.get(Path(dest).name, 0) + 1
+        return real_write(fmt, frames, dest, **kwargs)
+
+    monkeypatch.setattr(batch, "write_output", counting_write)
+    jobs = rows_for(clips, tmp_path)
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["results"] = batch.score_many(
+                jobs, c, output=tmp_path / "out", base_dir=tmp_path, backend="cpu",
+                timeout=WAIT_S,
+            )  # fmt: skip
+        except BaseException as exc:  # reported by the assertion below
+            outcome["error"] = exc
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+        silence_logs=logging.CRITICAL, env={batch.HOLD_ENV: str(hold)},
+    ) as cluster, Client(cluster, timeout="30s") as c:  # fmt: skip
+        c.wait_for_workers(2, timeout=WAIT_S)
+        worker_pids = set(c.run(os.getpid).values())
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        started = _wait_for(lambda: sorted(hold.glob("*.started")))
+        victim_task, victim_pid = started[0].name.split(".")[:2]
+        assert int(victim_pid) in worker_pids
+        os.kill(int(victim_pid), signal.SIGKILL)
+        _wait_for(lambda: _gone(int(victim_pid)))
+        (hold / "release").touch()
+        thread.join(WAIT_S)
+        assert not thread.is_alive(), "score_many did not return"
+
+    assert "error" not in outcome, outcome.get("error")
+    results = outcome["results"]
+    assert [r.status for r in results] == ["done"] * 4, [r.error for r in results]
+    assert writes == {"a1.json": 1, "a2.json": 1, "a3.json": 1, "a1_2.json": 1}
+    runs = [p.name.split(".")[1] for p in hold.glob(f"{victim_task}.*.started")]
+    assert victim_pid in runs and len(runs) >= 2  # killed mid-task, then run again
+    for r in results:
+        assert r.task.pid != int(victim_pid)
+        assert len(load(r.path)["frames"]) == FRAMES
+
+
+def _wait_for(probe, limit: float = WAIT_S):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"gave up after {limit} s")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+# -- manifests and command line, no cluster
+
+
+def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
+    (tmp_path / "m").mkdir()
+    lines = [
+        {"ref": "r.yuv", "dis": "x/d.yuv", "width": 32, "height": "24", "options": {"egl": 1.2}},
+        {"ref": "r.yuv", "dis": "y/d.yuv", "pixel_format": "444", "bitdepth": 10},
+        {"ref": "r.yuv", "dis": "z.yuv", "name": "d_2"},
+        {"ref": "r.yuv", "dis": "d.yuv", "width": "wide"},
+        {"ref": "/abs/r.yuv", "dis": "d.yuv", "options": "nope"},
+    ]
+    path = tmp_path / "m" / "jobs.txt"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+    jobs = batch.read_jobs(path)
+    assert [j.name for j in jobs] == ["d", "d_2", "d_2_2", "d_3", "d_4"]
+    assert jobs[0].ref == str(tmp_path / "m" / "r.yuv")
+    assert jobs[0].dis == str(tmp_path / "m" / "x" / "d.yuv")
+    assert (jobs[0].width, jobs[0].height, jobs[0].options.adm_enhn_gain_limit) == (32, 24, 1.2)
+    assert (jobs[1].pixel_format, jobs[1].bitdepth) == ("444", 10)
+    assert jobs[0].ladder_key != jobs[1].ladder_key
+    assert jobs[3].error == "width 'wide' is not an integer"
+    assert jobs[4].ref == "/abs/r.yuv" and "nope" in jobs[4].error
+    assert all(j.error is None for j in jobs[:3])
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("ref,dis,widht\na,b,3\n", "unknown column 'widht'"),
+        ("ref,name\na,b\n", "no dis column"),
+        ("ref,dis\n", "has no rows"),
+        ('{"ref": "a", "dis": "b"}\n[1]\n', "line 2: not a JSON object"),
+    ],
+)
+def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
+    path = tmp_path / "jobs.csv"
+    path.write_text(text)
+    if text.startswith("{"):
+        path = path.rename(tmp_path / "jobs.jsonl")
+    assert cli.main(["batch", str(path), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and err.startswith("admcuda: error: ")
+
+
+def test_usage_errors(tmp_path, capsys):
+    assert cli.main(["batch", str(tmp_path / "nowhere.csv"), "-o", str(tmp_path)]) == 1
+    assert "not found" in capsys.readouterr().err
+    assert cli.main(["batch", "jobs.csv", "-o", "out", "--workers", "0"]) == 2
+    args = ["batch", "j.csv", "-o", "o", "--workers", "2", "--scheduler", "tcp://x:1"]
+    assert cli.main(args) == 2
+    assert cli.main(["batch", "jobs.csv"]) == 2
+    assert all(line.startswith("admcuda: error: ") for line in capsys.readouterr().err.splitlines())
+
+
+def test_without_distributed_says_how_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if absent
+    assert cli.main(["batch", str(tmp_path / "jobs.csv"), "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err == 'admcuda: error: admcuda batch needs Dask: pip install "admcuda[dask]"\n'
+
+
+def test_progress_line_counts_pairs_and_frames():
+    bar = batch._BatchProgress(4, enabled=False, clock=lambda: 10.0)
+    bar.frames, bar.failed = 300, 1
+    bar.done = 2
+    line = bar.render(now=12.0)
+    assert line.startswith("pairs 2/4, 1 failed [") and "300 frames  150.0 fps" in line
+
+
+class _FakeCluster:
+    """Stands in for a cluster class: records its keyword arguments, starts nothing."""
+
+    made: list[tuple[str, dict]] = []
+
+    def __init__(self, kind: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        _FakeCluster.made.append((kind, kwargs))
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self
+
+    def __exit__(self, *exc) -> None:  # type: ignore[no-untyped-def]
+        return None
+
+
+@pytest.mark.parametrize(
+    "gpus, backend, workers, want",
+    [
+        (2, "auto", None, ("LocalCUDACluster", 2, "cuda")),
+        (2, "auto", 1, ("LocalCUDACluster", 1, "cuda")),
+        (2, "cpu", 3, ("LocalCluster", 3, "cpu")),
+        (0, "auto", 3, ("LocalCluster", 3, "cpu")),
+        (0, "cuda", None, ("LocalCluster", 1, "cuda")),
+    ],
+)
+def test_local_cluster_choice(monkeypatch, gpus, backend, workers, want):
+    """dask-cuda and GPUs: one CUDA worker per GPU; otherwise CPU worker processes, one
+    thread each. dask-cuda is faked: no GPU and no install are needed."""
+    import types
+
+    import distributed
+
+    fake = types.ModuleType("dask_cuda")
+    fake.LocalCUDACluster = lambda **kw: _FakeCluster("LocalCUDACluster", **kw)
+    monkeypatch.setitem(sys.modules, "dask_cuda", fake)
+    monkeypatch.setattr(
+        distributed, "LocalCluster", lambda **kw: _FakeCluster("LocalCluster", **kw)
+    )
+    monkeypatch.setattr(batch, "_gpu_count", lambda: gpus)
+    _FakeCluster.made.clear()
+    with batch._local_cluster(backend, workers) as (_, task_backend, _text):
+        pass
+    [(kind, kwargs)] = _FakeCluster.made
+    assert (kind, kwargs["n_workers"], task_backend) == want
+    assert kwargs["threads_per_worker"] == 1
+    assert kwargs.get("processes", True) is True
