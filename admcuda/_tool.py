@@ -26,18 +26,53 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def parse_option_args(items: Sequence[str]) -> dict[str, str]:
-    """``--option`` values (``NAME=VALUE``, or libvmaf's ``A=1:B=2``) as a mapping."""
-    settings: dict[str, str] = {}
+# libvmaf's feature names for its integer ADM extractor: the CPU one and the CUDA one.
+# Both are the same feature here (libvmaf's adm_cuda writes a subset of the outputs).
+ADM_FEATURES: tuple[str, ...] = ("adm", "adm_cuda")
+
+
+def parse_option_args(
+    items: Sequence[str], *, flag: str = "--option", settings: dict[str, str] | None = None
+) -> dict[str, str]:
+    """``--option`` values (``NAME=VALUE``, or libvmaf's ``A=1:B=2``) as a mapping.
+
+    ``flag`` names the option in messages; ``settings``, where given, is extended in
+    place, so that a name already there counts as given twice.
+    """
+    settings = {} if settings is None else settings
     for item in items:
         for part in item.split(":"):
             name, sep, value = part.partition("=")
             if not sep or not name:
-                raise UsageError(f"--option expects NAME=VALUE, got '{part}'")
+                raise UsageError(f"{flag} expects NAME=VALUE, got '{part}'")
             if name in settings:
                 raise UsageError(f"option '{name}' given twice")
             settings[name] = value
     return settings
+
+
+def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
+    """libvmaf's ``--feature adm=NAME=VALUE:NAME=VALUE`` (or bare ``adm``), into ``settings``.
+
+    As libvmaf's ``parse_feature_config``, the feature name ends at the first ``=`` and
+    the rest is a ``:``-separated option list. ``adm_cuda`` is the same feature; any other
+    name is a usage error, and so is a second ``--feature``, since one run computes one
+    ADM configuration.
+    """
+    if len(items) > 1:
+        raise UsageError(
+            f"--feature given {len(items)} times; admcuda computes one ADM configuration "
+            "per run, so give one --feature adm[=NAME=VALUE:...]"
+        )
+    for item in items:
+        name, sep, rest = item.partition("=")
+        if name not in ADM_FEATURES:
+            raise UsageError(
+                f"--feature {name or item}: admcuda computes ADM only; use --feature adm "
+                "(or adm_cuda), with options as adm=NAME=VALUE:NAME=VALUE"
+            )
+        if sep:
+            parse_option_args([rest], flag=f"--feature {name}", settings=settings)
 
 
 def fail(message: str) -> None:

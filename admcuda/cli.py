@@ -2,13 +2,28 @@
 
 Inputs are raw YUV (``.yuv``/``.raw``, size from ``-w``/``-h``), Y4M, or any
 video ffmpeg decodes; with several distorted inputs the reference is read once
-and each distorted input gets its own scores (an encoding ladder). The short
-flags are libvmaf's (``-w -h -p -b -o``), so ``-h`` is the height and help is
-``--help`` only; libvmaf's long spellings (``--frame_cnt``, ``--pixel_format``
-...) are accepted too. Every failure ends in one ``admcuda: error: ...`` line on
-stderr and exit status 2 for a problem with the command line itself, or 1 for
-one found while reading the inputs or scoring (a missing file, raw YUV without a
-size, inputs that disagree), and leaves no output file behind.
+and each distorted input gets its own scores (an encoding ladder).
+
+``score`` also takes libvmaf's own command line, so that a ``vmaf`` run that
+extracts ADM works with only the program name changed::
+
+    vmaf          -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
+                  --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
+    admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
+                  --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
+
+The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``), so ``-h`` is the
+height and help is ``--help`` only; libvmaf's long spellings (``--frame_cnt``,
+``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
+``--frame_cnt`` (all frames), ``--subsample`` (every frame) and ``--threads`` (no
+worker threads).
+
+Every failure ends in one ``admcuda: error: ...`` line on stderr and exit status 2
+for a problem with the command line itself, or 1 for one found while reading the
+inputs or scoring (a missing file, raw YUV without a size, inputs that disagree),
+and leaves no output file behind. In a ladder, a distorted input that fails does
+not stop the others: their outputs are written, each failed input gets its error
+line, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -26,7 +41,7 @@ from pathlib import Path
 from admcuda import __version__, _LadderRun, _run_ladder
 from admcuda._tool import Parser as _Parser
 from admcuda._tool import UsageError as _UsageError
-from admcuda._tool import parse_option_args
+from admcuda._tool import parse_feature_args, parse_option_args
 from admcuda.backends import BACKENDS, select_backend
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
@@ -41,9 +56,11 @@ EXIT_RUNTIME = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-_SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv"}
+_SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
+_FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
 _PLACEHOLDERS = ("{name}", "{index}")
 _MIN_SIDE_EXCLUSIVE = 16
+STDIN = "-"
 _LOADED = time.time()
 
 
@@ -63,9 +80,12 @@ def _options_epilog() -> str:
         "",
         "With several DIS inputs, --output must contain {name} (the input's file name",
         "without suffix) or {index} (1 for the first DIS), or be a folder, which gets",
-        "one NAME.json/.xml/.csv per input.",
+        "one NAME.json/.xml/.csv per input. A DIS input that cannot be opened or read",
+        "does not stop the others: they are written, it gets an error line, and the",
+        "exit status is 1. '-' reads one input from standard input.",
         "",
-        "ADM options for --option NAME=VALUE (name or alias; libvmaf's table):",
+        "ADM options for --option NAME=VALUE, or libvmaf's --feature adm=NAME=VALUE:...",
+        "(name or alias; libvmaf's table):",
     ]
     for spec in OPTIONS:
         kind = "true|false" if spec.type == "bool" else f"{spec.type} in {spec.range_text}"
@@ -81,20 +101,35 @@ def _options_epilog() -> str:
     return "\n".join(lines)
 
 
-def _counter(low: int):  # type: ignore[no-untyped-def]
-    """argparse type: a decimal integer >= ``low``."""
+def _counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
+    """argparse type: a decimal integer >= ``low``; with ``zero``, 0 is accepted too and
+    read as ``zero`` (libvmaf's 0 for "no limit" or "the default")."""
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> int | None:
         try:
             value = int(text, 10)
         except ValueError:
             raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
+        if value == 0 and zero is not None:
+            return zero or None
         if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= {low})")
+            floor = 0 if zero is not None else low
+            raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= {floor})")
         return value
 
     parse.__name__ = "integer"
     return parse
+
+
+def _scaler(text: str) -> str:
+    """argparse type: an ffmpeg scaler, as the input layer takes it (``bicubic``,
+    ``lanczos+accurate_rnd``)."""
+    from admcuda.video import check_scaler
+
+    try:
+        return check_scaler(text)
+    except AdmError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="libvmaf's integer ADM feature, on the CPU or with CUDA.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     score = commands.add_parser(
@@ -125,10 +160,24 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     score.add_argument("--help", action="help", help="show this help and exit")
-    score.add_argument("ref", nargs="?", metavar="REF", help="reference: .yuv, .y4m or video")
+    score.add_argument(
+        "-v", "--version", action="version", version=f"{PROG} {__version__}",
+        help="print the version and exit",
+    )  # fmt: skip
+    score.add_argument(
+        "ref", nargs="?", metavar="REF", help="reference: .yuv, .y4m or video ('-': stdin)"
+    )
     score.add_argument(
         "dis", nargs="*", metavar="DIS", help="distorted input(s), scored against REF"
     )
+    score.add_argument(
+        "-r", "--reference", metavar="PATH",
+        help="reference, as libvmaf takes it (instead of REF)",
+    )  # fmt: skip
+    score.add_argument(
+        "-d", "--distorted", action="append", metavar="PATH",
+        help="distorted input, as libvmaf takes it (instead of DIS); repeat for a ladder",
+    )  # fmt: skip
     score.add_argument(
         "--example",
         action="store_true",
@@ -152,10 +201,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="raw YUV bits per sample (default 8, or that of a Y4M/video input); "
         "above 8, samples are 16-bit little-endian",
     )
+    score.add_argument(
+        "--ignore-name", "--ignore_name", dest="ignore_name", action="store_true",
+        help="do not check raw inputs against the size, bit depth or layout their file "
+        "names state (e.g. clip_1280x720_10bit.yuv)",
+    )  # fmt: skip
+    score.add_argument(
+        "--scale", type=_scaler, metavar="SCALER",
+        help="scale distorted inputs of another size to the reference's with this ffmpeg "
+        "scaler (bicubic, bilinear, lanczos, neighbor, spline, ...); without it a size "
+        "mismatch is an error",
+    )  # fmt: skip
     frames = score.add_argument_group("frames (as libvmaf's command line)")
     frames.add_argument(
-        "--frame-cnt", "--frame_cnt", dest="frame_cnt", type=_counter(1), metavar="N",
-        help="read at most N frames (after skipping)",
+        "--frame-cnt", "--frame_cnt", dest="frame_cnt", type=_counter(1, zero=0), metavar="N",
+        help="read at most N frames (after skipping); 0, as in libvmaf, reads all",
     )  # fmt: skip
     frames.add_argument(
         "--frame-skip-ref", "--frame_skip_ref", dest="frame_skip_ref", type=_counter(0),
@@ -166,8 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=0, metavar="N", help="skip the first N frames of each distorted input",
     )  # fmt: skip
     frames.add_argument(
-        "--subsample", type=_counter(1), default=1, metavar="N",
-        help="score every Nth frame (frames 0, N, 2N, ...; frameNum keeps the number)",
+        "--subsample", type=_counter(1, zero=1), default=1, metavar="N",
+        help="score every Nth frame (frames 0, N, 2N, ...; frameNum keeps the number); "
+        "0, as in libvmaf, scores every frame",
     )  # fmt: skip
     score.add_argument(
         "--backend",
@@ -177,9 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     perf = score.add_argument_group("resources")
     perf.add_argument(
-        "--threads", type=_counter(1), metavar="N",
+        "--threads", type=_counter(1, zero=1), metavar="N",
         help="CPU backend: worker processes (default: all usable cores; runs under about "
-        "four 1080p frames stay in one process)",
+        "four 1080p frames stay in one process); 0, as libvmaf's no worker threads, is one",
+    )  # fmt: skip
+    perf.add_argument(
+        "--gpu", type=_counter(0), metavar="N",
+        help="CUDA backend: the GPU to use, by CUDA device number (default 0)",
     )  # fmt: skip
     perf.add_argument(
         "--host-memory", dest="host_memory", type=_counter(1), metavar="MIB",
@@ -205,6 +270,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="ADM option, repeatable; NAME=VALUE:NAME=VALUE also works (see below)",
     )
     score.add_argument(
+        "--feature",
+        action="append",
+        default=[],
+        metavar="adm[=NAME=VALUE:...]",
+        help="libvmaf's spelling of the feature and its options: adm (or adm_cuda), "
+        "optionally =NAME=VALUE:NAME=VALUE; admcuda computes ADM only",
+    )
+    score.add_argument(
+        "-n", "--no_prediction", "--no-prediction", dest="no_prediction", action="store_true",
+        help="accepted for libvmaf's command line: admcuda never predicts VMAF scores",
+    )  # fmt: skip
+    score.add_argument(
         "--debug",
         action="store_true",
         help="also output integer_adm and the numerators and denominators",
@@ -216,15 +293,15 @@ def build_parser() -> argparse.ArgumentParser:
             dest="format",
             action="store_const",
             const=name,
-            help=f"write {name.upper()} (to --output, or to stdout without it)",
+            help=f"write {_FORMAT_NAMES[name]} (to --output, or to stdout without it)",
         )
     score.add_argument(
         "-o",
         "--output",
         metavar="PATH",
-        help="output file ('-' for stdout); its format comes from --json/--xml/--csv, "
-        "else from the suffix, else XML as in libvmaf. With several DIS: a path "
-        "with {name} or {index}, or a folder",
+        help="output file ('-' for stdout); its format comes from --json/--xml/--csv/--sub, "
+        "else from the suffix (.json .xml .csv .sub), else XML as in libvmaf. With several "
+        "DIS: a path with {name} or {index}, or a folder",
     )
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
     for name, (_, text) in _TOOLS.items():
@@ -271,10 +348,10 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
             )
         return [None] * len(dis)
     if Path(output).is_dir():
-        paths = [Path(output) / f"{Path(d).stem}.{fmt or 'xml'}" for d in dis]
+        paths = [Path(output) / f"{_stem(d)}.{fmt or 'xml'}" for d in dis]
     elif any(mark in output for mark in _PLACEHOLDERS):
         paths = [
-            Path(output.replace("{name}", Path(d).stem).replace("{index}", str(i)))
+            Path(output.replace("{name}", _stem(d)).replace("{index}", str(i)))
             for i, d in enumerate(dis, start=1)
         ]
     elif len(dis) > 1:
@@ -297,6 +374,11 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
     return list(paths)
 
 
+def _stem(path: str) -> str:
+    """The ``{name}`` of an input: its file name without suffix; ``stdin`` for ``-``."""
+    return "stdin" if path == STDIN else Path(path).stem
+
+
 @contextlib.contextmanager
 def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, list[str]]]:
     if not args.example:
@@ -308,13 +390,31 @@ def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, list[str]]]:
         yield str(ref), [str(dis)]
 
 
+def _merge_input_forms(args: argparse.Namespace) -> str:
+    """Fold libvmaf's ``-r``/``-d`` into ``ref``/``dis``; returns how DIS is spelled."""
+    flagged = args.reference is not None or args.distorted
+    if not flagged:
+        return "DIS"
+    if args.ref is not None or args.dis:
+        raise _UsageError(
+            "give the inputs either as REF DIS [DIS ...] or with -r/--reference and "
+            "-d/--distorted, not both"
+        )
+    args.ref, args.dis = args.reference, list(args.distorted or [])
+    return "-d/--distorted"
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
     """Command-line checks that need no file: presence, ranges, the example's rules."""
+    dis_name = _merge_input_forms(args)
+    ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
+    if args.gpu is not None and args.backend == "cpu":
+        raise _UsageError(f"--gpu {args.gpu} picks a CUDA device; drop it or --backend cpu")
     if args.example:
         from admcuda.data import EXAMPLE
 
         given = [flag for flag, value in (
-            ("REF", args.ref), ("DIS", args.dis or None), ("--width", args.width),
+            (ref_name, args.ref), (dis_name, args.dis or None), ("--width", args.width),
             ("--height", args.height), ("--pixel-format", args.pixel_format),
             ("--bitdepth", args.bitdepth),
         ) if value is not None]  # fmt: skip
@@ -323,15 +423,29 @@ def _check_arguments(args: argparse.Namespace) -> None:
         args.width, args.height = EXAMPLE.width, EXAMPLE.height
         args.pixel_format, args.bitdepth = EXAMPLE.pixel_format, EXAMPLE.bitdepth
         return
-    missing = [name for name, value in (("REF", args.ref), ("DIS", args.dis)) if not value]
+    missing = [name for name, value in ((ref_name, args.ref), (dis_name, args.dis)) if not value]
     if missing:
         raise _UsageError(f"missing {', '.join(missing)} (or use --example)")
+    if [args.ref, *args.dis].count(STDIN) > 1:
+        raise _UsageError("standard input ('-') can feed one input only")
     for flag, value in (("--width", args.width), ("--height", args.height)):
         if value is not None and value <= _MIN_SIDE_EXCLUSIVE:
             raise _UsageError(
                 f"{flag} {value} is too small: libvmaf's ADM needs width and height "
                 f"> {_MIN_SIDE_EXCLUSIVE}"
             )
+
+
+def _options(args: argparse.Namespace) -> AdmOptions:
+    """ADM options from ``--feature adm=...``, ``--option`` and ``--debug`` together."""
+    settings: dict[str, str] = {}
+    parse_feature_args(args.feature, settings)
+    parse_option_args(args.option, settings=settings)
+    try:
+        opts = AdmOptions.from_mapping(settings)
+    except AdmError as exc:
+        raise _UsageError(str(exc)) from None
+    return opts.replace(debug=True) if args.debug else opts
 
 
 def _pooled_lines(frames: list[dict[str, float]], opts: AdmOptions) -> list[str]:
@@ -345,7 +459,19 @@ def _pooled_lines(frames: list[dict[str, float]], opts: AdmOptions) -> list[str]
     return lines
 
 
-def _summary(run: _LadderRun, backend: str, subsample: int) -> str:
+def _rung_line(path: str, frames: list[dict[str, float]], opts: AdmOptions, width: int) -> str:
+    """One rung of a ladder: its frames and the pooled adm2 (mean, harmonic mean, min)."""
+    name = feature_names(opts)["integer_adm2"]
+    pooled = pool([frame[name] for frame in frames])
+    return (
+        f"{path:{width}}  {len(frames)} frames  {name} mean {pooled['mean']:.6f} "
+        f"harmonic_mean {pooled['harmonic_mean']:.6f} min {pooled['min']:.6f}"
+    )
+
+
+def _summary(run: _LadderRun, backend: str, subsample: int, scored: list[int]) -> str:
+    """The report without ``--output``: a pooled block for one DIS, else a line per rung
+    that scored (``scored`` are their indices)."""
     changed = " ".join(f"{k}={v}" for k, v in run.opts.non_default().items() if k != "debug")
     geometry = f"{run.width}x{run.height} {run.pixel_format} {run.bitdepth}-bit"
     extras = (f", subsample {subsample}" if subsample > 1 else "") + (
@@ -355,29 +481,30 @@ def _summary(run: _LadderRun, backend: str, subsample: int) -> str:
     if len(run.dis) == 1:
         lines = [head + f"{len(run.frames[0])} frames, {geometry}{extras}", "pooled mean:"]
         return "\n".join(lines + _pooled_lines(run.frames[0], run.opts))
-    lines = [head + f"{geometry}{extras}", f"reference {run.ref}"]
-    for index, (path, frames) in enumerate(zip(run.dis, run.frames, strict=True), start=1):
-        lines.append(f"distorted {index}: {path}, {len(frames)} frames, pooled mean:")
-        lines += _pooled_lines(frames, run.opts)
+    lines = [head + f"{geometry}{extras}, reference {run.ref}"]
+    width = max((len(run.dis[k]) for k in scored), default=0)
+    lines += [_rung_line(run.dis[k], run.frames[k], run.opts, width) for k in scored]
     return "\n".join(lines)
 
 
-def _write_all(fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float]) -> None:
-    """Write one document per distorted input; on failure remove those just written."""
+def _write_all(
+    fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float], scored: list[int]
+) -> None:
+    """Write one document per distorted input that scored; on failure remove those just
+    written."""
     written: list[Path] = []
     try:
-        for frames, numbers, dest, rate in zip(
-            run.frames, run.frame_numbers, outputs, fps, strict=True
-        ):
+        for k in scored:
+            dest = outputs[k]
             write_output(
                 fmt,  # type: ignore[arg-type]
-                frames,
+                run.frames[k],
                 sys.stdout if dest is None else dest,
                 version=__version__,
                 width=run.width,
                 height=run.height,
-                fps=rate,
-                frame_numbers=numbers,
+                fps=fps[k],
+                frame_numbers=run.frame_numbers[k],
             )
             if dest is not None:
                 written.append(dest)
@@ -388,24 +515,33 @@ def _write_all(fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[
         raise
 
 
+def _rung_errors(run: _LadderRun) -> list[str | None]:
+    """Each distorted input's one-line error, None where it scored."""
+    errors = list(getattr(run, "errors", None) or [])
+    return errors + [None] * (len(run.dis) - len(errors))
+
+
+def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
+    """Keyword arguments for the input layer and the GPU, passed only when set."""
+    extra: dict[str, object] = {}
+    if args.ignore_name:
+        extra["ignore_name"] = True
+    if args.scale is not None:
+        extra["scale"] = args.scale
+    if args.gpu is not None:
+        extra["device"] = args.gpu
+    return extra
+
+
 def _score(args: argparse.Namespace) -> int:
     _check_arguments(args)
-    try:
-        opts = AdmOptions.from_mapping(parse_option_args(args.option))
-    except AdmError as exc:
-        raise _UsageError(str(exc)) from None
-    if args.debug:
-        opts = opts.replace(debug=True)
+    opts = _options(args)
     out_format = _output_format(args)
     dis_names = ["example"] if args.example else list(args.dis)
     outputs = _output_paths(args.output, dis_names, out_format)
-    backend, _ = select_backend(args.backend)
-    notice = None
-    if args.backend == "auto" and backend != BACKENDS[0]:
-        from admcuda import backends
-
-        # Said to a terminal once the run has worked, so an error stays the only line.
-        notice = f"{backends.fallback_reason or 'CUDA is unavailable'}; scored on the CPU"
+    # Resolved here so that a named backend that cannot load fails before any reading;
+    # "auto" itself goes on to the run, which may still fall back if CUDA cannot start.
+    resolved, _ = select_backend(args.backend)
 
     stats = RunStats()
     process_start = _process_start_time()
@@ -419,7 +555,7 @@ def _score(args: argparse.Namespace) -> int:
             pixel_format=args.pixel_format,
             bitdepth=args.bitdepth,
             opts=opts,
-            backend=backend,
+            backend=args.backend,
             frame_cnt=args.frame_cnt,
             frame_skip_ref=args.frame_skip_ref,
             frame_skip_dist=args.frame_skip_dist,
@@ -429,19 +565,31 @@ def _score(args: argparse.Namespace) -> int:
             host_memory=args.host_memory << 20,
             batch=args.batch,
             stats=stats,
+            **_ladder_options(args),  # type: ignore[arg-type]
         )
     elapsed = time.perf_counter() - start
+    backend = getattr(run, "backend", resolved)
     if args.stats:
         print(_stats_line(stats, process_start), file=sys.stderr)
     fps = [len(frames) / elapsed if elapsed > 0 else math.inf for frames in run.frames]
-    if notice and sys.stderr.isatty():
-        print(f"{PROG}: notice: {notice}", file=sys.stderr)
+    if args.backend == "auto" and backend != BACKENDS[0] and sys.stderr.isatty():
+        from admcuda import backends
 
-    if out_format is None:
-        print(_summary(run, backend, args.subsample))
-        return 0
-    _write_all(out_format, run, outputs, fps)
-    return 0
+        # Said to a terminal once the run has worked, so an error stays the only line.
+        reason = backends.fallback_reason or "CUDA is unavailable"
+        print(f"{PROG}: notice: {reason}; scored on the CPU", file=sys.stderr)
+
+    errors = _rung_errors(run)
+    scored = [k for k, error in enumerate(errors) if error is None]
+    if scored:
+        if out_format is None:
+            print(_summary(run, backend, args.subsample, scored))
+        else:
+            _write_all(out_format, run, outputs, fps, scored)
+    for path, error in zip(run.dis, errors, strict=True):
+        if error is not None:
+            _fail(error if path in error else f"{path}: {error}")
+    return EXIT_RUNTIME if len(scored) < len(errors) else 0
 
 
 def _process_start_time() -> float:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -411,30 +412,39 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         allow_abbrev=False,
         description="Draw where ADM finds the detail loss (or the additive impairment) "
-        "of one frame pair, as a heat map over the luma.",
+        "of one frame pair, as a heat map over the luma. Inputs are read as by "
+        "'admcuda score': raw YUV, Y4M, or any video ffmpeg decodes.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument("ref", metavar="REF", help="reference .yuv file")
-    parser.add_argument("dis", metavar="DIS", help="distorted .yuv file")
-    parser.add_argument("-w", "--width", type=int, required=True, metavar="W")
-    parser.add_argument("-h", "--height", type=int, required=True, metavar="H")
+    parser.add_argument("ref", metavar="REF", help="reference: .yuv, .y4m or video ('-': stdin)")
+    parser.add_argument("dis", metavar="DIS", help="distorted: .yuv, .y4m or video")
+    parser.add_argument(
+        "-w", "--width", type=int, metavar="W",
+        help="frame width (raw YUV; checked against Y4M and video)",
+    )  # fmt: skip
+    parser.add_argument(
+        "-h", "--height", type=int, metavar="H",
+        help="frame height (raw YUV; checked against Y4M and video)",
+    )  # fmt: skip
     parser.add_argument(
         "-p",
         "--pixel-format",
         "--pixel_format",
         dest="pixel_format",
         choices=PIXEL_FORMATS,
-        default="420",
-        help="chroma layout (default 420)",
+        help="raw YUV chroma layout (default 420, or that of a Y4M/video input)",
     )
     parser.add_argument(
         "-b",
         "--bitdepth",
         type=int,
         choices=BITDEPTHS,
-        default=8,
-        help="bits per sample (default 8)",
+        help="raw YUV bits per sample (default 8, or that of a Y4M/video input)",
     )
+    parser.add_argument(
+        "--ignore-name", "--ignore_name", dest="ignore_name", action="store_true",
+        help="do not check raw inputs against the size or bit depth their names state",
+    )  # fmt: skip
     parser.add_argument(
         "--frame", type=int, default=0, metavar="N", help="frame number, from 0 (default 0)"
     )
@@ -457,18 +467,64 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="ADM option, repeatable; NAME=VALUE:NAME=VALUE also works",
     )
+    parser.add_argument(
+        "--feature",
+        action="append",
+        default=[],
+        metavar="adm[=NAME=VALUE:...]",
+        help="the options in libvmaf's spelling, as for 'admcuda score'",
+    )
     parser.add_argument("--npy", metavar="PATH", help="also save the map as a .npy array")
     parser.add_argument("-o", "--output", required=True, metavar="PNG", help="PNG to write")
     return parser
 
 
+def _read_pair(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int]:
+    """Frame ``args.frame`` of both inputs, opened as ``admcuda score`` opens them, and
+    their bit depth."""
+    from admcuda.inputs import open_inputs
+
+    extra = {"ignore_name": True} if args.ignore_name else {}
+    with open_inputs(
+        args.ref, [args.dis], width=args.width, height=args.height,
+        pixel_format=args.pixel_format, bitdepth=args.bitdepth, **extra,
+    ) as inputs:  # fmt: skip
+        planes = []
+        for reader in inputs.readers:
+            frames = reader.iter_luma(args.frame, 1)
+            try:
+                plane = next(iter(frames), None)
+            finally:
+                close = getattr(frames, "close", None)
+                if close is not None:
+                    close()
+            if plane is None:
+                raise AdmError(_out_of_range(args.frame, inputs.readers, reader))
+            planes.append(plane)
+        return planes[0], planes[1], inputs.bitdepth
+
+
+def _out_of_range(frame: int, readers: Sequence[Any], short: Any) -> str:
+    counts = [reader.num_frames for reader in readers]
+    if None not in counts:
+        return f"frame {frame} is out of range: the files have {min(counts)} frames in common"
+    held = f"has {short.num_frames} frames" if short.num_frames is not None else "ends before it"
+    return f"frame {frame} is out of range: {short.label} file {str(short.path)!r} {held}"
+
+
 def _run(argv: Sequence[str] | None) -> int:
-    from admcuda.yuv import YuvReader, check_geometry
+    from admcuda._tool import parse_feature_args
+    from admcuda.yuv import check_geometry
 
     args = build_parser().parse_args(argv)
     try:
-        check_geometry(args.width, args.height, args.pixel_format, args.bitdepth)
-        opts = AdmOptions.from_mapping(parse_option_args(args.option))
+        if args.width is not None or args.height is not None:
+            check_geometry(
+                args.width or 17, args.height or 17, args.pixel_format or "420", args.bitdepth or 8
+            )
+        settings: dict[str, str] = {}
+        parse_feature_args(args.feature, settings)
+        opts = AdmOptions.from_mapping(parse_option_args(args.option, settings=settings))
     except AdmError as exc:
         raise UsageError(str(exc)) from None
     if args.frame < 0:
@@ -479,33 +535,32 @@ def _run(argv: Sequence[str] | None) -> int:
             raise AdmError(f"output folder '{parent}' does not exist")
     _pyplot()  # fail before the work if matplotlib is missing
 
-    geometry = {
-        "width": args.width,
-        "height": args.height,
-        "pixel_format": args.pixel_format,
-        "bitdepth": args.bitdepth,
-    }
-    with YuvReader(args.ref, label="reference", **geometry) as ref_file, \
-            YuvReader(args.dis, label="distorted", **geometry) as dis_file:  # fmt: skip
-        count = min(len(ref_file), len(dis_file))
-        if args.frame >= count:
-            raise AdmError(
-                f"frame {args.frame} is out of range: the files have {count} frames in common"
-            )
-        ref = ref_file.read_luma(args.frame)
-        dis = dis_file.read_luma(args.frame)
+    ref, dis, bitdepth = _read_pair(args)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
-    maps = save_distortion_png(
-        ref, dis, args.bitdepth, args.output, opts, label,
-        kind=args.kind, background=args.background,
-    )  # fmt: skip
-    if args.npy:
-        np.save(args.npy, maps.get(args.kind))
+    # Both files go to temporary siblings and are renamed once both are complete, so a
+    # failure leaves neither behind. The temporary name keeps the suffix, from which
+    # matplotlib takes the image format.
+    token = secrets.token_hex(4)
+    targets = [Path(path) for path in (args.output, args.npy) if path]
+    temps = [target.with_name(f".{token}.{target.name}") for target in targets]
+    try:
+        maps = save_distortion_png(
+            ref, dis, bitdepth, temps[0], opts, label,
+            kind=args.kind, background=args.background,
+        )  # fmt: skip
+        if args.npy:
+            with open(temps[1], "wb") as handle:
+                np.save(handle, maps.get(args.kind))
+        for temp, target in zip(temps, targets, strict=True):
+            os.replace(temp, target)
+    finally:
+        for temp in temps:
+            temp.unlink(missing_ok=True)
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``admcuda map REF DIS -w W -h H [-p FMT] [-b BITS] [--frame N] -o map.png``.
+    """``admcuda map REF DIS [-w W -h H -p FMT -b BITS] [--frame N] -o map.png``.
 
     Parameters
     ----------

@@ -1,20 +1,37 @@
-"""Open any input (raw YUV, Y4M, encoded video) and pick its frames.
+"""Open any input (raw YUV, Y4M, encoded video, a stream) and pick its frames.
 
-:func:`open_input` decides what a file is by its content first (a Y4M file
-starts with ``YUV4MPEG2``), then by its name (``.yuv`` and ``.raw`` are raw
-planar YUV; anything else goes to ffmpeg), and returns a reader with the same
-surface for all three kinds: ``width``, ``height``, ``bitdepth``,
-``pixel_format``, ``num_frames`` (None while unknown, for encoded video),
+:func:`open_input` decides what an input is:
+
+* ``-`` (standard input), a named pipe, a character device or a ``/dev/fd/N``
+  pipe is a stream (:mod:`admcuda.streams`): Y4M if its first bytes are
+  ``YUV4MPEG2``, else raw frames of the size given;
+* a file starting with ``YUV4MPEG2`` (or named ``.y4m``) is Y4M;
+* a file whose first bytes are a container's or bitstream's signature (MP4/MOV,
+  Matroska/WebM, AVI, MPEG-TS, IVF, FLV, Ogg, H.264/HEVC Annex B, ...), or one
+  with a video file's extension, goes to ffmpeg — unless it is named ``.yuv`` or
+  ``.raw``, which is an error, as raw YUV is never a container;
+* ``.yuv`` and ``.raw`` files are raw planar YUV, and so is any other file once a
+  width and height are given; without them ffmpeg is asked, and the message for
+  a file it cannot read says to give them.
+
+Every reader has the same surface: ``width``, ``height``, ``bitdepth``,
+``pixel_format``, ``num_frames`` (None while unknown: video, streams),
 ``iter_luma(start, count)``, iteration, ``close()`` and the context-manager
-protocol. Y4M and raw readers also support ``len()``.
+protocol. Y4M and raw file readers also support ``len()``.
+
+A raw file's name is checked against the geometry it is read with: a ``WxH``, a
+bit depth (``10bit``, ``10le``, ``yuv420p10le``, ``p010``) or a layout
+(``yuv422p``, ``gray``, ``_444_``) that the name states and the flags (or their
+defaults, 4:2:0 8-bit) contradict is an error, unless ``ignore_name`` is set.
 
 :func:`open_inputs` opens a reference and one or more distorted inputs
 together. The inputs that describe themselves (Y4M, video) are opened first; a
-raw YUV input then takes its size, layout and bit depth from the command line or,
-where the command line is silent, from them. Any disagreement is an error: sizes
-and bit depths must match, and a flag must agree with the headers it applies to.
-Chroma layouts may differ between inputs, as ADM reads luma only (libvmaf would
-refuse a mix).
+raw input then takes its size, layout and bit depth from the command line or,
+where the command line is silent, from them. Sizes and bit depths must match,
+and a flag must agree with the headers it applies to; with ``scale`` a distorted
+input of another size is scaled by ffmpeg to the reference's size instead
+(:class:`~admcuda.video.ScaledReader`). Chroma layouts may differ between
+inputs, as ADM reads luma only (libvmaf would refuse a mix).
 
 :class:`FrameStream` applies libvmaf's frame controls to one input: skip the
 first frames, stop after a number of frames, keep every Nth frame.
@@ -22,39 +39,66 @@ first frames, stop after a number of frames, keep every Nth frame.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.video import VideoReader
+from admcuda.streams import STDIN, Stream, StreamReader, is_stream, open_stream
+from admcuda.video import SNIFF_BYTES, ScaledReader, VideoReader, check_scaler, container_of
 from admcuda.y4m import MAGIC, Y4mReader
-from admcuda.yuv import YuvReader, check_geometry, check_input_file, size_from_name
+from admcuda.yuv import (
+    NameHints,
+    YuvReader,
+    check_geometry,
+    check_input_file,
+    frame_bytes,
+    name_hints,
+    size_from_name,
+)
 
 __all__ = [
     "RAW_SUFFIXES",
+    "VIDEO_SUFFIXES",
     "FrameReader",
     "FrameSelection",
     "FrameStream",
     "InputSet",
     "input_kind",
+    "name_hints",
     "open_input",
     "open_inputs",
     "size_from_name",
 ]
 
 RAW_SUFFIXES: tuple[str, ...] = (".yuv", ".raw")
+VIDEO_SUFFIXES: tuple[str, ...] = (
+    ".mp4", ".m4v", ".mov", ".qt", ".3gp", ".3g2", ".mkv", ".webm", ".avi", ".ts", ".m2ts",
+    ".mts", ".m2t", ".flv", ".f4v", ".ogv", ".ogg", ".ivf", ".h264", ".264", ".avc", ".h265",
+    ".265", ".hevc", ".h266", ".266", ".vvc", ".mpg", ".mpeg", ".m1v", ".m2v", ".mpv", ".vob",
+    ".wmv", ".asf", ".mxf", ".nut", ".obu", ".av1", ".dv", ".rm", ".rmvb", ".mjpeg", ".mjpg",
+    ".gif", ".png", ".apng", ".jpg", ".jpeg", ".webp", ".tif", ".tiff", ".dpx", ".exr", ".j2k",
+    ".jp2",
+)  # fmt: skip
+"""Names that say "encoded video": ffmpeg reads them even with -w/-h given."""
+
+_EXTENSION = {"MP4/MOV": ".mp4", "Matroska/WebM": ".mkv", "AVI": ".avi", "MPEG-TS": ".ts",
+              "IVF": ".ivf", "FLV": ".flv", "Ogg": ".ogv", "H.264": ".h264", "HEVC": ".hevc",
+              "MPEG program stream": ".mpg", "MPEG-1/2 video": ".m2v"}  # fmt: skip
+
+_log = logging.getLogger("admcuda")
 
 
 class FrameReader(Protocol):
     """What every reader returned by :func:`open_input` offers."""
 
     @property
-    def kind(self) -> str: ...  # "yuv", "y4m" or "video"
+    def kind(self) -> str: ...  # "yuv", "y4m", "video", "stream" or "scaled"
 
     @property
     def path(self) -> Path: ...
@@ -75,7 +119,7 @@ class FrameReader(Protocol):
     def pixel_format(self) -> str: ...
 
     @property
-    def num_frames(self) -> int | None: ...  # None while unknown (encoded video)
+    def num_frames(self) -> int | None: ...  # None while unknown (video, streams)
 
     def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]: ...
 
@@ -84,87 +128,226 @@ class FrameReader(Protocol):
     def close(self) -> None: ...
 
 
-def input_kind(path: str | os.PathLike[str], *, label: str = "input") -> str:
-    """``"y4m"``, ``"yuv"`` or ``"video"``: what :func:`open_input` would open.
+def _where(path: str | os.PathLike[str], label: str) -> str:
+    return f"{label} file {os.fspath(path)!r}"
+
+
+def _classify(path: str | os.PathLike[str], label: str, sized: bool) -> tuple[str, str]:
+    """``(kind, why)``: kind as :func:`input_kind`; why is ``"content"``, ``"name"`` or
+    ``"guess"`` (no signature, no telling name, no size given: ffmpeg is tried)."""
+    if is_stream(path):
+        return "stream", "name"
+    path = Path(path)
+    where = _where(path, label)
+    check_input_file(path, where, "video file")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError as exc:
+        raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    suffix = path.suffix.lower()
+    if head[: len(MAGIC)] == MAGIC:
+        return "y4m", "content"
+    if suffix == ".y4m":
+        return "y4m", "name"
+    container = container_of(head)
+    if suffix in RAW_SUFFIXES:
+        if container is not None:
+            rename = _EXTENSION.get(container, "its container's extension")
+            raise AdmError(
+                f"{where} is named as raw YUV ({suffix}) but holds {container} data; "
+                f"rename it ({rename}) to have ffmpeg decode it"
+            )
+        return "yuv", "name"
+    if container is not None:
+        return "video", "content"
+    if suffix in VIDEO_SUFFIXES:
+        return "video", "name"
+    if sized:
+        return "yuv", "content"
+    return "video", "guess"
+
+
+def input_kind(path: str | os.PathLike[str], *, label: str = "input", sized: bool = False) -> str:
+    """What :func:`open_input` would open: ``"y4m"``, ``"yuv"``, ``"video"`` or ``"stream"``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    label : str, optional
+        How messages name the file.
+    sized : bool, optional
+        A width and height are given: a file that is neither Y4M nor recognisably
+        video (by content or extension) is raw YUV.
 
     Raises
     ------
     AdmError
-        If the file is missing, a directory, unreadable or empty.
+        If the file is missing, a directory, unreadable or empty, or named ``.yuv``
+        or ``.raw`` but holding a container.
     """
-    path = Path(path)
-    where = f"{label} file {str(path)!r}"
-    check_input_file(path, where, "video file")
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(MAGIC))
-    except OSError as exc:
-        raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    if head == MAGIC or path.suffix.lower() == ".y4m":
-        return "y4m"
-    if path.suffix.lower() in RAW_SUFFIXES:
-        return "yuv"
-    return "video"
+    return _classify(path, label, sized)[0]
 
 
-def _raw_size_error(path: Path, where: str) -> AdmError:
+def _raw_size_error(path: str | os.PathLike[str], where: str) -> AdmError:
     guess = size_from_name(path)
     hint = f" (the name suggests {guess[0]}x{guess[1]})" if guess else ""
     return AdmError(f"{where} is raw YUV: give --width and --height{hint}")
 
 
-def open_input(
+@dataclass(frozen=True)
+class _Geometry:
+    """How a raw input is to be read, and where each setting came from: ``"flag"``,
+    ``"default"``, ``"name"`` or a partner input's description."""
+
+    width: int
+    height: int
+    pixel_format: str
+    bitdepth: int
+    size_from: str = "flag"
+    format_from: str = "flag"
+    bits_from: str = "flag"
+
+
+def _raw_geometry(
+    width: int | None,
+    height: int | None,
+    pixel_format: str | None,
+    bitdepth: int | None,
+    partner: FrameReader | None,
     path: str | os.PathLike[str],
-    *,
-    width: int | None = None,
-    height: int | None = None,
-    pixel_format: str | None = None,
-    bitdepth: int | None = None,
-    label: str = "input",
-) -> FrameReader:
-    """Open a raw YUV, Y4M or encoded video file for its luma frames.
+    where: str,
+) -> _Geometry:
+    def pick(value, attr, fallback):  # type: ignore[no-untyped-def]
+        if value is not None:
+            return value, "flag"
+        if partner is not None:
+            return getattr(partner, attr), _where(partner.path, partner.label)
+        return fallback, "default"
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-    width, height : int, optional
-        Required for raw YUV; for the other kinds, checked against the file.
-    pixel_format : {"420", "422", "444", "400"}, optional
-        Raw YUV layout (default ``"420"``); checked against a Y4M header.
-    bitdepth : {8, 10, 12, 16}, optional
-        Raw YUV bit depth (default 8); checked against Y4M and video.
-    label : str, optional
-        How messages name the file, e.g. ``"reference"``.
+    if (width is None or height is None) and partner is None:
+        raise _raw_size_error(path, where)
+    w, size_from = pick(width, "width", None)
+    h, _ = pick(height, "height", None)
+    fmt, format_from = pick(pixel_format, "pixel_format", "420")
+    bits, bits_from = pick(bitdepth, "bitdepth", 8)
+    return _Geometry(w, h, str(fmt), int(bits), size_from, format_from, bits_from)
 
-    Returns
-    -------
-    FrameReader
-        :class:`~admcuda.yuv.YuvReader`, :class:`~admcuda.y4m.Y4mReader` or
-        :class:`~admcuda.video.VideoReader`.
 
-    Raises
-    ------
-    AdmError
-        If the file cannot be read as video, raw YUV lacks a size, or a given
-        setting contradicts the file.
-    """
-    path = Path(path)
-    where = f"{label} file {str(path)!r}"
-    kind = input_kind(path, label=label)
-    if kind == "yuv":
-        if width is None or height is None:
-            raise _raw_size_error(path, where)
-        return YuvReader(
-            path,
-            width=width,
-            height=height,
-            pixel_format=pixel_format or "420",
-            bitdepth=bitdepth or 8,
-            label=label,
+def _name_conflicts(
+    hints: NameHints, geo: _Geometry, where: str, *, distorted: bool
+) -> AdmError | None:
+    """The error for a raw file whose name contradicts how it is to be read, if any."""
+    if hints.packed:
+        return AdmError(
+            f"{where}: its name says {hints.packed}, a packed layout whose luma is not a "
+            "plane; convert it to planar YUV (ffmpeg ... -pix_fmt yuv422p out.yuv), or give "
+            "--ignore-name if the name is wrong"
         )
-    reader: Y4mReader | VideoReader = (
-        Y4mReader(path, label=label) if kind == "y4m" else VideoReader(path, label=label)
+    clauses: list[str] = []
+    fixes: list[str] = []
+
+    def setting(flag: str, value: object, origin: str, unit: str = "") -> str:
+        if origin == "flag":
+            return f"{flag} is {value}{unit}"
+        if origin == "default":
+            return f"{flag} is {value}{unit} (default)"
+        return f"{origin} is {value}{unit}"
+
+    if hints.size is not None and hints.size != (geo.width, geo.height):
+        nw, nh = hints.size
+        if geo.size_from == "flag":
+            clauses.append(f"{nw}x{nh} but --width/--height are {geo.width}x{geo.height}")
+        else:
+            clauses.append(f"{nw}x{nh} but {geo.size_from} is {geo.width}x{geo.height}")
+        if distorted:
+            fixes.append(f"--scale bicubic to read it at {nw}x{nh} and scale it")
+        elif geo.size_from == "flag":
+            fixes.append(f"-w {nw} -h {nh}")
+    if hints.pixel_format is not None and hints.pixel_format != geo.pixel_format:
+        shown = setting("--pixel-format", geo.pixel_format, geo.format_from)
+        clauses.append(f"{hints.pixel_format} but {shown}")
+        if geo.format_from in ("flag", "default"):
+            fixes.append(f"-p {hints.pixel_format}")
+    if hints.bitdepth is not None and hints.bitdepth != geo.bitdepth:
+        shown = setting("--bitdepth", geo.bitdepth, geo.bits_from, "" if geo.bits_from in (
+            "flag", "default") else "-bit")  # fmt: skip
+        clauses.append(f"{hints.bitdepth}-bit but {shown}")
+        if geo.bits_from in ("flag", "default"):
+            fixes.append(f"-b {hints.bitdepth}")
+    if not clauses:
+        return None
+    said = ", and ".join(clauses)
+    fix = f"give {' '.join(fixes)}, or --ignore-name" if fixes else "give --ignore-name"
+    return AdmError(f"{where}: its name says {said}; {fix} if the name is wrong")
+
+
+def _open_raw_file(
+    path: Path,
+    geo: _Geometry,
+    label: str,
+    *,
+    ignore_name: bool,
+    distorted: bool = False,
+    scale: bool = False,
+) -> YuvReader:
+    """A :class:`YuvReader` for ``path``, once its name agrees with ``geo``.
+
+    With ``scale`` (a distorted input that will be scaled), a size in the name is the
+    size the file is read at.
+    """
+    where = _where(path, label)
+    if not ignore_name:
+        hints = name_hints(path)
+        if scale and hints.size is not None and hints.size != (geo.width, geo.height):
+            geo = replace(geo, width=hints.size[0], height=hints.size[1], size_from="name")
+        size = check_input_file(path, where, "raw YUV file")
+        # A file smaller than one frame gets YuvReader's message, which quotes the name.
+        if size >= frame_bytes(geo.width, geo.height, geo.pixel_format, geo.bitdepth):
+            problem = _name_conflicts(hints, geo, where, distorted=distorted)
+            if problem is not None:
+                raise problem
+    return YuvReader(
+        path,
+        width=geo.width,
+        height=geo.height,
+        pixel_format=geo.pixel_format,
+        bitdepth=geo.bitdepth,
+        label=label,
     )
+
+
+def _open_raw_stream(stream: Stream, geo: _Geometry) -> StreamReader:
+    return StreamReader(
+        stream,
+        width=geo.width,
+        height=geo.height,
+        pixel_format=geo.pixel_format,
+        bitdepth=geo.bitdepth,
+    )
+
+
+def _open_described(
+    path: str | os.PathLike[str],
+    kind: str,
+    why: str,
+    *,
+    label: str,
+    width: int | None,
+    height: int | None,
+    pixel_format: str | None,
+    bitdepth: int | None,
+) -> Y4mReader | VideoReader:
+    """A Y4M or video reader, checked against the flags."""
+    if kind == "y4m":
+        reader: Y4mReader | VideoReader = Y4mReader(path, label=label)
+    else:
+        try:
+            reader = VideoReader(path, label=label)
+        except AdmError as exc:
+            if why != "guess" or "-w and -h" in str(exc):
+                raise
+            raise AdmError(f"{exc}; if it is raw YUV, give -w and -h") from None
     try:
         _check_against(
             reader,
@@ -177,6 +360,87 @@ def open_input(
         reader.close()
         raise
     return reader
+
+
+def _open_stream_input(
+    path: str | os.PathLike[str],
+    *,
+    label: str,
+    width: int | None,
+    height: int | None,
+    pixel_format: str | None,
+    bitdepth: int | None,
+) -> StreamReader:
+    stream = open_stream(path, label=label)
+    try:
+        if stream.format == "y4m":
+            reader = StreamReader(stream)
+            _check_against(
+                reader, width=width, height=height, bitdepth=bitdepth, pixel_format=pixel_format
+            )
+            return reader
+        if width is None or height is None:
+            raise AdmError(f"{stream.where} is not Y4M: for raw YUV frames give -w and -h")
+        geo = _raw_geometry(width, height, pixel_format, bitdepth, None, path, stream.where)
+        return _open_raw_stream(stream, geo)
+    except BaseException:
+        stream.close()
+        raise
+
+
+def open_input(
+    path: str | os.PathLike[str],
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
+    label: str = "input",
+    ignore_name: bool = False,
+) -> FrameReader:
+    """Open a raw YUV, Y4M or encoded video file, or a stream, for its luma frames.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file, or ``-`` for standard input, a named pipe, ``/dev/fd/N``.
+    width, height : int, optional
+        Required for raw YUV (and make any file without a Y4M or video signature
+        raw); for the other kinds, checked against the input.
+    pixel_format : {"420", "422", "444", "400"}, optional
+        Raw YUV layout (default ``"420"``); checked against a Y4M header.
+    bitdepth : {8, 10, 12, 16}, optional
+        Raw YUV bit depth (default 8); checked against Y4M and video.
+    label : str, optional
+        How messages name the file, e.g. ``"reference"``.
+    ignore_name : bool, optional
+        Do not check a raw file's size, layout and bit depth against its name.
+
+    Returns
+    -------
+    FrameReader
+        :class:`~admcuda.yuv.YuvReader`, :class:`~admcuda.y4m.Y4mReader`,
+        :class:`~admcuda.video.VideoReader` or :class:`~admcuda.streams.StreamReader`.
+
+    Raises
+    ------
+    AdmError
+        If the input cannot be read as video, raw YUV lacks a size, its name
+        contradicts the settings, or a given setting contradicts the input.
+    """
+    flags = {"width": width, "height": height, "pixel_format": pixel_format,
+             "bitdepth": bitdepth}  # fmt: skip
+    sized = width is not None and height is not None
+    kind, why = _classify(path, label, sized)
+    if kind == "stream":
+        return _open_stream_input(path, label=label, **flags)
+    if kind == "yuv":
+        where = _where(path, label)
+        if not sized:
+            raise _raw_size_error(path, where)
+        geo = _raw_geometry(width, height, pixel_format, bitdepth, None, path, where)
+        return _open_raw_file(Path(path), geo, label, ignore_name=ignore_name)
+    return _open_described(path, kind, why, label=label, **flags)
 
 
 _FLAGS = {"width": "--width", "height": "--height", "bitdepth": "--bitdepth",
@@ -245,22 +509,35 @@ def open_inputs(
     height: int | None = None,
     pixel_format: str | None = None,
     bitdepth: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
 ) -> InputSet:
     """Open a reference and its distorted inputs, agreeing on one geometry.
 
-    Self-describing inputs (Y4M, video) are opened first. Raw YUV inputs then
-    take the size, layout and bit depth given here, or else those of the first
-    self-describing input (the reference if it is one), or else 4:2:0 8-bit;
-    a raw input with no size from anywhere is an error that quotes any ``WxH``
-    in its name.
+    Self-describing inputs (Y4M files and streams, video) are opened first. Raw
+    inputs then take the size, layout and bit depth given here, or else those of
+    the first self-describing input (the reference if it is one), or else 4:2:0
+    8-bit; a raw input with no size from anywhere is an error that quotes any
+    ``WxH`` in its name. Streams are opened in order, each waiting for its
+    writer's first bytes. Raw files whose sizes give frame counts more than one
+    apart are warned about (only the frames both have are scored).
 
     Parameters
     ----------
     ref : path
     dis : sequence of path
-        At least one.
+        At least one. Any input may be ``-`` (standard input, once), a named pipe
+        or ``/dev/fd/N``.
     width, height, pixel_format, bitdepth : optional
         As for :func:`open_input`; they apply to every input.
+    ignore_name : bool, optional
+        Do not check raw files' names against the geometry they are read with.
+    scale : str, optional
+        An ffmpeg scaler (``bicubic``, ``bilinear``, ``lanczos``, ``neighbor``,
+        ``spline``, ...; see :data:`~admcuda.video.SCALERS`): a distorted input
+        whose size differs from the reference's is scaled to it by ffmpeg
+        (``-vf scale=W:H:flags=NAME``). A raw distorted file is then read at the
+        size its name states. Without it, sizes must match.
 
     Returns
     -------
@@ -270,59 +547,90 @@ def open_inputs(
     Raises
     ------
     AdmError
-        On any unreadable input, or inputs that disagree in size or bit depth.
+        On any unreadable input, inputs that disagree in size (without
+        ``scale``) or bit depth, a raw name that contradicts its geometry, or an
+        unknown scaler.
     """
     if not dis:
         raise AdmError("no distorted input given")
+    scaler = None if scale is None else check_scaler(scale)
     if width is not None or height is not None:
         check_geometry(width or 17, height or 17, pixel_format or "420", bitdepth or 8)
-    paths = [Path(ref), *map(Path, dis)]
+    paths = [ref, *dis]
+    if sum(os.fspath(p) == STDIN for p in paths) > 1:
+        raise AdmError("standard input ('-') can be only one of the inputs")
     labels = ["reference"] + ["distorted"] * len(dis)
-    kinds = [input_kind(p, label=lab) for p, lab in zip(paths, labels, strict=True)]
-    readers: list[FrameReader | YuvReader | None] = [None] * len(paths)
+    sized = width is not None and height is not None
+    # Every file is looked at before any is opened (or any pipe waited for).
+    kinds = [_classify(p, label, sized) for p, label in zip(paths, labels, strict=True)]
+    readers: list[FrameReader | None] = [None] * len(paths)
+    raws: dict[int, Path | Stream] = {}
     try:
-        for i, kind in enumerate(kinds):
-            if kind != "yuv":
-                readers[i] = open_input(
-                    paths[i],
-                    width=width,
-                    height=height,
-                    pixel_format=pixel_format,
-                    bitdepth=bitdepth,
-                    label=labels[i],
+        for i, (path, (kind, why)) in enumerate(zip(paths, kinds, strict=True)):
+            # -w/-h describe the reference; a distorted input of another size is told
+            # apart below, where the message can offer --scale.
+            w, h = (width, height) if i == 0 else (None, None)
+            if kind == "stream":
+                stream = open_stream(path, label=labels[i])
+                if stream.format == "raw":
+                    raws[i] = stream
+                    continue
+                try:
+                    readers[i] = described = StreamReader(stream)
+                except BaseException:
+                    stream.close()
+                    raise
+                _check_against(
+                    described, width=w, height=h, bitdepth=bitdepth, pixel_format=pixel_format
                 )
+            elif kind == "yuv":
+                raws[i] = Path(path)
+            else:
+                readers[i] = _open_described(
+                    path, kind, why, label=labels[i], width=w, height=h,
+                    pixel_format=pixel_format, bitdepth=bitdepth,
+                )  # fmt: skip
         known = [r for r in readers if r is not None]
         for other in known[1:]:
-            _check_same(known[0], other)
+            _check_same(known[0], other, sizes=scaler is None)
         first = known[0] if known else None
-        for i, kind in enumerate(kinds):
-            if kind != "yuv":
-                continue
-            if first is None:
-                if width is None or height is None:
-                    raise _raw_size_error(paths[i], f"{labels[i]} file {str(paths[i])!r}")
-                geometry = (width, height, pixel_format or "420", bitdepth or 8)
+        for i, raw in list(raws.items()):
+            if isinstance(raw, Stream):
+                if first is None and not sized:
+                    raise AdmError(f"{raw.where} is not Y4M: for raw YUV frames give -w and -h")
+                geo = _raw_geometry(width, height, pixel_format, bitdepth, first, raw.path,
+                                    raw.where)  # fmt: skip
+                readers[i] = _open_raw_stream(raw, geo)
             else:
-                geometry = (
-                    width or first.width,
-                    height or first.height,
-                    pixel_format or first.pixel_format,
-                    bitdepth or first.bitdepth,
-                )
-            readers[i] = YuvReader(
-                paths[i],
-                width=geometry[0],
-                height=geometry[1],
-                pixel_format=geometry[2],
-                bitdepth=geometry[3],
-                label=labels[i],
-            )
+                where = _where(raw, labels[i])
+                geo = _raw_geometry(width, height, pixel_format, bitdepth, first, raw, where)
+                readers[i] = _open_raw_file(
+                    raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
+                    scale=scaler is not None and i > 0,
+                )  # fmt: skip
+            del raws[i]
+        opened: list[FrameReader] = readers  # type: ignore[assignment]
+        _warn_frame_counts(opened)
+        head = opened[0]
+        for i in range(1, len(opened)):
+            other = opened[i]
+            if other.bitdepth != head.bitdepth:
+                _check_same(head, other)
+            if (other.width, other.height) == (head.width, head.height):
+                continue
+            if scaler is None:
+                _check_same(head, other)
+            readers[i] = ScaledReader(other, width=head.width, height=head.height,
+                                      scaler=scaler)  # type: ignore[arg-type]  # fmt: skip
     except BaseException:
         for reader in readers:
             if reader is not None:
                 reader.close()
+        for raw in raws.values():
+            if isinstance(raw, Stream):
+                raw.close()
         raise
-    opened: list[FrameReader] = readers  # type: ignore[assignment]
+    opened = readers  # type: ignore[assignment]
     head = opened[0]
     return InputSet(
         ref=head,
@@ -334,20 +642,39 @@ def open_inputs(
     )
 
 
-def _where(reader: FrameReader) -> str:
-    return f"{reader.label} file {str(reader.path)!r}"
+def _reader_where(reader: FrameReader) -> str:
+    return getattr(reader, "where", None) or _where(reader.path, reader.label)
 
 
-def _check_same(first: FrameReader, other: FrameReader) -> None:
-    if (other.width, other.height) != (first.width, first.height):
+def _check_same(first: FrameReader, other: FrameReader, *, sizes: bool = True) -> None:
+    if sizes and (other.width, other.height) != (first.width, first.height):
         raise AdmError(
-            f"{_where(other)} is {other.width}x{other.height} but "
-            f"{_where(first)} is {first.width}x{first.height}"
+            f"{_reader_where(other)} is {other.width}x{other.height} but "
+            f"{_reader_where(first)} is {first.width}x{first.height}; "
+            "--scale NAME (e.g. bicubic) scales distorted inputs to the reference's size"
         )
     if other.bitdepth != first.bitdepth:
         raise AdmError(
-            f"{_where(other)} is {other.bitdepth}-bit but {_where(first)} is {first.bitdepth}-bit"
+            f"{_reader_where(other)} is {other.bitdepth}-bit but {_reader_where(first)} "
+            f"is {first.bitdepth}-bit"
         )
+
+
+def _warn_frame_counts(readers: list[FrameReader]) -> None:
+    """Warn where a raw file and its partner hold frame counts more than one apart:
+    often a sign of a wrong size or bit depth that happens to divide the file."""
+    ref = readers[0]
+    for other in readers[1:]:
+        counts = (ref.num_frames, other.num_frames)
+        if None in counts or "yuv" not in (ref.kind, other.kind):
+            continue
+        if abs(counts[0] - counts[1]) > 1:  # type: ignore[operator]
+            _log.warning(
+                "%s holds %d frames but %s holds %d (at %s); only the frames both have are "
+                "scored, so check -w/-h/-p/-b if they should be the same length",
+                _reader_where(ref), counts[0], _reader_where(other), counts[1],
+                _describe(other if other.kind == "yuv" else ref),
+            )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,11 @@ the pipes are closed and the process reaped in every case.
 
 Only YUV and gray sources are read: RGB and palette sources would need a colour
 conversion, which changes the numbers, and are refused.
+
+:class:`ScaledReader` reads any input (raw, Y4M, video, a stream) through ffmpeg's
+``scale`` filter, for ``--scale``: the luma of ``ffmpeg -i IN -vf
+scale=W:H:flags=NAME OUT``. :func:`container_of` tells encoded video from raw YUV
+by a file's first bytes.
 """
 
 from __future__ import annotations
@@ -45,7 +50,20 @@ import numpy as np
 from admcuda.errors import AdmError
 from admcuda.yuv import BITDEPTHS, check_geometry, check_input_file
 
-__all__ = ["VideoInfo", "VideoReader", "ffmpeg_exe", "luma_pixel_format", "probe", "source_layout"]
+__all__ = [
+    "SCALERS",
+    "SNIFF_BYTES",
+    "ScaledReader",
+    "VideoInfo",
+    "VideoReader",
+    "check_scaler",
+    "container_of",
+    "ffmpeg_exe",
+    "ffmpeg_pixel_format",
+    "luma_pixel_format",
+    "probe",
+    "source_layout",
+]
 
 _log = logging.getLogger("admcuda")
 
@@ -72,6 +90,93 @@ _OTHER_YUV = {
 }  # fmt: skip
 _PLANAR_YUV = re.compile(r"yuv[aj]?(4[0-4][0-4])p(?:([0-9]+)(?:le|be))?")
 _GRAY = re.compile(r"(?:gray|ya)([0-9]+)?(?:le|be)?")
+
+
+# Bytes :func:`container_of` looks at: enough for four MPEG-TS packets.
+SNIFF_BYTES = 1024
+
+# Magic numbers of containers and elementary streams: (offset, bytes, name).
+_MAGIC: tuple[tuple[int, bytes, str], ...] = (
+    (4, b"ftyp", "MP4/MOV"),
+    (0, b"\x1a\x45\xdf\xa3", "Matroska/WebM"),
+    (0, b"DKIF", "IVF"),
+    (0, b"FLV\x01", "FLV"),
+    (0, b"OggS", "Ogg"),
+    (0, b"\x30\x26\xb2\x75\x8e\x66\xcf\x11", "ASF/WMV"),
+    (0, b".RMF", "RealMedia"),
+    (0, b"nut/multimedia container", "NUT"),
+    (0, b"\x06\x0e\x2b\x34\x02\x05\x01\x01", "MXF"),
+    (0, b"\x00\x00\x01\xba", "MPEG program stream"),
+    (0, b"\x00\x00\x01\xb3", "MPEG-1/2 video"),
+    (0, b"\x00\x00\x01\xb0", "MPEG-4 video"),
+    (0, b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (0, b"GIF87a", "GIF image"),
+    (0, b"GIF89a", "GIF image"),
+    (0, b"\xff\xd8\xff", "JPEG image"),
+    (0, b"\x00\x00\x00\x0cjP  \r\n\x87\n", "JPEG 2000 image"),
+    (0, b"II*\x00", "TIFF image"),
+    (0, b"MM\x00*", "TIFF image"),
+    (0, b"SDPX", "DPX image"),
+    (0, b"XPDS", "DPX image"),
+)
+# QuickTime files older than the ftyp box open with another top-level atom.
+_QT_ATOMS = (b"moov", b"mdat", b"wide", b"free", b"skip", b"pnot")
+# First NAL unit headers of Annex-B streams, after a 00 00 01 start code. H.264: SEI,
+# SPS, PPS or access unit delimiter (any nal_ref_idc); HEVC: VPS, SPS, PPS, AUD or
+# prefix SEI, layer 0, temporal id 1; VVC: VPS, SPS or AUD, layer 0.
+_H264_NAL = {(ref << 5) | t for ref in range(4) for t in (6, 7, 8, 9)}
+_HEVC_NAL = {bytes([t << 1, 1]) for t in (32, 33, 34, 35, 39)}
+_VVC_NAL = {bytes([0, (t << 3) | 1]) for t in (14, 15, 20)}
+
+
+def container_of(head: bytes) -> str | None:
+    """Name the video container or bitstream that ``head`` (a file's first bytes) opens.
+
+    Looks at :data:`SNIFF_BYTES` bytes at most. Only unmistakable signatures count:
+    ``ftyp`` (MP4/MOV), EBML (Matroska/WebM), ``RIFF....AVI``, MPEG-TS sync bytes every
+    188 (or 192) bytes, IVF, FLV, Ogg, ASF, MXF, MPEG start codes, H.264/HEVC/VVC
+    Annex-B start codes followed by a parameter set or delimiter, and still images.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"Matroska/WebM"``; None for anything else (raw YUV, text, ...).
+
+    Examples
+    --------
+    >>> container_of(b"\x00\x00\x00\x20ftypisom")
+    'MP4/MOV'
+    >>> container_of(bytes(range(64))) is None
+    True
+    """
+    head = bytes(head[:SNIFF_BYTES])
+    for offset, magic, name in _MAGIC:
+        if head[offset : offset + len(magic)] == magic:
+            return name
+    if head[:4] == b"RIFF" and head[8:11] == b"AVI":
+        return "AVI"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP image"
+    if len(head) >= 8 and head[4:8] in _QT_ATOMS and int.from_bytes(head[:4], "big") >= 8:
+        return "MP4/MOV"
+    for packet, first in ((188, 0), (192, 4)):
+        syncs = [k for k in range(first, len(head) - 3, packet)]
+        # Every packet: the sync byte, no transport error flag, and a payload or an
+        # adaptation field (a flat picture of value 0x47 fails the last two).
+        if len(syncs) >= 3 and all(
+            head[k] == 0x47 and not head[k + 1] & 0x80 and head[k + 3] & 0x30 for k in syncs
+        ):
+            return "MPEG-TS"
+    for code in (b"\x00\x00\x00\x01", b"\x00\x00\x01"):
+        if head.startswith(code):
+            nal = head[len(code) : len(code) + 2]
+            if nal[:1] and nal[0] in _H264_NAL:
+                return "H.264"
+            if nal in _HEVC_NAL:
+                return "HEVC"
+            if nal in _VVC_NAL:
+                return "VVC"
+    return None
 
 
 def ffmpeg_exe() -> str:
@@ -289,7 +394,7 @@ def probe(path: Path, where: str) -> VideoInfo:
             raise AdmError(f"{where} has no video stream")
         raise AdmError(
             f"{where} is not a video ffmpeg can read ({_last_error(text)}); "
-            "raw YUV files must be named .yuv"
+            "for raw YUV give -w and -h"
         )
     if info.container == "tty" or info.codec in ("ansi", "bintext", "xbin", "idf"):
         raise AdmError(f"{where} is not a video (ffmpeg reads it as text)")
@@ -409,10 +514,11 @@ class VideoReader:
         sample = 1 if self.bitdepth == 8 else 2
         nbytes = self.width * self.height * sample
         dtype = np.uint8 if sample == 1 else np.dtype("<u2")
+        feed = self._stdin_feed()
         try:
             proc = subprocess.Popen(
                 self.command(total),
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if feed is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
             )
@@ -423,6 +529,8 @@ class VideoReader:
         counted = [0]
         drain = threading.Thread(target=_drain, args=(proc, tail, counted), daemon=True)
         drain.start()
+        if feed is not None:
+            threading.Thread(target=_feed, args=(proc, feed), daemon=True).start()
         try:
             index = 0
             assert proc.stdout is not None
@@ -462,10 +570,162 @@ class VideoReader:
                 proc.stderr.close()
             self._procs.discard(proc)
 
+    def _stdin_feed(self) -> Iterator[bytes] | None:
+        """What to write to ffmpeg's standard input, if it reads its input from there."""
+        return None
+
     def __repr__(self) -> str:
         return (
             f"VideoReader({str(self.path)!r}, {self.info.codec} {self.info.pix_fmt}, "
             f"width={self.width}, height={self.height}, bitdepth={self.bitdepth})"
+        )
+
+
+SCALERS: tuple[str, ...] = (
+    "fast_bilinear", "bilinear", "bicubic", "experimental", "neighbor", "area",
+    "bicublin", "gauss", "sinc", "lanczos", "spline",
+)  # fmt: skip
+"""ffmpeg's scaling algorithms (``-vf scale=W:H:flags=NAME``), as :func:`check_scaler` takes
+them."""
+_SCALER_MODIFIERS = ("accurate_rnd", "full_chroma_int", "full_chroma_inp", "bitexact")
+
+
+def check_scaler(name: str) -> str:
+    """Validate an ffmpeg scaler for ``--scale``: one of :data:`SCALERS`, optionally with
+    ``+accurate_rnd``, ``+full_chroma_int``, ``+full_chroma_inp`` or ``+bitexact``.
+
+    Returns
+    -------
+    str
+        The flags as ffmpeg takes them, e.g. ``"bicubic"`` or ``"lanczos+accurate_rnd"``.
+
+    Raises
+    ------
+    AdmError
+        For any other name.
+    """
+    parts = str(name).strip().lower().split("+")
+    if parts[0] not in SCALERS or any(p not in _SCALER_MODIFIERS for p in parts[1:]):
+        raise AdmError(
+            f"unknown scaler {name!r} for --scale; use one of {', '.join(SCALERS)} "
+            f"(optionally +{', +'.join(_SCALER_MODIFIERS)})"
+        )
+    return "+".join(parts)
+
+
+def ffmpeg_pixel_format(pixel_format: str, bitdepth: int) -> str:
+    """ffmpeg's name of a planar layout and bit depth, e.g. ``("420", 10)`` ->
+    ``"yuv420p10le"``, ``("400", 8)`` -> ``"gray"``."""
+    if pixel_format == "400":
+        return luma_pixel_format(bitdepth)
+    return f"yuv{pixel_format}p" + ("" if bitdepth == 8 else f"{bitdepth}le")
+
+
+class ScaledReader(VideoReader):
+    """Luma frames of another reader's input, scaled by ffmpeg to another size.
+
+    ffmpeg reads the input itself (a raw file as ``-f rawvideo -pix_fmt P -s WxH``,
+    Y4M and video directly, a stream through its standard input) and scales it with
+    ``-vf scale=W:H:flags=NAME``, in the source's own pixel format, before the luma
+    plane is taken: the planes are those that ``ffmpeg -i IN -vf scale=W:H:flags=NAME
+    OUT.y4m`` writes. Bit depth and layout stay the source's.
+
+    Parameters
+    ----------
+    source : YuvReader, Y4mReader, VideoReader or StreamReader
+        Opened, so its geometry is known; closed with this reader.
+    width, height : int
+        The size to scale to.
+    scaler : str
+        As :func:`check_scaler` accepts.
+
+    Attributes
+    ----------
+    source_width, source_height : int
+    num_frames : int or None
+        The source's, where it knows it (raw and Y4M files).
+    """
+
+    kind = "scaled"
+
+    def __init__(self, source: object, *, width: int, height: int, scaler: str) -> None:
+        self.source = source
+        self.scaler = check_scaler(scaler)
+        src = source
+        self.path: Path = src.path  # type: ignore[attr-defined]
+        self.label: str = src.label  # type: ignore[attr-defined]
+        self.where: str = src.where  # type: ignore[attr-defined]
+        self.source_width: int = src.width  # type: ignore[attr-defined]
+        self.source_height: int = src.height  # type: ignore[attr-defined]
+        self.pixel_format: str = src.pixel_format  # type: ignore[attr-defined]
+        self.bitdepth: int = src.bitdepth  # type: ignore[attr-defined]
+        self.source_kind: str = src.kind  # type: ignore[attr-defined]
+        check_geometry(width, height, "400", self.bitdepth)
+        self.width, self.height = width, height
+        known = self.source_kind in ("yuv", "y4m")
+        self.num_frames = src.num_frames if known else None  # type: ignore[attr-defined]
+        self._procs = set()
+
+    def _input_args(self) -> list[str]:
+        src: object = self.source
+        if self.source_kind == "video":
+            return ["-noautorotate", "-i", str(self.path), "-map", f"0:{src.info.stream}"]  # type: ignore[attr-defined]
+        if self.source_kind == "y4m" or getattr(src, "stream_format", "") == "y4m":
+            demuxer = ["-f", "yuv4mpegpipe"]
+        else:
+            size = f"{self.source_width}x{self.source_height}"
+            demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
+        name = "pipe:0" if self._piped() else str(self.path)
+        return [*demuxer, "-i", name, "-map", "0:v:0"]
+
+    def _piped(self) -> bool:
+        """ffmpeg reads its standard input: a stream, or the whole frames of a raw file
+        that ends in a partial one (already warned about, and kept from the decoder)."""
+        if self.source_kind == "stream":
+            return True
+        if self.source_kind != "yuv":
+            return False
+        return self.path.stat().st_size != self.num_frames * self.source.frame_size  # type: ignore[attr-defined,operator]
+
+    def _source_pix_fmt(self) -> str:
+        if self.source_kind == "video":
+            return str(self.source.info.pix_fmt)  # type: ignore[attr-defined]
+        return ffmpeg_pixel_format(self.pixel_format, self.bitdepth)
+
+    def command(self, count: int | None = None) -> list[str]:
+        """The ffmpeg command line that writes the scaled luma planes to stdout."""
+        # ffmpeg cannot pick a format between scale and extractplanes by itself; the
+        # source's own format keeps the planes those of a plain scale to a file.
+        chain = (
+            f"scale={self.width}:{self.height}:flags={self.scaler},"
+            f"format={self._source_pix_fmt()},extractplanes=y"
+        )
+        cmd = [
+            ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", *self._input_args(),
+            "-vf", chain, "-pix_fmt", luma_pixel_format(self.bitdepth),
+            "-fps_mode", "passthrough",
+        ]  # fmt: skip
+        if count is not None:
+            cmd += ["-frames:v", str(count)]
+        return [*cmd, "-f", "rawvideo", "pipe:1"]
+
+    def _stdin_feed(self) -> Iterator[bytes] | None:
+        if not self._piped():
+            return None
+        if self.source_kind == "yuv":
+            return _file_chunks(self.path, self.num_frames * self.source.frame_size)  # type: ignore[attr-defined,operator]
+        self.source.claim()  # type: ignore[attr-defined]
+        return self.source.stream.chunks()  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        """Stop ffmpeg and close the source."""
+        super().close()
+        self.source.close()  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return (
+            f"ScaledReader({str(self.path)!r}, {self.source_width}x{self.source_height} -> "
+            f"{self.width}x{self.height}, flags={self.scaler}, bitdepth={self.bitdepth})"
         )
 
 
@@ -480,6 +740,32 @@ def _drain(proc: subprocess.Popen[bytes], tail: collections.deque[str], counted:
                 counted[0] += 1
     except (OSError, ValueError):
         pass
+
+
+def _file_chunks(path: Path, nbytes: int, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """The first ``nbytes`` bytes of ``path``, in chunks."""
+    with open(path, "rb") as handle:
+        while nbytes > 0:
+            data = handle.read(min(chunk, nbytes))
+            if not data:
+                return
+            nbytes -= len(data)
+            yield data
+
+
+def _feed(proc: subprocess.Popen[bytes], chunks: Iterator[bytes]) -> None:
+    """Write ``chunks`` to ffmpeg's standard input, then close it; stop when ffmpeg does."""
+    assert proc.stdin is not None
+    try:
+        for chunk in chunks:
+            proc.stdin.write(chunk)
+    except (OSError, ValueError, AdmError):
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

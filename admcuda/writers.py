@@ -1,10 +1,16 @@
-"""Score files in libvmaf's JSON, XML and CSV layouts.
+"""Score files in libvmaf's JSON, XML, CSV and subtitle layouts.
 
-The keys, element names and ordering follow libvmaf's ``src/output.c``. The
-difference is precision: libvmaf prints ``%.6f`` (or ``%.16f`` for tiny values),
-while these writers print every double with Python's shortest round-trip repr, so
-``float(text)`` gives back the exact value. NaN and infinities are ``null`` in
-JSON and ``nan``/``inf``/``-inf`` in XML and CSV.
+The keys, element names and ordering follow libvmaf's ``src/output.c`` (checked
+against the output of libvmaf 3.2.0's ``vmaf -n --feature adm``). The differences
+are deliberate:
+
+- precision: libvmaf prints ``%.6f`` (or ``%.16f`` for tiny values), while these
+  writers print every double with Python's shortest round-trip repr, so
+  ``float(text)`` gives back the exact value. NaN and infinities are ``null`` in
+  JSON and ``nan``/``inf``/``-inf`` in XML, CSV and subtitles.
+- ``version`` is the writing tool's version (admcuda's), not libvmaf's.
+- ``fps`` is scored frames per second of wall time; libvmaf divides the frames it
+  read by the processor time of its feature extraction.
 
 Each writer renders the whole document first and then writes it in one go: to a
 file object as given, or to a path through a temporary file in the same
@@ -32,14 +38,16 @@ __all__ = [
     "render",
     "render_csv",
     "render_json",
+    "render_sub",
     "render_xml",
     "write_output",
 ]
 
 Frames: TypeAlias = Sequence[Mapping[str, float]]
-OutputFormat: TypeAlias = Literal["json", "xml", "csv"]
+OutputFormat: TypeAlias = Literal["json", "xml", "csv", "sub"]
 
-FORMATS: tuple[str, ...] = ("json", "xml", "csv")
+# The layouts of libvmaf's --json, --xml, --csv and --sub.
+FORMATS: tuple[str, ...] = ("json", "xml", "csv", "sub")
 POOL_METHODS: tuple[str, ...] = ("min", "max", "mean", "harmonic_mean")
 
 
@@ -262,6 +270,32 @@ def render_csv(frames: Frames, *, frame_numbers: Sequence[int] | None = None) ->
     return "\n".join(lines) + "\n"
 
 
+def render_sub(frames: Frames, *, frame_numbers: Sequence[int] | None = None) -> str:
+    """Render libvmaf's subtitle layout (``--sub``, MicroDVD).
+
+    One ``{N}{N+1}frame: N|<name>: <value>|...|`` line per frame, shown for the one
+    frame it scores; no header, no pooled values.
+
+    Parameters
+    ----------
+    frames : sequence of mapping of str to float
+        Per-frame scores in frame order.
+    frame_numbers : sequence of int, optional
+        ``N`` of each line, as for :func:`render_json`.
+
+    Returns
+    -------
+    str
+    """
+    names = _feature_order(frames)
+    lines = [
+        f"{{{number}}}{{{number + 1}}}frame: {number}|"
+        + "".join(f"{n}: {_text_number(frame[n])}|" for n in names)
+        for number, frame in zip(_numbers(frames, frame_numbers), frames, strict=True)
+    ]
+    return "".join(line + "\n" for line in lines)
+
+
 def render(
     fmt: OutputFormat,
     frames: Frames,
@@ -272,7 +306,7 @@ def render(
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
 ) -> str:
-    """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"`` or ``"csv"``)."""
+    """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"``, ``"csv"`` or ``"sub"``)."""
     if fmt == "json":
         return render_json(frames, version=version, fps=fps, frame_numbers=frame_numbers)
     if fmt == "xml":
@@ -282,6 +316,8 @@ def render(
         )  # fmt: skip
     if fmt == "csv":
         return render_csv(frames, frame_numbers=frame_numbers)
+    if fmt == "sub":
+        return render_sub(frames, frame_numbers=frame_numbers)
     raise AdmError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
@@ -317,7 +353,7 @@ def write_output(
 
     Parameters
     ----------
-    fmt : {"json", "xml", "csv"}
+    fmt : {"json", "xml", "csv", "sub"}
         Output layout.
     frames : sequence of mapping of str to float
         Per-frame scores in frame order, keyed by output name.

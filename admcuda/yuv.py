@@ -12,6 +12,7 @@ import logging
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -22,11 +23,13 @@ from admcuda.errors import AdmError
 __all__ = [
     "BITDEPTHS",
     "PIXEL_FORMATS",
+    "NameHints",
     "YuvReader",
     "check_geometry",
     "check_input_file",
     "decode_plane",
     "frame_bytes",
+    "name_hints",
     "plane_shapes",
     "size_from_name",
 ]
@@ -70,6 +73,127 @@ def size_from_name(path: str | os.PathLike[str]) -> tuple[int, int] | None:
         if width > _MIN_SIDE_EXCLUSIVE and height > _MIN_SIDE_EXCLUSIVE:
             return width, height
     return None
+
+
+# What a raw file's name may say about its layout and bit depth. Each pattern must be a
+# whole word of the name (letters and digits on neither side), so that "x264", "crf23",
+# "1080p", "2160p10" or dates never count. Groups: layout, bit depth; an absent bit depth
+# in a pattern marked 8 is the 8 bits that ffmpeg's pixel format names imply.
+_WORD = r"(?<![a-z0-9]){}(?![a-z0-9])"
+_NAME_FORMATS: tuple[tuple[re.Pattern[str], str | None, int | None], ...] = tuple(
+    (re.compile(_WORD.format(pattern)), layout, implied)
+    for pattern, layout, implied in (
+        # ffmpeg pixel formats: yuv420p, yuvj422p, yuv420p10le, yuv444p12 ...
+        (r"yuvj?(420|422|444)p(?:(8|10|12|16)(?:le|be)?)?", None, 8),
+        (r"yuv(420|422|444|400)", None, None),
+        (r"gr[ae]y(?:(8|10|12|16)(?:le|be)?)?", "400", 8),
+        (r"y800", "400", 8),
+        (r"(?:nv12|nv21|i420|iyuv|yv12)", "420", 8),
+        (r"(?:nv16|nv61)", "422", 8),
+        (r"(?:nv24|nv42)", "444", 8),
+        (r"p0(10|12|16)(?:le|be)?", "420", None),
+        (r"p2(10|12|16)(?:le|be)?", "422", None),
+        (r"p4(10|12|16)(?:le|be)?", "444", None),
+        # bare layouts and bit depths: _420_, 422p10, 10bit, 10-bit, 10b, 10le, 16bpc
+        (r"(420|422|444)", None, None),
+        # "400" alone is too common a number; it counts beside a bit depth: _400_8b_
+        (r"(400)(?=[-_. ](?:8|10|12|16)[-_ ]?(?:bits?|bpc|b)(?![a-z0-9]))", None, None),
+        (r"(420|422|444)p(8|10|12|16)?", None, None),
+        (r"(8|10|12|16)[-_ ]?(?:bits?|bpc|b|le|be)", "", None),
+    )
+)
+_PACKED = re.compile(_WORD.format(r"(?:yuyv|yvyu|uyvy|yuy2|uyyvyy)(?:422|411)?|y21[026](?:le|be)?"))
+
+
+@dataclass(frozen=True)
+class NameHints:
+    """What a raw file's name says about its geometry, and the words that say it.
+
+    Each field is None where the name says nothing, or says two different things
+    (``a_yuv420p_10bit`` says 10-bit: a stated number outweighs the 8 bits that
+    an ffmpeg format name implies).
+
+    Attributes
+    ----------
+    size : (int, int) or None
+        A ``WxH`` with both sides above 16.
+    pixel_format : {"420", "422", "444", "400"} or None
+    bitdepth : {8, 10, 12, 16} or None
+    packed : str or None
+        A packed layout's name (``yuyv422``): its luma is not a plane.
+    size_word, format_word, bitdepth_word : str or None
+        The part of the name that says it, for messages.
+    """
+
+    size: tuple[int, int] | None = None
+    pixel_format: str | None = None
+    bitdepth: int | None = None
+    packed: str | None = None
+    size_word: str | None = None
+    format_word: str | None = None
+    bitdepth_word: str | None = None
+
+
+def _unique(found: list[tuple[object, str]]) -> tuple[object, str] | tuple[None, None]:
+    values = {value for value, _ in found}
+    return found[0] if len(values) == 1 else (None, None)
+
+
+def name_hints(path: str | os.PathLike[str]) -> NameHints:
+    """Read the geometry a raw file's name states, e.g. ``a_576x324.yuv420p10le.yuv``.
+
+    Only clear patterns count: ``WxH``; ffmpeg pixel format names (``yuv422p``,
+    ``yuv420p10le``, ``gray16le``, ``nv12``, ``p010``); layout words ``420``,
+    ``422``, ``444``, ``400``; bit depths ``10bit``, ``10-bit``, ``10b``, ``10le``,
+    ``10bpc``, each a whole word of the name. Folders are not read.
+
+    Examples
+    --------
+    >>> h = name_hints("/clips/src01_hrc00_576x324.yuv420p10le.yuv")
+    >>> (h.size, h.pixel_format, h.bitdepth)
+    ((576, 324), '420', 10)
+    >>> name_hints("crowd_run_1080p50_x264_crf23.yuv") == NameHints()
+    True
+    """
+    name = Path(path).name.lower()
+    sizes = []
+    for match in _NAME_SIZE.finditer(name):
+        width, height = int(match.group(1)), int(match.group(2))
+        if width > _MIN_SIDE_EXCLUSIVE and height > _MIN_SIDE_EXCLUSIVE:
+            sizes.append(((width, height), match.group(0)))
+    layouts: list[tuple[object, str]] = []
+    stated: list[tuple[object, str]] = []
+    implied: list[tuple[object, str]] = []
+    for pattern, layout, implied_bits in _NAME_FORMATS:
+        for match in pattern.finditer(name):
+            groups = [g for g in match.groups()]
+            word = match.group(0)
+            if layout == "":  # a bit depth alone
+                stated.append((int(groups[0]), word))
+                continue
+            if layout is None:
+                layouts.append((groups[0], word))
+                bits = groups[1] if len(groups) > 1 else None
+            else:
+                layouts.append((layout, word))
+                bits = groups[0] if groups else None
+            if bits:
+                stated.append((int(bits), word))
+            elif implied_bits:
+                implied.append((implied_bits, word))
+    packed = _PACKED.search(name)
+    size, size_word = _unique(sizes)
+    fmt, format_word = _unique(layouts)
+    bitdepth, bitdepth_word = _unique(stated) if stated else _unique(implied)
+    return NameHints(
+        size=size,  # type: ignore[arg-type]
+        pixel_format=fmt,  # type: ignore[arg-type]
+        bitdepth=bitdepth,  # type: ignore[arg-type]
+        packed=packed.group(0) if packed else None,
+        size_word=size_word,
+        format_word=format_word,
+        bitdepth_word=bitdepth_word,
+    )
 
 
 def _normalize_format(pixel_format: str | int) -> str:
@@ -306,11 +430,10 @@ class YuvReader:
         geometry = f"{width}x{height} {self.pixel_format} {bitdepth}-bit"
         if size < self.frame_size:
             guess = size_from_name(self.path)
-            hint = (
-                f" (the name suggests {guess[0]}x{guess[1]})"
-                if guess and guess != (width, height)
-                else ""
-            )
+            hint = ""
+            if guess and guess != (width, height):
+                scale = "; --scale NAME reads it so and scales it" if label == "distorted" else ""
+                hint = f" (the name suggests {guess[0]}x{guess[1]}{scale})"
             raise AdmError(
                 f"{where} has {size} bytes, less than one {geometry} frame "
                 f"({self.frame_size} bytes); check --width/--height/--pixel-format/--bitdepth"

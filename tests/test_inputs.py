@@ -276,7 +276,9 @@ def test_subsample(stub, clips, caplog):
         frames = score(ref, dis, subsample=3)
     # Frames 0..4 are common; 0 and 3 are scored.
     assert pairs_of(frames) == [(10, 100), (13, 103)]
-    (message,) = warnings_of(caplog)
+    # Counts two apart are told on opening (by the file sizes), then after scoring.
+    opening, message = warnings_of(caplog)
+    assert "holds 7 frames but distorted file" in opening and "holds 5 (at 20x18" in opening
     assert "distorted file" in message and "(5 vs 7 frames); scoring the first 5" in message
     assert pairs_of(score(ref, dis, subsample=2, frame_skip_ref=1)) == [
         (11, 100), (13, 102), (15, 104),
@@ -335,7 +337,9 @@ def test_ladder_reads_the_reference_once(stub, tmp_path, monkeypatch, caplog):
     assert pairs_of(ladder[1]) == [(10, 200), (11, 201)]
     assert pairs_of(ladder[2]) == [(10 + k, 150 + k) for k in range(4)]
     messages = warnings_of(caplog)
-    assert len(messages) == 2
+    assert len(messages) == 4  # two on opening (4 vs 2, 4 vs 6 frames), two after scoring
+    assert "d2.yuv' holds 2 (at 20x18" in messages[0] and "d3.yuv' holds 6" in messages[1]
+    messages = messages[2:]
     assert "d2.yuv' ended before reference file" in messages[0]
     assert "(2 vs 4 frames)" in messages[0]
     assert messages[1].startswith("reference file ") and "d3.yuv' (4 vs 6 frames)" in messages[1]

@@ -14,7 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from admcuda.errors import AdmError
-from admcuda.writers import pool, pooled_metrics, render_csv, render_json, write_output
+from admcuda.writers import (
+    pool,
+    pooled_metrics,
+    render,
+    render_csv,
+    render_json,
+    render_sub,
+    write_output,
+)
 
 FRAMES = [
     {"integer_adm2": 0.9620839149029907, "integer_aim": 0.011383920049685787},
@@ -206,3 +214,14 @@ def test_missing_folder_raises_oserror(tmp_path):
 def test_pooled_metrics_empty():
     assert pooled_metrics([]) == {}
     assert json.loads(render_json([], version="x"))["frames"] == []
+
+
+def test_sub_layout():
+    # libvmaf's vmaf_write_output_sub: "{N}{N+1}frame: N|name: value|...|" per frame.
+    text = render_sub(FRAMES[:2], frame_numbers=[0, 5])
+    assert text == (
+        "{0}{1}frame: 0|integer_adm2: 0.9620839149029907|integer_aim: 0.011383920049685787|\n"
+        "{5}{6}frame: 5|integer_adm2: 0.9497659148156563|integer_aim: 0.01834548078029396|\n"
+    )
+    assert render("sub", FRAMES, **META) == render_sub(FRAMES)
+    assert render_sub([]) == ""

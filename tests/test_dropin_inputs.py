@@ -1,0 +1,745 @@
+"""Inputs as a libvmaf/ffmpeg user hands them over: names that contradict the flags,
+raw files without ``.yuv``, standard input, pipes, ``/dev/fd/N`` and ``--scale``.
+
+Every wait is bounded: subprocesses run with a timeout, in-process reads of pipes run
+in a helper thread that the test gives up on after :data:`WAIT_S` seconds. Writers to
+pipes that the process itself scores from are separate processes: the CPU backend
+forks its workers, and a forked copy of a writer's descriptor would keep the pipe from
+ever ending.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _frames import luma_frames
+from _media import FFV1, PAIRS, encode, ffmpeg_exe, write_y4m
+
+import admcuda
+from admcuda.errors import AdmError
+from admcuda.inputs import input_kind, name_hints, open_input, open_inputs
+from admcuda.streams import StreamReader, is_stream
+from admcuda.video import ScaledReader, VideoReader, check_scaler, container_of
+from admcuda.yuv import YuvReader
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT_S = 60
+CASE = "astronaut_160x90_420_8b_boxnoise"
+W, H = 160, 90
+REF_RAW = PAIRS / f"{CASE}_ref.yuv"
+DIS_RAW = PAIRS / f"{CASE}_dis.yuv"
+FRAME = W * H * 3 // 2
+
+
+def warnings_of(caplog):
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def bounded(fn, *args, timeout=WAIT_S, **kwargs):
+    """Run ``fn`` in a thread; fail the test (instead of hanging) if it does not return."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        pytest.fail(f"{getattr(fn, '__name__', fn)} did not return within {timeout} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def write_raw(path, frames=3, *, w=W, h=H, fmt_bytes=None, seed=0, bits=8):
+    """Random 4:2:0 frames (``fmt_bytes`` overrides the frame size)."""
+    rng = np.random.default_rng(seed)
+    sample = 1 if bits == 8 else 2
+    size = fmt_bytes or (w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)) * sample
+    if bits == 8:
+        data = rng.integers(0, 256, size * frames, dtype=np.uint8).tobytes()
+    else:
+        data = rng.integers(0, 1 << bits, size * frames // 2, dtype=np.uint16)
+        data = data.astype("<u2").tobytes()
+    path.write_bytes(data)
+    return path
+
+
+def lumas(reader):
+    return [np.array(plane) for plane in reader.iter_luma()]
+
+
+# ---- what a raw file's name says --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "fmt", "bits"),
+    [
+        ("a_576x324.yuv420p10le.yuv", (576, 324), "420", 10),
+        ("src01_hrc00_576x324.yuv", (576, 324), None, None),
+        ("Tango2_3840x2160_60fps_10bit_420.yuv", (3840, 2160), "420", 10),
+        ("ducks_take_off_444_720p50.yuv", None, "444", None),
+        ("x.yuv422p.yuv", None, "422", 8),  # ffmpeg's yuv422p is 8-bit
+        ("x_yuv420p_10bit.yuv", None, "420", 10),  # a stated number outweighs the implied 8
+        ("x_yuv420p12.yuv", None, "420", 12),
+        ("clip.p010.yuv", None, "420", 10),
+        ("clip.nv12.yuv", None, "420", 8),
+        ("clip_gray.yuv", None, "400", 8),
+        ("clip.gray16le.yuv", None, "400", 16),
+        ("coins_97x55_400_8b_rescale_ref.yuv", (97, 55), "400", 8),
+        ("a_422p10.yuv", None, "422", 10),
+        ("a_10-bit.yuv", None, None, 10),
+        ("a_12le.yuv", None, None, 12),
+        ("a_16bpc.yuv", None, None, 16),
+        ("A_1920X1080_8BIT.YUV", (1920, 1080), None, 8),
+        # Not to be taken for a geometry:
+        ("crowd_run_1080p50_x264_crf23.yuv", None, None, None),
+        ("foo_3840x2160p10.yuv", (3840, 2160), None, None),  # 2160p10: not a bit depth
+        ("2020-04-20_take_420frames.yuv", None, None, None),
+        ("20200420.yuv", None, None, None),
+        ("clip_400.yuv", None, None, None),  # a bare 400 is just a number
+        ("hrc444_h265_10mbps.yuv", None, None, None),
+        ("v2x3_8x8.yuv", None, None, None),
+        ("a_1920x1080_to_960x540.yuv", None, None, None),  # two sizes: says nothing
+        ("x_8bit_yuv420p10le.yuv", None, "420", None),  # two bit depths: says nothing
+    ],
+)
+def test_name_hints(name, size, fmt, bits):
+    hints = name_hints(f"/clips_1280x720_10bit/{name}")
+    assert (hints.size, hints.pixel_format, hints.bitdepth) == (size, fmt, bits)
+
+
+def test_name_hints_packed():
+    assert name_hints("a.yuyv422.yuv").packed == "yuyv422"
+    assert name_hints("a_uyvy.yuv").packed == "uyvy"
+    assert name_hints("a_yuv422p.yuv").packed is None
+
+
+# ---- names that contradict the flags ---------------------------------------------------
+
+
+def test_name_says_another_bit_depth(tmp_path):
+    path = write_raw(tmp_path / "a_160x90.yuv420p10le.yuv", bits=10)
+    with pytest.raises(AdmError) as info:
+        open_input(path, width=W, height=H, label="reference")
+    assert str(info.value) == (
+        f"reference file {str(path)!r}: its name says 10-bit but --bitdepth is 8 (default); "
+        "give -b 10, or --ignore-name if the name is wrong"
+    )
+    with open_input(path, width=W, height=H, bitdepth=10) as reader:
+        assert reader.bitdepth == 10
+    with open_input(path, width=W, height=H, ignore_name=True) as reader:
+        assert reader.bitdepth == 8
+
+
+@pytest.mark.parametrize(
+    ("name", "given", "said"),
+    [
+        ("c_176x144.yuv", {}, "its name says 176x144 but --width/--height are 160x90; "
+         "give -w 176 -h 144, or --ignore-name"),
+        ("c.yuv422p.yuv", {}, "its name says 422 but --pixel-format is 420 (default); "
+         "give -p 422, or --ignore-name"),
+        ("c_444.yuv", {"pixel_format": "420"}, "its name says 444 but --pixel-format is 420; "
+         "give -p 444"),
+        ("c_gray.yuv", {}, "its name says 400 but --pixel-format is 420 (default)"),
+        ("c_10bit.yuv", {"bitdepth": 12}, "its name says 10-bit but --bitdepth is 12; "
+         "give -b 10"),
+        ("c_yuv422p10le.yuv", {}, "its name says 422 but --pixel-format is 420 (default), and "
+         "10-bit but --bitdepth is 8 (default); give -p 422 -b 10, or --ignore-name"),
+        ("c.yuyv422.yuv", {}, "its name says yuyv422, a packed layout"),
+    ],
+)  # fmt: skip
+def test_name_contradicts_flags(tmp_path, name, given, said):
+    path = write_raw(tmp_path / name, frames=4, w=176, h=144)  # big enough for any of them
+    with pytest.raises(AdmError, match="^distorted file .*: " + said.replace("(", r"\(")
+                       .replace(")", r"\)")) as info:  # fmt: skip
+        open_input(path, width=W, height=H, label="distorted", **given)
+    assert "\n" not in str(info.value)
+    with open_input(path, width=W, height=H, ignore_name=True, **given):
+        pass
+
+
+def test_name_contradicts_a_partner(tmp_path):
+    ref = write_y4m(DIS_RAW, tmp_path / "r.y4m", W, H, "420", 8)
+    dis = write_raw(tmp_path / "d_10bit.yuv")
+    with pytest.raises(AdmError) as info:
+        open_inputs(ref, [dis])
+    assert str(info.value) == (
+        f"distorted file {str(dis)!r}: its name says 10-bit but reference file "
+        f"{str(ref)!r} is 8-bit; give --ignore-name if the name is wrong"
+    )
+    with open_inputs(ref, [dis], ignore_name=True) as inputs:
+        assert inputs.dis[0].bitdepth == 8
+
+
+def test_distorted_name_of_another_size_offers_scale(tmp_path):
+    ref = write_raw(tmp_path / "ref.yuv")
+    dis = write_raw(tmp_path / "dis_176x144.yuv", frames=2, w=176, h=144)
+    with pytest.raises(AdmError, match=r"its name says 176x144 but --width/--height are "
+                       r"160x90; give --scale bicubic to read it at 176x144"):  # fmt: skip
+        open_inputs(ref, [dis], width=W, height=H)
+
+
+def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):
+    """A 160x90 clip read at 100x50: whole frames and a remainder, as libvmaf reads it."""
+    clip = write_raw(tmp_path / "clip.yuv", frames=3)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        with open_input(clip, width=100, height=50) as reader:
+            assert len(reader) == 8
+    (message,) = warnings_of(caplog)
+    assert "not a multiple" in message
+    named = write_raw(tmp_path / "clip_160x90.yuv", frames=3)
+    with pytest.raises(AdmError, match="its name says 160x90 but --width/--height are 100x50"):
+        open_input(named, width=100, height=50)
+
+
+def test_frame_counts_far_apart_warn_on_opening(tmp_path, caplog):
+    ref = write_raw(tmp_path / "ref.yuv", frames=5)
+    dis = write_raw(tmp_path / "dis.yuv", frames=2)
+    near = write_raw(tmp_path / "near.yuv", frames=4)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        open_inputs(ref, [dis, near], width=W, height=H).close()
+    (message,) = warnings_of(caplog)
+    assert message.startswith(f"reference file {str(ref)!r} holds 5 frames but distorted file")
+    assert f"{str(dis)!r} holds 2 (at 160x90 420 8-bit)" in message
+
+
+def test_common_names_do_not_trigger(tmp_path):
+    path = write_raw(tmp_path / "crowd_run_1080p50_x264_crf23_20200420.yuv")
+    with open_input(path, width=W, height=H) as reader:
+        assert len(reader) == 3
+
+
+# ---- raw files without .yuv, and what content says -----------------------------------------
+
+
+def _container_samples(tmp_path):
+    """(name, expected, bytes) for files the bundled ffmpeg writes."""
+    exe = ffmpeg_exe()
+    src = ["-f", "lavfi", "-i", "testsrc=size=64x48:rate=5:duration=0.4", "-pix_fmt", "yuv420p"]
+    outputs = [
+        ("a.mp4", "MP4/MOV", ["-c:v", "libx264"]),
+        ("a.mov", "MP4/MOV", ["-c:v", "mpeg4"]),
+        ("a.mkv", "Matroska/WebM", ["-c:v", "ffv1"]),
+        ("a.webm", "Matroska/WebM", ["-c:v", "libvpx"]),
+        ("a.avi", "AVI", ["-c:v", "mpeg4"]),
+        ("a.ts", "MPEG-TS", ["-c:v", "mpeg2video"]),
+        ("a.m2ts", "MPEG-TS", ["-c:v", "mpeg2video", "-f", "mpegts", "-mpegts_m2ts_mode", "1"]),
+        ("a.ivf", "IVF", ["-c:v", "libvpx"]),
+        ("a.flv", "FLV", ["-c:v", "flv"]),
+        ("a.ogv", "Ogg", ["-c:v", "libtheora"]),
+        ("a.nut", "NUT", ["-c:v", "ffv1"]),
+        ("a.mxf", "MXF", ["-c:v", "mpeg2video", "-r", "25"]),
+        ("a.mpg", "MPEG program stream", ["-c:v", "mpeg2video"]),
+        ("a.m2v", "MPEG-1/2 video", ["-c:v", "mpeg2video", "-f", "mpeg2video"]),
+        ("a.h264", "H.264", ["-c:v", "libx264", "-f", "h264"]),
+        ("a.hevc", "HEVC", ["-c:v", "libx265", "-f", "hevc"]),
+        ("a.png", "PNG image", ["-frames:v", "1", "-c:v", "png"]),
+        ("a.jpg", "JPEG image", ["-frames:v", "1", "-pix_fmt", "yuvj420p"]),
+    ]
+    samples = []
+    for name, expected, codec in outputs:
+        out = tmp_path / name
+        proc = subprocess.run([exe, "-nostdin", "-v", "error", "-y", *src, *codec, str(out)],
+                              capture_output=True, timeout=60, check=False)  # fmt: skip
+        if proc.returncode == 0:
+            samples.append((name, expected, out.read_bytes()))
+    return samples
+
+
+def test_container_of_real_files(tmp_path):
+    samples = _container_samples(tmp_path)
+    assert len(samples) >= 12
+    for name, expected, data in samples:
+        assert container_of(data) == expected, name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_container_of_raw_frames(seed):
+    rng = np.random.default_rng(seed)
+    assert container_of(rng.integers(0, 256, 4096, dtype=np.uint8).tobytes()) is None
+    for value in (0, 1, 16, 0x47, 128, 235, 255):
+        assert container_of(bytes([value]) * 4096) is None
+    ramp = np.arange(4096, dtype=np.uint16).astype("<u2").tobytes()
+    assert container_of(ramp) is None
+    assert container_of(REF_RAW.read_bytes()) is None
+
+
+@pytest.mark.parametrize("name", ["clip", "clip.bin", "clip.yuv420p", "clip.nv12"])
+def test_raw_without_yuv_extension(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(REF_RAW.read_bytes())
+    assert input_kind(path, sized=True) == "yuv"
+    with open_input(path, width=W, height=H) as reader:
+        assert isinstance(reader, YuvReader)
+        assert [f.tobytes() for f in lumas(reader)] == [
+            f.tobytes() for f in luma_frames(REF_RAW, W, H, "420", 8)
+        ]
+
+
+def test_raw_without_extension_needs_a_size(tmp_path):
+    pytest.importorskip("imageio_ffmpeg")
+    path = tmp_path / "clip"
+    path.write_bytes(REF_RAW.read_bytes())
+    with pytest.raises(AdmError, match="give -w and -h$") as info:
+        open_input(path, label="reference")
+    assert str(info.value).startswith(f"reference file {str(path)!r} ")
+
+
+def test_video_by_content_whatever_its_name(tmp_path):
+    mkv = encode(DIS_RAW, tmp_path / "a.mkv", W, H, "420", 8, FFV1)
+    plain = tmp_path / "dis_clip"
+    plain.write_bytes(mkv.read_bytes())
+    with open_input(plain, width=W, height=H) as reader:
+        assert isinstance(reader, VideoReader)
+        assert [f.tobytes() for f in lumas(reader)] == [
+            f.tobytes() for f in luma_frames(DIS_RAW, W, H, "420", 8)
+        ]
+    named_raw = tmp_path / "oops.yuv"
+    named_raw.write_bytes(mkv.read_bytes())
+    with pytest.raises(AdmError) as info:
+        open_input(named_raw, width=W, height=H, label="distorted")
+    assert str(info.value) == (
+        f"distorted file {str(named_raw)!r} is named as raw YUV (.yuv) but holds "
+        "Matroska/WebM data; rename it (.mkv) to have ffmpeg decode it"
+    )
+
+
+def test_video_extension_is_not_read_as_raw(tmp_path):
+    pytest.importorskip("imageio_ffmpeg")
+    path = tmp_path / "broken.mp4"
+    path.write_bytes(REF_RAW.read_bytes())
+    assert input_kind(path, sized=True) == "video"
+    with pytest.raises(AdmError, match="is not a video ffmpeg can read"):
+        open_input(path, width=W, height=H)
+
+
+# ---- streams: standard input, named pipes, /dev/fd ----------------------------------------
+
+
+def _y4m_bytes(tmp_path, raw=DIS_RAW, name="s.y4m"):
+    return write_y4m(raw, tmp_path / name, W, H, "420", 8).read_bytes()
+
+
+def _fifo_writer(fifo, data):
+    """A separate process that writes ``data`` into the named pipe ``fifo``."""
+    src = fifo.with_suffix(".src")
+    src.write_bytes(data)
+    return subprocess.Popen(["sh", "-c", 'exec cat "$0" > "$1"', str(src), str(fifo)])
+
+
+def _reap(*procs):
+    for proc in procs:
+        try:
+            proc.wait(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+            pytest.fail("a pipe writer did not finish")
+
+
+def test_is_stream(tmp_path):
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    assert is_stream("-") and is_stream(fifo) and is_stream("/dev/null")
+    assert not is_stream(REF_RAW) and not is_stream(tmp_path / "missing")
+    read, write = os.pipe()
+    try:
+        assert is_stream(f"/dev/fd/{read}")
+    finally:
+        os.close(read)
+        os.close(write)
+    with open(REF_RAW, "rb") as handle:  # a /dev/fd of a regular file is a file
+        assert not is_stream(f"/dev/fd/{handle.fileno()}")
+
+
+@pytest.mark.parametrize("kind", ["y4m", "raw"])
+def test_fifo_reads_like_the_file(tmp_path, kind):
+    fifo = tmp_path / "dis.fifo"
+    os.mkfifo(fifo)
+    data = _y4m_bytes(tmp_path) if kind == "y4m" else DIS_RAW.read_bytes()
+    writer = _fifo_writer(fifo, data)
+
+    def read():
+        with open_inputs(REF_RAW, [fifo], width=W, height=H) as inputs:
+            (reader,) = inputs.dis
+            assert isinstance(reader, StreamReader) and reader.stream_format == kind
+            assert reader.num_frames is None
+            return lumas(reader)
+
+    got = bounded(read)
+    _reap(writer)
+    want = luma_frames(DIS_RAW, W, H, "420", 8)
+    assert len(got) == len(want) and all((a == b).all() for a, b in zip(got, want, strict=True))
+
+
+def test_both_inputs_fifos_score_like_the_files(tmp_path):
+    ref_fifo, dis_fifo = tmp_path / "ref.fifo", tmp_path / "dis.fifo"
+    os.mkfifo(ref_fifo)
+    os.mkfifo(dis_fifo)
+    writers = [_fifo_writer(ref_fifo, REF_RAW.read_bytes()),
+               _fifo_writer(dis_fifo, _y4m_bytes(tmp_path))]  # fmt: skip
+    got = bounded(admcuda.score_files, ref_fifo, dis_fifo, width=W, height=H, backend="cpu")
+    _reap(*writers)
+    assert got == admcuda.score_files(REF_RAW, DIS_RAW, width=W, height=H, backend="cpu")
+
+
+def test_stream_skips_by_reading_and_is_read_once(tmp_path):
+    read, write = os.pipe()
+    data = _y4m_bytes(tmp_path)
+    writer = threading.Thread(target=lambda: (os.write(write, data), os.close(write)),
+                              daemon=True)  # fmt: skip
+    writer.start()
+    try:
+        reader = bounded(open_input, f"/dev/fd/{read}")
+        frames = bounded(lambda: [np.array(f) for f in reader.iter_luma(1, 1)])
+        want = luma_frames(DIS_RAW, W, H, "420", 8)
+        assert len(frames) == 1 and (frames[0] == want[1]).all()
+        with pytest.raises(AdmError, match="is a stream and can be read only once"):
+            reader.iter_luma()
+        reader.close()
+    finally:
+        writer.join(WAIT_S)
+        os.close(read)
+
+
+def _stream_of(data):
+    """A stream input holding ``data`` (a pipe, written by a thread)."""
+    read, write = os.pipe()
+
+    def feed():
+        try:
+            os.write(write, data) if data else None
+        finally:
+            os.close(write)
+
+    threading.Thread(target=feed, daemon=True).start()
+    return read
+
+
+@pytest.mark.parametrize(
+    ("data", "kw", "match"),
+    [
+        (b"", {}, "is empty: nothing was written to it"),
+        (b"\x00" * 5000, {}, "is not Y4M: for raw YUV frames give -w and -h"),
+        (b"\x00" * 100, {"width": W, "height": H}, r"holds no whole frame: it ends inside "
+         r"frame 0 \(100 of 21600 bytes of a 160x90 420 8-bit frame; check -w/-h/-p/-b\)"),
+        (b"YUV4MPEG2 W160 H90\n", {}, "has a Y4M header but no frames"),
+        (b"YUV4MPEG2 W160\n", {}, "no H tag"),
+        (b"\x1a\x45\xdf\xa3" + b"\x00" * 64, {"width": W, "height": H},
+         "holds Matroska/WebM data, which cannot be decoded from a stream; pipe Y4M instead"),
+        (b"YUV4MPEG2 W160 H90 C420jpeg\n", {"width": 176}, "--width 176 contradicts"),
+    ],
+)  # fmt: skip
+def test_stream_problems(data, kw, match):
+    read = _stream_of(data)
+    try:
+
+        def attempt():
+            with open_input(f"/dev/fd/{read}", label="distorted", **kw) as reader:
+                list(reader.iter_luma())
+
+        with pytest.raises(AdmError, match=match) as info:
+            bounded(attempt)
+        assert "\n" not in str(info.value)
+        assert f"distorted file '/dev/fd/{read}'" in str(info.value)
+    finally:
+        os.close(read)
+
+
+def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
+    data = _y4m_bytes(tmp_path)
+    read = _stream_of(data[:-100])
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    assert len(frames) == 2
+    (message,) = warnings_of(caplog)
+    assert "it ends inside frame 2" in message and "scoring the 2 whole frames" in message
+    read = _stream_of(data.replace(b"FRAME\n", b"FRAMX\n")[: len(data)])
+    try:
+        with pytest.raises(AdmError, match="holds no whole frame: no FRAME marker"):
+            bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+
+
+def test_a_stream_opened_again_keeps_its_first_bytes(tmp_path):
+    """A caller that opens its inputs twice (a ladder retrying without a bad rung) gets
+    the stream back as it was: the bytes read to tell its kind are not lost."""
+    bad = tmp_path / "bad.yuv"
+    bad.write_bytes(b"xx")
+    read = _stream_of(_y4m_bytes(tmp_path))
+    try:
+        path = f"/dev/fd/{read}"
+        assert input_kind(path) == "stream"
+        with pytest.raises(AdmError, match="less than one"):
+            bounded(open_inputs, REF_RAW, [path, bad], width=W, height=H)
+        with bounded(open_inputs, REF_RAW, [path], width=W, height=H) as inputs:
+            got = bounded(lumas, inputs.dis[0])
+    finally:
+        os.close(read)
+    want = luma_frames(DIS_RAW, W, H, "420", 8)
+    assert len(got) == 3 and all((a == b).all() for a, b in zip(got, want, strict=True))
+
+
+def test_only_one_standard_input():
+    with pytest.raises(AdmError, match=r"standard input \('-'\) can be only one"):
+        open_inputs("-", ["-"])
+
+
+# ---- the command line, reading streams -----------------------------------------------------
+
+
+def run_cli(*args, timeout=120, **kwargs):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "admcuda", "score", *map(str, args)],
+        capture_output=True, timeout=timeout, cwd=ROOT, env=env, check=False, **kwargs,
+    )  # fmt: skip
+
+
+def frames_of(proc):
+    assert proc.returncode == 0, proc.stderr.decode()
+    return json.loads(proc.stdout)["frames"]
+
+
+GEOMETRY = ("-w", W, "-h", H, "--json", "-q", "--backend", "cpu")
+
+
+@pytest.fixture(scope="module")
+def file_scores():
+    return frames_of(run_cli(REF_RAW, DIS_RAW, *GEOMETRY))
+
+
+@pytest.mark.parametrize("kind", ["y4m", "raw"])
+def test_stdin_scores_like_the_file(tmp_path, file_scores, kind):
+    data = _y4m_bytes(tmp_path) if kind == "y4m" else DIS_RAW.read_bytes()
+    assert frames_of(run_cli(REF_RAW, "-", *GEOMETRY, input=data)) == file_scores
+    # The reference on standard input works as well.
+    ref = write_y4m(REF_RAW, tmp_path / "r.y4m", W, H, "420", 8).read_bytes()
+    assert frames_of(run_cli("-", DIS_RAW, *GEOMETRY, input=ref)) == file_scores
+
+
+def test_stdin_without_a_size_or_y4m_is_one_line(tmp_path):
+    proc = run_cli(REF_RAW, "-", "--json", "-q", input=DIS_RAW.read_bytes())
+    assert proc.returncode != 0
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "give --width and --height" in err or "give -w and -h" in err
+
+
+def _pipe_feeder(data):
+    read, write = os.pipe()
+
+    def feed():
+        try:
+            os.write(write, data)
+        except OSError:
+            pass
+        finally:
+            os.close(write)
+
+    return read, threading.Thread(target=feed, daemon=True)
+
+
+def test_dev_fd_pipes_score_like_the_files(tmp_path, file_scores):
+    """``admcuda score <(...) <(...)``: both inputs on pipes, written concurrently."""
+    ref_r, ref_feed = _pipe_feeder(REF_RAW.read_bytes())
+    dis_r, dis_feed = _pipe_feeder(_y4m_bytes(tmp_path))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "admcuda", "score", f"/dev/fd/{ref_r}", f"/dev/fd/{dis_r}",
+         *map(str, GEOMETRY)],
+        pass_fds=(ref_r, dis_r), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        env=env,
+    )  # fmt: skip
+    os.close(ref_r)
+    os.close(dis_r)
+    ref_feed.start()
+    dis_feed.start()
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    ref_feed.join(WAIT_S)
+    dis_feed.join(WAIT_S)
+    assert proc.returncode == 0, err.decode()
+    assert json.loads(out)["frames"] == file_scores
+
+
+def test_ffmpeg_pipe_scores_like_the_file(file_scores):
+    """``ffmpeg ... -f yuv4mpegpipe - | admcuda score REF -``."""
+    ffmpeg = subprocess.Popen(
+        [ffmpeg_exe(), "-nostdin", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p",
+         "-s", f"{W}x{H}", "-i", str(DIS_RAW), "-f", "yuv4mpegpipe", "-"],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    score = subprocess.Popen(
+        [sys.executable, "-m", "admcuda", "score", str(REF_RAW), "-", "--json", "-q",
+         "--backend", "cpu"],
+        stdin=ffmpeg.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert ffmpeg.stdout is not None
+    ffmpeg.stdout.close()
+    try:
+        out, err = score.communicate(timeout=120)
+        ffmpeg.wait(timeout=WAIT_S)
+    finally:
+        score.kill()
+        ffmpeg.kill()
+    assert score.returncode == 0, err.decode()
+    assert json.loads(out)["frames"] == file_scores
+
+
+# ---- --scale ------------------------------------------------------------------------------
+
+
+def _prescale(src_args, dst, size, flags):
+    """What a user does by hand: scale with ffmpeg to a file, then score that."""
+    cmd = [ffmpeg_exe(), "-nostdin", "-v", "error", "-y", *src_args, "-vf",
+           f"scale={size[0]}:{size[1]}:flags={flags}", str(dst)]  # fmt: skip
+    subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+    return dst
+
+
+RAW_IN = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{W}x{H}"]
+
+
+@pytest.fixture
+def ladder(tmp_path):
+    """A 176x144 reference and 160x90 distorted inputs as raw, Y4M and video."""
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _prescale([*RAW_IN, "-i", str(REF_RAW)], tmp_path / "ref_176x144.y4m", (176, 144),
+                    "lanczos")  # fmt: skip
+    raw = tmp_path / "dis_160x90.yuv"
+    raw.write_bytes(DIS_RAW.read_bytes())
+    y4m = write_y4m(DIS_RAW, tmp_path / "dis.y4m", W, H, "420", 8)
+    mkv = encode(DIS_RAW, tmp_path / "dis.mkv", W, H, "420", 8, FFV1)
+    return ref, raw, y4m, mkv
+
+
+@pytest.mark.parametrize("flags", ["bicubic", "lanczos", "neighbor", "bilinear+accurate_rnd"])
+def test_scale_reads_what_a_prescaled_file_holds(tmp_path, ladder, flags):
+    ref, raw, y4m, mkv = ladder
+    pre = _prescale(["-i", str(y4m)], tmp_path / "pre.y4m", (176, 144), flags)
+    with open_input(pre) as reader:
+        want = lumas(reader)
+    with open_inputs(ref, [raw, y4m, mkv], scale=flags) as inputs:
+        assert all(isinstance(d, ScaledReader) for d in inputs.dis)
+        assert [d.source_kind for d in inputs.dis] == ["yuv", "y4m", "video"]
+        assert inputs.dis[0].num_frames == 3 and inputs.dis[2].num_frames is None
+        for reader in inputs.dis:
+            got = lumas(reader)
+            assert len(got) == len(want)
+            assert all((a == b).all() for a, b in zip(got, want, strict=True)), reader
+
+
+def test_scale_scores_like_a_prescaled_file(tmp_path, ladder):
+    ref, raw, y4m, _ = ladder
+    if "scale" not in inspect.signature(admcuda.score_files).parameters:
+        pytest.skip("score_files has no scale parameter yet")
+    pre = _prescale(["-i", str(y4m)], tmp_path / "pre.y4m", (176, 144), "bicubic")
+    want = admcuda.score_files(ref, pre, backend="cpu")
+    assert admcuda.score_files(ref, y4m, backend="cpu", scale="bicubic") == want
+    assert admcuda.score_files(ref, raw, backend="cpu", scale="bicubic") == want
+
+
+def test_scale_of_a_stream(tmp_path, ladder):
+    """A Y4M stream of another size goes through ffmpeg's standard input."""
+    ref, _, y4m, _ = ladder
+    pre = _prescale(["-i", str(y4m)], tmp_path / "pre.y4m", (176, 144), "spline")
+    with open_input(pre) as reader:
+        want = lumas(reader)
+    read = _stream_of(y4m.read_bytes())
+    try:
+
+        def scaled():
+            with open_inputs(ref, [f"/dev/fd/{read}"], scale="spline") as inputs:
+                (reader,) = inputs.dis
+                assert isinstance(reader, ScaledReader) and reader.source_kind == "stream"
+                frames = lumas(reader)
+                with pytest.raises(AdmError, match="can be read only once"):
+                    next(iter(reader.iter_luma()))
+                return frames
+
+        got = bounded(scaled)
+    finally:
+        os.close(read)
+    assert len(got) == len(want) and all((a == b).all() for a, b in zip(got, want, strict=True))
+
+
+def test_size_mismatch_without_scale_names_it(ladder):
+    ref, _, y4m, mkv = ladder
+    for dis in (y4m, mkv):
+        with pytest.raises(AdmError, match=r"is 160x90 but reference file .* is 176x144; "
+                           r"--scale NAME \(e.g. bicubic\) scales"):  # fmt: skip
+            open_inputs(ref, [dis])
+
+
+def test_scale_keeps_matching_inputs_and_checks_names(ladder):
+    ref, raw, y4m, _ = ladder
+    pre = ref  # already 176x144: read directly
+    with open_inputs(ref, [pre], scale="bicubic") as inputs:
+        assert not isinstance(inputs.dis[0], ScaledReader)
+    with pytest.raises(AdmError, match="unknown scaler 'cubic' for --scale; use one of "):
+        open_inputs(ref, [y4m], scale="cubic")
+    assert check_scaler("Lanczos+accurate_rnd") == "lanczos+accurate_rnd"
+    with pytest.raises(AdmError, match="unknown scaler"):
+        check_scaler("bicubic+fast")
+
+
+# ---- the command line's --scale and --ignore-name ----------------------------------------
+
+
+def _cli_has_new_flags() -> bool:
+    try:
+        proc = run_cli("--help", timeout=60)
+    except subprocess.TimeoutExpired:
+        return False
+    text = proc.stdout.decode()
+    return "--scale" in text and "--ignore-name" in text
+
+
+needs_flags = pytest.mark.skipif(not _cli_has_new_flags(), reason="CLI lacks --scale yet")
+
+
+@needs_flags
+def test_cli_scale_matches_prescaled(tmp_path, ladder):
+    ref, raw, y4m, _ = ladder
+    pre = _prescale(["-i", str(y4m)], tmp_path / "pre.y4m", (176, 144), "bicubic")
+    want = frames_of(run_cli(ref, pre, "--json", "-q", "--backend", "cpu"))
+    for dis in (raw, y4m):
+        got = frames_of(run_cli(ref, dis, "--scale", "bicubic", "--json", "-q", "--backend",
+                                "cpu"))  # fmt: skip
+        assert got == want
+    proc = run_cli(ref, y4m, "--json", "-q")
+    assert proc.returncode != 0 and b"--scale" in proc.stderr
+    assert proc.stderr.decode().count("\n") == 1
+
+
+@needs_flags
+def test_cli_ignore_name(tmp_path, file_scores):
+    named = tmp_path / "dis_10bit.yuv"
+    named.write_bytes(DIS_RAW.read_bytes())
+    proc = run_cli(REF_RAW, named, *GEOMETRY)
+    err = proc.stderr.decode()
+    assert proc.returncode != 0 and err.count("\n") == 1
+    assert "its name says 10-bit but --bitdepth is 8 (default); give -b 10" in err
+    assert frames_of(run_cli(REF_RAW, named, *GEOMETRY, "--ignore-name")) == file_scores
