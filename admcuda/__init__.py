@@ -79,6 +79,7 @@ class _LadderRun:
     opts: AdmOptions
     errors: list[str | None] = field(default_factory=list)  # per distorted input
     backend: str = "cpu"  # the backend that scored
+    decoded: dict[str, str] = field(default_factory=dict)  # video input -> nvdec/ffmpeg
 
     def raise_first_error(self) -> None:
         """Raise the first distorted input's error, if any (for the Python API)."""
@@ -118,6 +119,7 @@ def score_files(
     device: int | None = None,
     ignore_name: bool = False,
     scale: str | None = None,
+    decoder: str = "auto",
 ) -> list[dict[str, float]]:
     """Score a reference and a distorted input, frame by frame.
 
@@ -157,6 +159,10 @@ def score_files(
     scale : str, optional
         An ffmpeg scaler name (``"bicubic"`` ...): distorted inputs of another size are
         scaled to the reference's, as VMAF practice does for ladder rungs.
+    decoder : {"auto", "ffmpeg", "nvdec"}, optional
+        Who decodes encoded video: NVDEC on the GPU (with ``pip install
+        "admcuda[nvdec]"``), ffmpeg, or ``"auto"``: NVDEC where the CUDA backend runs and
+        PyNvVideoCodec decodes the codec, else ffmpeg.
 
     Returns
     -------
@@ -191,6 +197,7 @@ def score_files(
         device=device,
         ignore_name=ignore_name,
         scale=scale,
+        decoder=decoder,
     )[0]
 
 
@@ -213,6 +220,7 @@ def score_ladder(
     device: int | None = None,
     ignore_name: bool = False,
     scale: str | None = None,
+    decoder: str = "auto",
 ) -> list[list[dict[str, float]]]:
     """Score one reference against several distorted inputs (an encoding ladder).
 
@@ -226,7 +234,7 @@ def score_ladder(
     dis_paths : sequence of str or os.PathLike
         At least one distorted input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
-frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
         distorted input.
 
@@ -259,6 +267,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale
         device=device,
         ignore_name=ignore_name,
         scale=scale,
+        decoder=decoder,
     )
     run.raise_first_error()
     return run.frames
@@ -283,6 +292,7 @@ def score(
     device: int | None = None,
     ignore_name: bool = False,
     scale: str | None = None,
+    decoder: str = "auto",
     host_memory: int | None = None,
     batch: int | None = None,
 ) -> AdmResult | list[AdmResult]:
@@ -295,7 +305,7 @@ def score(
     dis : str, os.PathLike, or a sequence of them
         One distorted input (returns one :class:`AdmResult`) or several (a list).
     width, height, pixel_format, bitdepth, backend, options, debug, frame_cnt, \
-frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
         As for :func:`score_files` (the names of the command line's long options).
     host_memory : int, optional
         Bytes of host frame buffers (page-locked on the GPU); default 1 GiB.
@@ -338,6 +348,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale
         device=device,
         ignore_name=ignore_name,
         scale=scale,
+        decoder=decoder,
         host_memory=host_memory,
         batch=batch,
     )
@@ -402,6 +413,7 @@ def _run_ladder(
     device: int | None = None,
     ignore_name: bool = False,
     scale: str | None = None,
+    decoder: str = "auto",
     stats: RunStats | None = None,
 ) -> _LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
@@ -410,7 +422,9 @@ def _run_ladder(
     With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
     ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
     frame buffers; ``batch`` the GPU's frames per batch; ``device`` the GPU; ``ignore_name``
-    and ``scale`` go to :func:`admcuda.inputs.open_inputs`; ``stats`` (a
+    and ``scale`` go to :func:`admcuda.inputs.open_inputs`; ``decoder`` ("auto", "ffmpeg",
+    "nvdec") decodes encoded video with ffmpeg or on the GPU's NVDEC ("auto": NVDEC where
+    the CUDA backend runs, PyNvVideoCodec imports and the codec is supported); ``stats`` (a
     :class:`admcuda.pipeline.RunStats`) receives timings. ``backend="auto"`` takes the GPU
     and falls back to the CPU where the CUDA path cannot start (the reason lands in
     :data:`admcuda.backends.fallback_reason`).
@@ -431,7 +445,10 @@ def _run_ladder(
     ladder = len(dis_paths) > 1
     errors: dict[int, str] = {}
     geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
-    extra = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
+    extra: dict[str, Any] = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
+    video_decoder = _video_decoder(decoder, backend, scale)
+    if video_decoder != "ffmpeg":
+        extra.update(decoder=video_decoder, gpu=device or 0)
     inputs, good = _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder)
     with inputs:
         arrays, used = _score_inputs(
@@ -440,6 +457,11 @@ def _run_ladder(
             device=device, stats=stats,
         )  # fmt: skip
         shape = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
+        decoded = {
+            os.fspath(r.path): ("nvdec" if r.kind == "nvdec" else "ffmpeg")
+            for r in inputs.readers
+            if r.kind in ("video", "nvdec", "scaled")
+        }
 
     names = feature_names(opts)
     wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
@@ -465,7 +487,27 @@ def _run_ladder(
         opts=opts,
         errors=[errors.get(k) for k in range(len(dis_paths))],
         backend=used,
+        decoded=decoded,
     )
+
+
+def _video_decoder(decoder: str, backend: str, scale: str | None) -> str:
+    """The decoder for encoded video: "ffmpeg", "nvdec" or "auto" (NVDEC per file where it
+    can, the CUDA backend being the one that runs)."""
+    from admcuda.backends import select_backend
+
+    if decoder not in ("auto", "ffmpeg", "nvdec"):
+        raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
+    if decoder == "ffmpeg":
+        return decoder
+    cuda = select_backend(backend)[0] == "cuda"
+    if decoder == "nvdec":
+        if not cuda:
+            raise AdmError("the NVDEC decoder needs the CUDA backend (--backend cuda)")
+        if scale:
+            raise AdmError("--scale runs through ffmpeg's scaler: use --decoder ffmpeg or auto")
+        return decoder
+    return "auto" if cuda and not scale else "ffmpeg"
 
 
 def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: ignore[no-untyped-def]
@@ -514,9 +556,17 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         scored = [dis[i].scored for i in active] + [ref.scored]
         frames = None if None in scored else max(min(ref.scored, dis[i].scored) for i in active)
         w, h, bd = inputs.width, inputs.height, inputs.bitdepth
+        on_gpu = [r.label + " file " + repr(os.fspath(r.path)) for r in inputs.readers
+                  if r.kind == "nvdec"]  # fmt: skip
         engine, used = _engine(backend, w, h, bd, opts, inputs=len(active), frames=frames,
                                threads=threads, host_memory=host_memory, batch=batch,
                                device=device)  # fmt: skip
+        if on_gpu and used != "cuda":
+            engine.close()
+            raise AdmError(
+                f"{on_gpu[0]} is decoded on NVDEC but the CUDA backend cannot start "
+                f"({backends_reason()}); use --decoder ffmpeg"
+            )
         failures: dict[int, str] = {}
         with Progress(ref.scored, enabled=progress) as bar, engine:
             part = run(
@@ -540,6 +590,12 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         for stream in (ref, *dis):
             stream.close()
     return arrays, used
+
+
+def backends_reason() -> str:
+    from admcuda import backends
+
+    return backends.fallback_reason or "no GPU"
 
 
 def _rung_error(errors: dict[int, str], k: int, exc: AdmError, ladder: bool) -> None:

@@ -243,6 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
         "four 1080p frames stay in one process); 0, as libvmaf's no worker threads, is one",
     )  # fmt: skip
     perf.add_argument(
+        "--decoder", choices=("auto", "ffmpeg", "nvdec"), default="auto",
+        help="who decodes encoded video: NVDEC on the GPU (pip install \"admcuda[nvdec]\"), "
+        "ffmpeg on the CPU, or auto (default): NVDEC when the CUDA backend runs and "
+        "PyNvVideoCodec decodes the codec, else ffmpeg",
+    )  # fmt: skip
+    perf.add_argument(
         "--gpu", type=_counter(0), metavar="N",
         help="CUDA backend: the GPU to use, by CUDA device number (default 0)",
     )  # fmt: skip
@@ -530,6 +536,8 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
         extra["scale"] = args.scale
     if args.gpu is not None:
         extra["device"] = args.gpu
+    if args.decoder != "auto":
+        extra["decoder"] = args.decoder
     return extra
 
 
@@ -578,6 +586,10 @@ def _score(args: argparse.Namespace) -> int:
         # Said to a terminal once the run has worked, so an error stays the only line.
         reason = backends.fallback_reason or "CUDA is unavailable"
         print(f"{PROG}: notice: {reason}; scored on the CPU", file=sys.stderr)
+    decoded = getattr(run, "decoded", {})
+    if args.decoder == "auto" and decoded and sys.stderr.isatty():
+        by = ", ".join(f"{Path(p).name} by {d}" for p, d in decoded.items())
+        print(f"{PROG}: notice: video decoded: {by}", file=sys.stderr)
 
     errors = _rung_errors(run)
     scored = [k for k, error in enumerate(errors) if error is None]

@@ -44,7 +44,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -337,10 +337,18 @@ def _open_described(
     height: int | None,
     pixel_format: str | None,
     bitdepth: int | None,
+    decoder: str = "ffmpeg",
+    gpu: int = 0,
 ) -> Y4mReader | VideoReader:
-    """A Y4M or video reader, checked against the flags."""
+    """A Y4M or video reader, checked against the flags. Video is decoded by ffmpeg, or
+    with ``decoder`` "nvdec" on the GPU (an error where it cannot), or with "auto" on the
+    GPU where NVDEC runs and decodes the codec, else by ffmpeg."""
+    reader: Any
+    nvdec_reader = _nvdec_reader(path, label, decoder, gpu) if kind == "video" else None
     if kind == "y4m":
-        reader: Y4mReader | VideoReader = Y4mReader(path, label=label)
+        reader = Y4mReader(path, label=label)
+    elif nvdec_reader is not None:
+        reader = nvdec_reader
     else:
         try:
             reader = VideoReader(path, label=label)
@@ -360,6 +368,21 @@ def _open_described(
         reader.close()
         raise
     return reader
+
+
+def _nvdec_reader(path: Any, label: str, decoder: str, gpu: int) -> Any:
+    """An NVDEC reader for ``decoder`` "nvdec" (or an error), "auto" (or None where NVDEC
+    cannot decode this file), None for "ffmpeg"."""
+    if decoder == "ffmpeg":
+        return None
+    if decoder not in ("auto", "nvdec"):
+        raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
+    from admcuda import nvdec
+
+    if decoder == "auto":
+        if not nvdec.nvdec_available() or not nvdec.nvdec_supports(path, gpu=gpu)[0]:
+            return None
+    return nvdec.open_nvdec(path, label, gpu)
 
 
 def _open_stream_input(
@@ -511,6 +534,8 @@ def open_inputs(
     bitdepth: int | None = None,
     ignore_name: bool = False,
     scale: str | None = None,
+    decoder: str = "ffmpeg",
+    gpu: int = 0,
 ) -> InputSet:
     """Open a reference and its distorted inputs, agreeing on one geometry.
 
@@ -538,6 +563,12 @@ def open_inputs(
         whose size differs from the reference's is scaled to it by ffmpeg
         (``-vf scale=W:H:flags=NAME``). A raw distorted file is then read at the
         size its name states. Without it, sizes must match.
+    decoder : {"ffmpeg", "nvdec", "auto"}, optional
+        Who decodes encoded video: ffmpeg on the CPU (default), NVDEC on GPU ``gpu``
+        through PyNvVideoCodec (planes stay on the GPU; an error where it cannot run), or
+        NVDEC where it runs and decodes the codec, else ffmpeg.
+    gpu : int, optional
+        The GPU of the NVDEC decoder.
 
     Returns
     -------
@@ -588,7 +619,7 @@ def open_inputs(
             else:
                 readers[i] = _open_described(
                     path, kind, why, label=labels[i], width=w, height=h,
-                    pixel_format=pixel_format, bitdepth=bitdepth,
+                    pixel_format=pixel_format, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
                 )  # fmt: skip
         known = [r for r in readers if r is not None]
         for other in known[1:]:

@@ -188,16 +188,26 @@ class IterSource:
     def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
         return _Pending(None, [pool.submit(self._fill, out, n)])
 
-    def _fill(self, out: np.ndarray, n: int) -> int:
+    def _fill(self, out: Any, n: int) -> int:
+        on_gpu = not isinstance(out, np.ndarray)
+        count = n
         for k in range(n):
             frame = next(self._frames, None)
             if frame is None:
-                return k
+                count = k
+                break
             if frame.shape != out.shape[1:] or frame.dtype != out.dtype:
                 want = f"{out.dtype}[{out.shape[1]}, {out.shape[2]}]"
                 raise AdmError(f"frame is {frame.dtype}{list(frame.shape)}, expected {want}")
-            np.copyto(out[k], frame)
-        return n
+            if on_gpu:
+                out[k] = frame  # device to device, on this thread's stream
+            else:
+                np.copyto(out[k], frame)
+        if on_gpu:
+            import cupy as cp
+
+            cp.cuda.get_current_stream().synchronize()  # complete before the engine reads it
+        return count
 
     def has_more(self) -> bool:
         return self.stream.has_more()
@@ -359,14 +369,17 @@ def run(
     pool = ThreadPoolExecutor(threads or read_threads(), thread_name_prefix="admcuda-read")
     made = [0]
 
+    def buffer(source: Any) -> Any:
+        # Sources whose planes are already on the GPU (NVDEC) fill device buffers.
+        on_gpu = getattr(getattr(source, "reader", None), "kind", None) == "nvdec"
+        return (engine.device_empty if on_gpu else engine.host_empty)(shape, dtype)
+
     def next_slot() -> _Slot | None:
         """A free slot; the ring's slots are made on first need, by the reader, so that
         page-locking them overlaps the first batches instead of delaying them."""
         if made[0] < max(slots, 2) and free.empty():
             made[0] += 1
-            return _Slot(
-                engine.host_empty(shape, dtype), [engine.host_empty(shape, dtype) for _ in dis]
-            )
+            return _Slot(buffer(ref), [buffer(d) for d in dis])
         return free.get()
 
     def reader() -> None:

@@ -213,6 +213,11 @@ class CudaAdm:
 
     host_empty = pinned_empty  # the pipeline's name for it
 
+    def device_empty(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """A CuPy array on this engine's GPU, for planes that are already there (NVDEC)."""
+        with self._device:
+            return self._cp.empty(shape, dtype=dtype)
+
     def _is_pinned(self, arr: np.ndarray) -> bool:
         lo = arr.ctypes.data
         hi = lo + arr.nbytes

@@ -1,0 +1,685 @@
+"""Luma planes of encoded video decoded on the GPU by NVDEC, through NVIDIA's PyNvVideoCodec.
+
+:class:`NvdecReader` has the reader surface of :class:`admcuda.video.VideoReader` (``kind``,
+``path``, ``label``, ``where``, ``width``, ``height``, ``bitdepth``, ``pixel_format``,
+``num_frames = None``, ``iter_luma(start, count)``, ``close()``), but yields CuPy arrays that
+never leave the device: ``(height, width)`` uint8 for 8-bit streams, uint16 holding the 10-bit
+value for 10-bit streams. :func:`open_nvdec` opens one, :func:`nvdec_available` says whether
+NVDEC can run at all and :func:`nvdec_supports` whether it decodes a given file.
+
+Exactness. H.264, HEVC, AV1 and VP9 decoding is bit-exact by specification, so NVDEC's luma
+equals ffmpeg's software decode sample for sample; other codecs NVDEC knows (MPEG-2, MPEG-4,
+VC-1, ...) leave the inverse transform's rounding to the decoder and are refused. Only 4:2:0
+streams of 8 or 10 bits are read, the layouts tested against ffmpeg. Interlaced H.264 (field or
+MBAFF coding, found in the stream's SPS) is refused too: NVDEC deinterlaces it, while ffmpeg
+outputs the frames as coded; and H.264 is read as 8-bit 4:2:0 only.
+
+How the binding is used (PyNvVideoCodec 2.2.4's pybind11 docstrings; the behaviour below from
+the sources of an earlier 2.x release, and the demuxer's checked on the 2.2.4 wheel):
+
+- ``CreateDemuxer(filename=...)`` opens the container with the libavformat bundled in the
+  wheel; H.264/HEVC packets come out in Annex B. Iterating it yields every video packet in
+  decode order and then one empty packet (``bsl == 0``); decoding that empty packet sends
+  ``CUVID_PKT_ENDOFSTREAM``, which flushes the frames the decoder still holds.
+- ``GetDecoderCaps(gpuid=, codec=, chromaformat=, bitdepth=)`` tells whether the GPU's NVDEC
+  has the codec and the frame sizes it accepts, checked before a decoder starts.
+- ``CreateDecoder(gpuid=, codec=, usedevicememory=True, latency=NATIVE)``: the cuvid parser
+  calls back in display order (``ZERO`` latency would give decode order), so ``Decode(packet)``
+  returns the frames that became displayable, in display order, as ffmpeg's
+  ``-fps_mode passthrough`` does. The decoder crops each surface to the stream's display area
+  (a 1920x1088 coded H.264 frame comes out 1920x1080) and copies it into one of its own
+  buffers, which the next ``Decode`` call reuses.
+- Each decoded frame exports its whole surface through DLPack: NV12 ``(h * 3 // 2, w)`` uint8,
+  or P016 uint16 with the sample in the high bits (``value << 6`` for 10-bit). The luma plane
+  is the first ``h`` rows.
+
+So each yielded plane is a fresh CuPy array: copied (8-bit) or shifted down (10-bit) on a
+stream of this reader, and complete when it is yielded (the copy is waited for), so that the
+decoder may reuse its buffer and the consumer may read the plane on any stream. No frame is
+copied to the host.
+
+A CUDA driver error inside the binding's decoder set-up ends the process (it logs FATAL and
+exits), which is why :func:`nvdec_available` asks CuPy for a device and GPU ordinals are
+checked before a decoder is made.
+
+The bit depth is not taken from the container: the bundled libavformat has no decoders, so it
+reports 8 bits for 10-bit streams. Opening a reader decodes up to its first frame instead: NV12
+surfaces mean 8 bits, P016 surfaces 10 bits once their low 6 bits are found zero (a 12-bit
+stream is refused, there and on any later frame).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.yuv import check_geometry, check_input_file
+
+__all__ = [
+    "CODECS",
+    "NvdecReader",
+    "nvdec_available",
+    "nvdec_supports",
+    "open_nvdec",
+]
+
+#: Codecs read on NVDEC, by PyNvVideoCodec's ``cudaVideoCodec`` name, with their usual names.
+CODECS: dict[str, str] = {"H264": "H.264", "HEVC": "HEVC", "AV1": "AV1", "VP9": "VP9"}
+
+# Decoded surface format (PyNvVideoCodec's Pixel_Format name) of the 4:2:0 streams read here,
+# and the bit depth it carries.
+_SURFACE_BITDEPTH: dict[str, int] = {"NV12": 8, "P016": 10}
+# P016 keeps a 10-bit sample in the high bits of 16: value << 6, the low 6 bits zero.
+P016_SHIFT = 6
+_P016_LOW_BITS = (1 << P016_SHIFT) - 1
+_NVCUVID = "libnvcuvid.so.1"
+_BINDING = "PyNvVideoCodec"
+_MESSAGE_LIMIT = 300
+
+
+def _one_line(exc: BaseException) -> str:
+    """A binding's multi-line exception text as one line, without source locations."""
+    parts = []
+    for line in str(exc).splitlines():
+        line = " ".join(line.split()).rstrip(" :")
+        if line and not line.startswith("at /"):
+            parts.append(line)
+    text = "; ".join(parts) or type(exc).__name__
+    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 3] + "..."
+
+
+# -- H.264 sequence parameter sets (ITU-T H.264 7.3.2.1.1), read for what NVDEC would change
+# silently: interlaced coding (NVDEC deinterlaces what ffmpeg outputs as coded) and layouts
+
+# profile_idc values whose SPS carries chroma_format_idc, bit depths and scaling matrices
+_H264_HIGH_PROFILES = frozenset({100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135})
+_H264_SPS = 7
+# packets searched for the first SPS (MP4/Matroska streams carry it in the first one)
+_SPS_SEARCH_PACKETS = 16
+
+
+class _Bits:
+    """MSB-first bit reader with Exp-Golomb codes (H.264 9.1); IndexError past the end."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def u(self, n: int) -> int:
+        value = 0
+        for _ in range(n):
+            bit = (self.data[self.pos >> 3] >> (7 - (self.pos & 7))) & 1
+            value, self.pos = (value << 1) | bit, self.pos + 1
+        return value
+
+    def ue(self) -> int:
+        zeros = 0
+        while self.u(1) == 0:
+            zeros += 1
+            if zeros > 31:
+                raise ValueError("Exp-Golomb code longer than 32 bits")
+        return (1 << zeros) - 1 + self.u(zeros)
+
+    def se(self) -> int:
+        k = self.ue()
+        return (k + 1) // 2 if k & 1 else -(k // 2)
+
+
+def _annexb_nals(data: bytes) -> list[bytes]:
+    """The NAL units of an Annex B byte stream (start codes 00 00 01, leading zeros dropped)."""
+    nals = (chunk.rstrip(b"\0") for chunk in data.split(b"\0\0\1")[1:])
+    return [nal for nal in nals if nal]
+
+
+def _skip_scaling_list(bits: _Bits, size: int) -> None:
+    last = following = 8
+    for _ in range(size):
+        if following:
+            following = (last + bits.se() + 256) % 256
+        last = following or last
+
+
+def _h264_sps_layout(nal: bytes) -> tuple[int, int, bool]:
+    """``(chroma_format_idc, luma bit depth, frame_mbs_only_flag)`` of an H.264 SPS NAL unit.
+
+    Raises
+    ------
+    ValueError, IndexError
+        If the NAL unit is not a well-formed SPS.
+    """
+    if not nal or nal[0] & 0x1F != _H264_SPS:
+        raise ValueError("not an SPS NAL unit")
+    bits = _Bits(nal[1:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
+    profile = bits.u(8)
+    bits.u(16)  # constraint flags, level_idc
+    bits.ue()  # seq_parameter_set_id
+    chroma, depth = 1, 8
+    if profile in _H264_HIGH_PROFILES:
+        chroma = bits.ue()
+        if chroma == 3:
+            bits.u(1)  # separate_colour_plane_flag
+        depth = 8 + bits.ue()
+        bits.ue()  # bit_depth_chroma_minus8
+        bits.u(1)  # qpprime_y_zero_transform_bypass_flag
+        if bits.u(1):  # seq_scaling_matrix_present_flag
+            for i in range(8 if chroma != 3 else 12):
+                if bits.u(1):
+                    _skip_scaling_list(bits, 16 if i < 6 else 64)
+    bits.ue()  # log2_max_frame_num_minus4
+    poc_type = bits.ue()
+    if poc_type == 0:
+        bits.ue()  # log2_max_pic_order_cnt_lsb_minus4
+    elif poc_type == 1:
+        bits.u(1)  # delta_pic_order_always_zero_flag
+        bits.se()  # offset_for_non_ref_pic
+        bits.se()  # offset_for_top_to_bottom_field
+        for _ in range(bits.ue()):
+            bits.se()  # offset_for_ref_frame
+    bits.ue()  # max_num_ref_frames
+    bits.u(1)  # gaps_in_frame_num_value_allowed_flag
+    bits.ue()  # pic_width_in_mbs_minus1
+    bits.ue()  # pic_height_in_map_units_minus1
+    return chroma, depth, bool(bits.u(1))
+
+
+class _Mute(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _load_binding() -> tuple[Any, str]:
+    """``(module, "")`` when PyNvVideoCodec imports, else ``(None, reason)``; never raises."""
+    # The binding's native logger writes warnings (e.g. on every Matroska file) to stdout,
+    # where admcuda may be writing results; LOGGER_LEVEL is read when the library loads.
+    os.environ.setdefault("LOGGER_LEVEL", "ERROR")
+    log = logging.getLogger(_BINDING)
+    mute = _Mute()
+    # A failed import logs several lines of troubleshooting; the reason below says it once.
+    log.addFilter(mute)
+    try:
+        import PyNvVideoCodec as nvc
+    except ModuleNotFoundError as exc:
+        if exc.name == _BINDING:
+            return None, "PyNvVideoCodec is not installed (pip install 'admcuda[nvdec]')"
+        return None, f"PyNvVideoCodec does not import ({_one_line(exc)})"
+    except Exception as exc:  # noqa: BLE001 - a broken driver raises anything
+        return None, f"PyNvVideoCodec does not import ({_one_line(exc)})"
+    finally:
+        log.removeFilter(mute)
+    return nvc, ""
+
+
+def _cuda_reason() -> str:
+    """Why CuPy cannot hold NVDEC's frames here, or ``""``."""
+    try:
+        import cupy as cp
+    except Exception as exc:  # noqa: BLE001
+        return f"CuPy does not import ({_one_line(exc)}); NVDEC frames are CuPy arrays"
+    try:
+        count = cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001
+        return f"no CUDA device is visible ({_one_line(exc)})"
+    return "" if count > 0 else "no CUDA device is visible"
+
+
+def _nvcuvid_reason() -> str:
+    """Why the driver's NVDEC library cannot load, or ``""`` (the binding dlopens it too)."""
+    try:
+        ctypes.CDLL(_NVCUVID)
+    except OSError:
+        return (
+            f"the NVIDIA driver's {_NVCUVID} is not found (in a container, "
+            "NVIDIA_DRIVER_CAPABILITIES must include 'video')"
+        )
+    return ""
+
+
+@functools.lru_cache(maxsize=1)
+def _unavailable_reason() -> str:
+    """Why NVDEC decoding cannot run in this process, or ``""`` when it can."""
+    return _load_binding()[1] or _cuda_reason() or _nvcuvid_reason()
+
+
+def nvdec_available() -> bool:
+    """Whether PyNvVideoCodec imports, CuPy sees a CUDA device and the driver has NVDEC.
+
+    Never raises; the answer is computed once per process. It says nothing about a particular
+    file: see :func:`nvdec_supports`.
+    """
+    return not _unavailable_reason()
+
+
+def nvdec_supports(path: str | os.PathLike[str], *, gpu: int = 0) -> tuple[bool, str]:
+    """Whether NVDEC on GPU ``gpu`` decodes ``path`` exactly, and why not.
+
+    The file is opened as :class:`NvdecReader` opens it: demuxed, its codec checked, and decoded
+    up to its first frame, so a codec, profile or size the GPU's NVDEC refuses is found here.
+
+    Returns
+    -------
+    (bool, str)
+        ``(True, description)``, e.g. ``"HEVC 1920x1080 10-bit"``, or ``(False, reason)`` with
+        a one-line reason.
+    """
+    try:
+        reader = NvdecReader(path, gpu=gpu)
+    except AdmError as exc:
+        return False, str(exc)
+    reader.close()
+    return True, reader.description
+
+
+def open_nvdec(path: str | os.PathLike[str], label: str = "input", gpu: int = 0) -> NvdecReader:
+    """Open ``path`` for decoding on NVDEC; :class:`admcuda.errors.AdmError` if it cannot."""
+    return NvdecReader(path, label=label, gpu=gpu)
+
+
+class _Session:
+    """One demuxer and one NVDEC decoder reading a file from its first packet."""
+
+    def __init__(self, nvc: Any, path: Path, gpu: int, codec: Any) -> None:
+        self.demuxer = nvc.CreateDemuxer(filename=str(path))
+        self.decoder = nvc.CreateDecoder(
+            gpuid=gpu,
+            codec=codec,
+            usedevicememory=True,
+            latency=nvc.DisplayDecodeLatencyType.NATIVE,
+        )
+
+    @property
+    def closed(self) -> bool:
+        return self.decoder is None
+
+    def frames(self) -> Iterator[Any]:
+        """Decoded frames in display order, the decoder flushed by the demuxer's final empty
+        packet. Stops as soon as the session is released: the frames of a released decoder
+        point into freed buffers."""
+        for packet in self.demuxer:
+            if self.closed:
+                return
+            decoded = self.decoder.Decode(packet)
+            for frame in decoded:
+                if self.closed:
+                    return
+                yield frame
+
+    def release(self) -> None:
+        """Drop the decoder, then the demuxer (the binding's samples free them in that order)."""
+        self.decoder = None
+        self.demuxer = None
+
+
+class NvdecReader:
+    """Luma frames of an encoded video, decoded by NVDEC into CuPy arrays.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An H.264, HEVC, AV1 or VP9 stream, 4:2:0, 8 or 10 bits, in a container the bundled
+        libavformat reads (MP4 and Matroska/WebM are tested).
+    label : str, optional
+        How messages name the file, e.g. ``"distorted"``.
+    gpu : int, optional
+        CUDA device ordinal of the NVDEC engine and of the yielded arrays.
+
+    Attributes
+    ----------
+    kind : str
+        ``"nvdec"``.
+    codec : str
+        ``"H264"``, ``"HEVC"``, ``"AV1"`` or ``"VP9"``.
+    width, height : int
+        Display size (the coded size cropped).
+    bitdepth : {8, 10}
+        Found on the first decoded frame.
+    pixel_format : str
+        ``"420"``.
+    num_frames : None
+        Not known before decoding; ``len()`` is not available.
+    nvdec_engines : int or None
+        NVDEC engines on the GPU, as its decoder capabilities report them (None if unknown).
+
+    Raises
+    ------
+    AdmError
+        If the file is missing or empty, NVDEC cannot run here, the container cannot be read,
+        the codec or layout is not one read here, or NVDEC refuses the stream.
+    """
+
+    kind = "nvdec"
+    pixel_format = "420"
+    num_frames: int | None = None
+
+    def __init__(self, path: str | os.PathLike[str], *, label: str = "input", gpu: int = 0) -> None:
+        self.path = Path(path)
+        self.label = label
+        self.gpu = int(gpu)
+        self.where = f"{label} file {str(self.path)!r}"
+        self._sessions: set[_Session] = set()
+        self._stream: Any = None
+        self.nvdec_engines: int | None = None
+        check_input_file(self.path, self.where, "video file")
+        reason = _unavailable_reason()
+        if reason:
+            raise AdmError(f"{self.where}: NVDEC decoding is not available: {reason}")
+        self._nvc = _load_binding()[0]
+        self._check_gpu()
+        self._codec, self.codec, self.width, self.height = self._inspect()
+        self.bitdepth = self._first_frame_bitdepth()
+
+    @property
+    def description(self) -> str:
+        """E.g. ``"HEVC 1920x1080 10-bit"``."""
+        return f"{CODECS[self.codec]} {self.width}x{self.height} {self.bitdepth}-bit"
+
+    def _check_gpu(self) -> None:
+        import cupy as cp
+
+        count = cp.cuda.runtime.getDeviceCount()
+        if not 0 <= self.gpu < count:
+            raise AdmError(
+                f"{self.where}: GPU {self.gpu} does not exist ({count} CUDA device(s) visible)"
+            )
+
+    def _inspect(self) -> tuple[Any, str, int, int]:
+        """The container's codec (binding enum and name) and display size, checked."""
+        try:
+            demuxer = self._nvc.CreateDemuxer(filename=str(self.path))
+            codec = demuxer.GetNvCodecId()
+            chroma_format = demuxer.ChromaFormat()
+            chroma = chroma_format.name
+            width, height = int(demuxer.Width()), int(demuxer.Height())
+        except Exception as exc:  # noqa: BLE001 - the binding raises its own types
+            raise AdmError(
+                f"{self.where} cannot be read by PyNvVideoCodec's demuxer: {_one_line(exc)}"
+            ) from None
+        name = codec.name
+        if name not in CODECS:
+            shown = name if name.isidentifier() else "a codec NVDEC does not decode"
+            raise AdmError(
+                f"{self.where} is {shown}: NVDEC is used for {', '.join(CODECS.values())} only "
+                "(decoded bit-exactly by specification); use the ffmpeg decoder"
+            )
+        if chroma != "420":
+            raise AdmError(
+                f"{self.where} is {CODECS[name]} {chroma}: NVDEC is used for 4:2:0 streams "
+                "only; use the ffmpeg decoder"
+            )
+        try:
+            check_geometry(width, height, "420", 8)
+        except AdmError as exc:
+            raise AdmError(f"{self.where}: {exc}") from None
+        self._check_caps(codec, chroma_format, name, width, height)
+        if name == "H264":
+            self._check_h264(demuxer)
+        return codec, name, width, height
+
+    def _check_h264(self, demuxer: Any) -> None:
+        """Refuse interlaced H.264 (NVDEC deinterlaces it; ffmpeg outputs the coded frames)
+        and layouts other than 8-bit 4:2:0, from the stream's first SPS."""
+        layout = None
+        try:
+            for n, packet in enumerate(demuxer):
+                if packet.bsl == 0 or n >= _SPS_SEARCH_PACKETS:
+                    break
+                data = ctypes.string_at(packet.bsl_data, packet.bsl)
+                sps = [nal for nal in _annexb_nals(data) if nal[0] & 0x1F == _H264_SPS]
+                if sps:
+                    layout = _h264_sps_layout(sps[0])
+                    break
+        except Exception as exc:  # noqa: BLE001 - the demuxer's errors and a malformed SPS
+            raise AdmError(
+                f"{self.where}: its H.264 sequence parameter set cannot be read: {_one_line(exc)}"
+            ) from None
+        if layout is None:
+            raise AdmError(
+                f"{self.where}: no H.264 sequence parameter set in its first "
+                f"{_SPS_SEARCH_PACKETS} packets; use the ffmpeg decoder"
+            )
+        chroma, depth, frames_only = layout
+        if not frames_only:
+            raise AdmError(
+                f"{self.where} is interlaced H.264 (field or MBAFF coding): NVDEC would "
+                "deinterlace it, ffmpeg does not; use the ffmpeg decoder"
+            )
+        if (chroma, depth) != (1, 8):
+            shown = {0: "4:0:0", 1: "4:2:0", 2: "4:2:2", 3: "4:4:4"}.get(chroma, "?")
+            raise AdmError(
+                f"{self.where} is H.264 {shown} {depth}-bit: NVDEC is used for 8-bit 4:2:0 "
+                "H.264 only; use the ffmpeg decoder"
+            )
+
+    def _check_caps(
+        self, codec: Any, chroma_format: Any, name: str, width: int, height: int
+    ) -> None:
+        """Refuse what NVDEC's capabilities rule out (a codec this GPU lacks, a size out of
+        range) before a decoder starts, and note the number of NVDEC engines.
+
+        The capabilities are asked for 8 bits (the container cannot tell 10); the decoder
+        checks again with the stream's own parameters when it starts.
+        """
+        try:
+            caps = dict(
+                self._nvc.GetDecoderCaps(
+                    gpuid=self.gpu, codec=codec, chromaformat=chroma_format, bitdepth=8
+                )
+            )
+        except Exception:  # noqa: BLE001 - the decoder's own check still follows
+            return
+        self.nvdec_engines = int(caps.get("num_decoder_engines", 0)) or None
+        what = f"{CODECS[name]} 4:2:0"
+        if caps.get("supported", 1) == 0:
+            raise AdmError(
+                f"{self.where}: NVDEC on GPU {self.gpu} does not decode {what}; "
+                "use the ffmpeg decoder"
+            )
+        low = (int(caps.get("width_min", 0)), int(caps.get("height_min", 0)))
+        high = (int(caps.get("width_max", 0)), int(caps.get("height_max", 0)))
+        if (
+            width < low[0]
+            or height < low[1]
+            or (all(high) and (width > high[0] or height > high[1]))
+        ):
+            raise AdmError(
+                f"{self.where}: {width}x{height} is outside what NVDEC on GPU {self.gpu} "
+                f"decodes for {what} ({low[0]}x{low[1]} to {high[0]}x{high[1]}); "
+                "use the ffmpeg decoder"
+            )
+
+    def _open_session(self) -> _Session:
+        try:
+            session = _Session(self._nvc, self.path, self.gpu, self._codec)
+        except Exception as exc:  # noqa: BLE001
+            raise AdmError(
+                f"{self.where}: NVDEC cannot open a {CODECS[self.codec]} decoder on GPU "
+                f"{self.gpu}: {_one_line(exc)}"
+            ) from None
+        self._sessions.add(session)
+        return session
+
+    def _close_session(self, session: _Session) -> None:
+        session.release()
+        self._sessions.discard(session)
+
+    def _decode_error(self, exc: BaseException, index: int) -> AdmError:
+        return AdmError(
+            f"NVDEC failed decoding {self.where} after {index} frames "
+            f"({CODECS[self.codec]} on GPU {self.gpu}): {_one_line(exc)}"
+        )
+
+    def _frames(self, session: _Session) -> Iterator[Any]:
+        """The session's frames, with the binding's errors turned into :class:`AdmError`."""
+        frames = session.frames()
+        index = 0
+        while True:
+            try:
+                frame = next(frames)
+            except StopIteration:
+                return
+            except Exception as exc:  # noqa: BLE001
+                raise self._decode_error(exc, index) from None
+            yield frame
+            index += 1
+
+    def _first_frame_bitdepth(self) -> int:
+        """Decode up to the first frame: its surface format gives the bit depth."""
+        session = self._open_session()
+        try:
+            for frame in self._frames(session):
+                with self._device(), self._copy_stream():
+                    plane, fmt = self._luma_view(frame, 0)
+                    if fmt == "P016":
+                        self._check_low_bits(plane, 0)
+                return _SURFACE_BITDEPTH[fmt]
+        finally:
+            self._close_session(session)
+        raise AdmError(f"{self.where}: NVDEC decoded no frames")
+
+    def _device(self) -> Any:
+        import cupy as cp
+
+        return cp.cuda.Device(self.gpu)
+
+    def _copy_stream(self) -> Any:
+        import cupy as cp
+
+        if self._stream is None:
+            with self._device():
+                # Non-blocking: the copies wait for nobody's work but the decoder's.
+                self._stream = cp.cuda.Stream(non_blocking=True)
+        return self._stream
+
+    def _luma_view(self, frame: Any, index: int) -> tuple[Any, str]:
+        """The luma rows of a decoded surface as a CuPy view (no copy), and its format.
+
+        Call with this reader's device and copy stream current: importing through DLPack
+        makes that stream wait for the decoder's copy of the frame.
+        """
+        import cupy as cp
+
+        fmt = frame.format.name
+        if fmt not in _SURFACE_BITDEPTH:
+            raise AdmError(
+                f"{self.where}: NVDEC gave {fmt} surfaces at frame {index}; only 4:2:0 "
+                "NV12 and P016 surfaces are read; use the ffmpeg decoder"
+            )
+        surface = cp.from_dlpack(frame)
+        w, h = self.width, self.height
+        expected = np.uint8 if fmt == "NV12" else np.uint16
+        rows = surface.shape[0] if surface.ndim == 2 else -1
+        if (
+            surface.dtype != expected
+            or surface.ndim != 2
+            or surface.shape[1] != w
+            or rows not in (h + h // 2, h + (h + 1) // 2)
+        ):
+            raise AdmError(
+                f"{self.where}: NVDEC's frame {index} is a {surface.dtype} {fmt} surface of "
+                f"shape {tuple(surface.shape)}, not the {w}x{h} stream's 4:2:0 layout"
+            )
+        item = surface.itemsize
+        if surface.strides[1] == item and surface.strides[0] >= w * item:
+            return surface[:h], fmt
+        # An earlier PyNvVideoCodec 2.x declared P016's column stride as 2 elements; the
+        # decoder writes every plane as packed rows of `width` samples from the surface's start.
+        return cp.lib.stride_tricks.as_strided(surface, shape=(h, w), strides=(w * item, item)), fmt
+
+    def _check_low_bits(self, plane: Any, index: int) -> None:
+        if bool((plane & _P016_LOW_BITS).any()):
+            raise AdmError(
+                f"{self.where}: NVDEC's frame {index} has samples finer than 10 bits (a 12-bit "
+                "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
+            )
+
+    def _luma(self, frame: Any, index: int) -> Any:
+        """Frame ``index``'s luma as a new contiguous CuPy array, complete on return."""
+        stream = self._copy_stream()
+        with self._device(), stream:
+            plane, fmt = self._luma_view(frame, index)
+            if _SURFACE_BITDEPTH[fmt] != self.bitdepth:
+                raise AdmError(
+                    f"{self.where}: NVDEC's frame {index} is a {fmt} surface, but the stream "
+                    f"began {self.bitdepth}-bit; a bit-depth change is not supported"
+                )
+            if fmt == "NV12":
+                out = plane.copy()
+            else:
+                self._check_low_bits(plane, index)
+                out = plane >> np.uint16(P016_SHIFT)
+            # The decoder reuses its buffer on the next Decode call, and the consumer may
+            # read the plane on another stream: hand it over finished.
+            stream.synchronize()
+        return out
+
+    def __enter__(self) -> NvdecReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release every NVDEC session still open; an iteration in progress then ends."""
+        for session in list(self._sessions):
+            self._close_session(session)
+
+    def __iter__(self) -> Iterator[Any]:
+        """Yield the Y plane of every frame, in display order."""
+        return self.iter_luma()
+
+    def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[Any]:
+        """Decode and yield Y planes from frame ``start`` on.
+
+        Each call opens its own NVDEC session and decodes from the first packet; frames before
+        ``start`` are decoded and dropped, as :class:`admcuda.video.VideoReader` does.
+
+        Parameters
+        ----------
+        start : int, optional
+            Frames to skip.
+        count : int, optional
+            At most this many frames after the skipped ones.
+
+        Yields
+        ------
+        cupy.ndarray
+            Shape ``(height, width)``, C-contiguous, on GPU ``gpu``: uint8 for 8 bits, else
+            uint16 holding the 10-bit value.
+
+        Raises
+        ------
+        AdmError
+            If NVDEC fails, or a frame's surface does not match the stream's layout.
+        """
+        start = max(int(start), 0)
+        total = None if count is None else start + max(int(count), 0)
+        if total is not None and total <= start:
+            return
+        session = self._open_session()
+        try:
+            for index, frame in enumerate(self._frames(session)):
+                if index >= start:
+                    yield self._luma(frame, index)
+                if total is not None and index + 1 >= total:
+                    return
+        finally:
+            self._close_session(session)
+
+    def __repr__(self) -> str:
+        return (
+            f"NvdecReader({str(self.path)!r}, {self.codec}, width={self.width}, "
+            f"height={self.height}, bitdepth={self.bitdepth}, gpu={self.gpu})"
+        )

@@ -1,0 +1,648 @@
+"""NVDEC decoding (admcuda.nvdec) against ffmpeg's software decode.
+
+``testdata/nvdec/`` holds small encodes (H.264, HEVC 8/10-bit, AV1 8/10-bit, VP9 8/10-bit,
+with B-frames or alt-ref frames, one coded 320x192 for a 320x180 display) and ``nvdec.json``:
+per file, ffmpeg's frame count and the sha256 of each frame's luma; per pair, libvmaf's 18 ADM
+outputs per frame from ``admcuda.reference.compute_adm`` on ffmpeg's planes. Provenance (tool,
+version, command, date) is in the JSON; ``testdata/nvdec/make_nvdec.py`` rewrites it all.
+
+Three groups of tests:
+
+- always: the golden file is consistent with the encodes; without PyNvVideoCodec (or CuPy)
+  the module imports, reports NVDEC unavailable and refuses to open with one-line errors.
+  Where imageio-ffmpeg is installed, ffmpeg reproduces the hashes and the reference the scores.
+- always, on fakes: the reader's logic (display order, end-of-stream flush, crop to display
+  size, copies out of reused surfaces, 10-bit shift, start/count, refusals) with a stand-in
+  PyNvVideoCodec and a NumPy stand-in for CuPy.
+- ``cuda``: on a GPU with PyNvVideoCodec, every frame NVDEC decodes equals ffmpeg's luma and
+  the CUDA engine's scores from NVDEC frames equal the reference's; skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import math
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from admcuda import nvdec
+from admcuda.errors import AdmError
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "testdata" / "nvdec"
+GOLDEN = json.loads((DATA / "nvdec.json").read_text())
+FILES: dict[str, dict] = GOLDEN["files"]
+PAIRS: list[dict] = GOLDEN["pairs"]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def fresh_nvdec():
+    """Forget what the module found about the binding and the GPU, before and after."""
+    nvdec._load_binding.cache_clear()
+    nvdec._unavailable_reason.cache_clear()
+    yield nvdec
+    nvdec._load_binding.cache_clear()
+    nvdec._unavailable_reason.cache_clear()
+
+
+# -- the golden file
+
+
+def test_golden_file_matches_the_encodes():
+    prov = GOLDEN["provenance"]
+    for key in ("date", "ffmpeg", "luma_command", "scores", "script"):
+        assert prov[key], key
+    on_disk = {p.name for p in DATA.iterdir() if p.suffix in (".mp4", ".mkv", ".webm")}
+    assert on_disk == set(FILES)
+    for name, f in FILES.items():
+        data = (DATA / name).read_bytes()
+        assert len(data) == f["bytes"] and sha256(data) == f["sha256"], name
+        assert f["codec"] in nvdec.CODECS and f["bitdepth"] in (8, 10), name
+        assert len(f["luma_sha256"]) == f["frames"] > 0, name
+        # every frame differs, so a dropped, repeated or swapped frame changes a hash
+        assert len(set(f["luma_sha256"])) == f["frames"], name
+    for pair in PAIRS:
+        ref, dis = FILES[pair["ref"]], FILES[pair["dis"]]
+        assert ref["required"] and dis["required"]
+        assert (ref["width"], ref["height"]) == (dis["width"], dis["height"])
+        assert ref["bitdepth"] == dis["bitdepth"] == pair["bitdepth"]
+        assert ref["frames"] == dis["frames"] == pair["frames"]
+        assert len(pair["scores"]) == 18
+        for values in pair["scores"].values():
+            assert len(values) == pair["frames"]
+            assert all(math.isfinite(v) for v in values)
+    assert {f["codec"] for f in FILES.values() if f["required"]} == {"H264", "HEVC"}
+    assert {(f["codec"], f["bitdepth"]) for f in FILES.values()} >= {
+        ("H264", 8), ("HEVC", 8), ("HEVC", 10), ("AV1", 8), ("AV1", 10), ("VP9", 8), ("VP9", 10)
+    }  # fmt: skip
+
+
+def ffmpeg_luma(path: Path, f: dict) -> np.ndarray:
+    """ffmpeg's luma planes, by the golden file's command."""
+    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    cmd = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error",
+           "-i", str(path), "-map", "0:v:0", "-vf", "extractplanes=y",
+           "-pix_fmt", "gray" if f["bitdepth"] == 8 else "gray10le",
+           "-fps_mode", "passthrough", "-f", "rawvideo", "-"]  # fmt: skip
+    data = subprocess.run(cmd, check=True, capture_output=True).stdout
+    dtype = np.dtype("u1") if f["bitdepth"] == 8 else np.dtype("<u2")
+    return np.frombuffer(data, dtype).reshape(-1, f["height"], f["width"])
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_ffmpeg_reproduces_the_luma_hashes(name):
+    f = FILES[name]
+    luma = ffmpeg_luma(DATA / name, f)
+    assert [sha256(p.tobytes()) for p in luma] == f["luma_sha256"]
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p["dis"])
+def test_reference_reproduces_the_scores(pair):
+    from admcuda.reference import compute_adm
+
+    from admcuda.options import AdmOptions
+
+    refs = ffmpeg_luma(DATA / pair["ref"], FILES[pair["ref"]])
+    diss = ffmpeg_luma(DATA / pair["dis"], FILES[pair["dis"]])
+    opts = AdmOptions()
+    got = [compute_adm(r, d, pair["bitdepth"], opts) for r, d in zip(refs, diss, strict=True)]
+    for key, values in pair["scores"].items():
+        assert [g[key] for g in got] == values, key
+
+
+# -- without PyNvVideoCodec
+
+
+def test_unavailable_without_the_binding(fresh_nvdec, monkeypatch):
+    monkeypatch.setitem(sys.modules, "PyNvVideoCodec", None)
+    path = DATA / "h264_8b_320x180.mp4"
+    assert nvdec.nvdec_available() is False
+    ok, reason = nvdec.nvdec_supports(path)
+    assert not ok and "PyNvVideoCodec is not installed" in reason and "\n" not in reason
+    with pytest.raises(AdmError) as info:
+        nvdec.open_nvdec(path, "distorted")
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"distorted file {str(path)!r}: NVDEC decoding is not available")
+
+
+def test_missing_file_is_named_before_the_binding(fresh_nvdec, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "PyNvVideoCodec", None)
+    with pytest.raises(AdmError, match="reference file .*nope.mp4' not found"):
+        nvdec.open_nvdec(tmp_path / "nope.mp4", "reference")
+
+
+def test_imports_without_cupy_or_the_binding():
+    code = (
+        "import sys; sys.modules['cupy'] = None; sys.modules['PyNvVideoCodec'] = None\n"
+        "import admcuda.nvdec as n\n"
+        "assert n.nvdec_available() is False\n"
+        "print(n._unavailable_reason())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert "PyNvVideoCodec is not installed" in done.stdout
+
+
+def test_no_cupy_is_a_reason(fresh_nvdec, monkeypatch):
+    monkeypatch.setitem(sys.modules, "PyNvVideoCodec", types.ModuleType("PyNvVideoCodec"))
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    assert nvdec._unavailable_reason().startswith("CuPy does not import")
+
+
+def test_binding_messages_become_one_line():
+    exc = RuntimeError(
+        "CreateFormatContext : \nError code : -2\nError Type : avformat_open_input returned "
+        'error " No such file or directory"\nat /project/src/FFmpegDemuxer.h:984\n'
+    )
+    assert nvdec._one_line(exc) == (
+        'CreateFormatContext; Error code : -2; Error Type : avformat_open_input returned error "'
+        ' No such file or directory"'
+    )
+    assert len(nvdec._one_line(RuntimeError("x" * 1000))) == 300
+
+
+# -- the reader's logic, on a stand-in binding
+
+
+class Enum:
+    """A pybind11 enum member, as far as the reader uses one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+# SPS NAL units written by x264 (imageio-ffmpeg's ffmpeg 9.0.2): progressive High 4:2:0 8-bit
+# (from testdata/nvdec/h264_8b_320x180.mp4) and interlaced (-x264-params interlaced=1)
+SPS_PROGRESSIVE = bytes.fromhex("6764000dacd941419f9f0110000003001000000303c0f1429960")
+SPS_INTERLACED = bytes.fromhex("67640015acd9444fcb808800000300080000030190f8a14cb0")
+
+
+class Packet:
+    """A demuxed packet: ``bsl`` bytes at address ``bsl_data``, as the binding gives them."""
+
+    def __init__(self, payload: bytes = b"", display: int = -1) -> None:
+        self._buffer = ctypes.create_string_buffer(payload, len(payload) or 1)
+        self.bsl, self.bsl_data = len(payload), ctypes.addressof(self._buffer)
+        self.display = display
+
+
+class FakeVideo:
+    """What the stand-in demuxer and decoder make of a registered file."""
+
+    def __init__(
+        self,
+        codec="HEVC",
+        width=40,
+        height=30,
+        fmt="P016",
+        frames=10,
+        order=None,
+        shift=6,
+        buggy_strides=False,
+        fail_at=None,
+        out_width=None,
+        chroma="420",
+        low_bits_at=None,
+        caps=None,
+        sps=SPS_PROGRESSIVE,
+    ):
+        self.codec, self.width, self.height, self.fmt = codec, width, height, fmt
+        self.frames, self.shift, self.buggy_strides = frames, shift, buggy_strides
+        self.fail_at, self.out_width, self.chroma = fail_at, out_width, chroma
+        self.low_bits_at, self.sps = low_bits_at, sps
+        self.caps = caps if caps is not None else {
+            "supported": 1, "num_decoder_engines": 7,
+            "width_min": 32, "height_min": 16, "width_max": 8192, "height_max": 8192,
+        }  # fmt: skip
+        # decode order with B-frames: each anchor before the frames shown ahead of it
+        self.order = order if order is not None else [0, 3, 1, 2, 6, 4, 5, 9, 7, 8][:frames]
+        assert sorted(self.order) == list(range(frames))
+        self.bitdepth = 8 if fmt == "NV12" else 16 - shift
+        self.decoders: list = []
+
+    def luma(self, i: int) -> np.ndarray:
+        rng = np.random.default_rng(i)
+        dtype = np.uint8 if self.bitdepth == 8 else np.uint16
+        return rng.integers(0, 1 << self.bitdepth, (self.height, self.width)).astype(dtype)
+
+
+class FakeFrame:
+    def __init__(self, fmt: str, surface: np.ndarray) -> None:
+        self.format = Enum(fmt)
+        self._surface = surface
+
+    def __dlpack__(self, **kwargs):
+        return self._surface.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._surface.__dlpack_device__()
+
+
+class FakeDemuxer:
+    def __init__(self, video: FakeVideo) -> None:
+        self.video = video
+
+    def GetNvCodecId(self):
+        return Enum(self.video.codec)
+
+    def ChromaFormat(self):
+        return Enum(self.video.chroma)
+
+    def Width(self):
+        return self.video.width
+
+    def Height(self):
+        return self.video.height
+
+    def __iter__(self):
+        for n, i in enumerate(self.video.order):
+            if n == self.video.fail_at:
+                raise RuntimeError("Decode failed\nError code : 7\nat /project/NvDecoder.cpp:1")
+            header = b"\0\0\0\1" + self.video.sps if n == 0 and self.video.sps else b""
+            yield Packet(header + b"\0\0\1\x65\x88\x84", i)
+        yield Packet()
+
+
+class FakeDecoder:
+    """Holds frames back until displayable (one frame of delay, as NATIVE latency does),
+    outputs them in display order and, like NvDecoder, writes each call's frames into the
+    same few buffers: a reader that kept views would see them overwritten."""
+
+    def __init__(self, video: FakeVideo, **kwargs) -> None:
+        assert kwargs["usedevicememory"] is True
+        assert kwargs["latency"].name == "NATIVE"
+        assert kwargs["codec"].name == video.codec
+        self.video = video
+        self.pending: set[int] = set()
+        self.next = 0
+        self.pool: list[np.ndarray] = []
+        video.decoders.append(self)
+
+    def _surface(self, slot: int, i: int) -> np.ndarray:
+        v = self.video
+        w = v.out_width or v.width
+        rows = v.height + v.height // 2
+        dtype = np.uint8 if v.fmt == "NV12" else np.uint16
+        while len(self.pool) <= slot:
+            self.pool.append(np.zeros(2 * rows * w, dtype))
+        buf = self.pool[slot]
+        packed = buf[: rows * w].reshape(rows, w)
+        packed[:] = np.iinfo(dtype).max  # chroma rows: anything but luma
+        luma = v.luma(i)[:, :w]
+        if v.fmt == "NV12":
+            packed[: v.height] = luma
+        else:
+            packed[: v.height] = luma << v.shift
+            if i == v.low_bits_at:
+                packed[0, 0] |= 1
+        if v.buggy_strides:
+            item = buf.itemsize
+            return np.lib.stride_tricks.as_strided(buf, (rows, w), (w * item, 2 * item))
+        return packed
+
+    def Decode(self, packet: Packet) -> list[FakeFrame]:
+        flush = packet.bsl == 0
+        if not flush:
+            self.pending.add(packet.display)
+        shown = []
+        while self.next in self.pending and (flush or len(self.pending) > 1):
+            self.pending.discard(self.next)
+            shown.append(self.next)
+            self.next += 1
+        return [FakeFrame(self.video.fmt, self._surface(k, i)) for k, i in enumerate(shown)]
+
+
+def fake_binding(videos: dict[str, FakeVideo]) -> types.ModuleType:
+    """A stand-in PyNvVideoCodec; the capabilities and decoders it gives are those of the file
+    demuxed last, as the reader asks for them right after opening a demuxer."""
+    nvc = types.ModuleType("PyNvVideoCodec")
+    nvc.DisplayDecodeLatencyType = types.SimpleNamespace(NATIVE=Enum("NATIVE"))
+    last: list[FakeVideo] = []
+
+    def create_demuxer(filename):
+        if filename not in videos:
+            raise RuntimeError("CreateFormatContext : \nError code : -1094995529\nat /x.h:1")
+        last[:] = [videos[filename]]
+        return FakeDemuxer(videos[filename])
+
+    def caps(gpuid, codec, chromaformat, bitdepth):
+        assert chromaformat.name == "420" and bitdepth == 8 and codec.name == last[0].codec
+        if last[0].caps == "raise":
+            raise RuntimeError("cuvidGetDecoderCaps failed")
+        return last[0].caps
+
+    nvc.CreateDemuxer = create_demuxer
+    nvc.GetDecoderCaps = caps
+    nvc.CreateDecoder = lambda gpuid, **kw: FakeDecoder(last[0], **kw)
+    return nvc
+
+
+def fake_cupy() -> types.ModuleType:
+    cp = types.ModuleType("cupy")
+
+    class Context:
+        def __init__(self, *args, **kwargs) -> None:
+            self.synced = 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def synchronize(self):
+            self.synced += 1
+
+    cp.from_dlpack = np.from_dlpack
+    cp.lib = np.lib
+    cp.cuda = types.SimpleNamespace(
+        Device=Context, Stream=Context, runtime=types.SimpleNamespace(getDeviceCount=lambda: 1)
+    )
+    return cp
+
+
+@pytest.fixture
+def fake(fresh_nvdec, monkeypatch, tmp_path):
+    """Register stand-in videos: ``path = fake(FakeVideo(...))`` gives a file to open."""
+    videos: dict[str, FakeVideo] = {}
+    monkeypatch.setitem(sys.modules, "PyNvVideoCodec", fake_binding(videos))
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
+    monkeypatch.setattr(nvdec, "_nvcuvid_reason", lambda: "")
+
+    def register(video: FakeVideo) -> Path:
+        path = tmp_path / f"clip{len(videos)}.mp4"
+        path.write_bytes(b"\0" * 64)
+        videos[str(path)] = video
+        return path
+
+    return register
+
+
+@pytest.mark.parametrize("fmt", ["NV12", "P016"])
+def test_fake_frames_in_display_order_flushed_cropped_and_copied(fake, fmt):
+    video = FakeVideo(codec="H264" if fmt == "NV12" else "HEVC", fmt=fmt)
+    reader = nvdec.open_nvdec(fake(video), "distorted")
+    assert (reader.kind, reader.pixel_format, reader.num_frames) == ("nvdec", "420", None)
+    assert (reader.width, reader.height, reader.bitdepth) == (40, 30, video.bitdepth)
+    got = list(reader)  # all kept: the decoder's buffers were rewritten meanwhile
+    assert len(got) == video.frames
+    for i, plane in enumerate(got):
+        assert plane.shape == (30, 40) and plane.flags.c_contiguous
+        assert plane.dtype == (np.uint8 if fmt == "NV12" else np.uint16)
+        np.testing.assert_array_equal(plane, video.luma(i), err_msg=f"frame {i}")
+    # the last frames only come out of the end-of-stream flush
+    assert video.decoders[-1].next == video.frames and not reader._sessions
+
+
+def test_fake_start_and_count(fake):
+    video = FakeVideo()
+    reader = nvdec.open_nvdec(fake(video))
+    got = list(reader.iter_luma(start=3, count=4))
+    assert len(got) == 4
+    for i, plane in zip(range(3, 7), got, strict=True):
+        np.testing.assert_array_equal(plane, video.luma(i))
+    assert list(reader.iter_luma(count=0)) == []
+    assert list(reader.iter_luma(start=50)) == []
+    assert len(list(reader.iter_luma(start=8, count=5))) == 2
+
+
+def test_fake_p016_with_a_wrong_column_stride(fake):
+    video = FakeVideo(buggy_strides=True)
+    for i, plane in enumerate(nvdec.open_nvdec(fake(video))):
+        np.testing.assert_array_equal(plane, video.luma(i))
+
+
+def test_fake_12_bit_is_refused_at_open(fake):
+    with pytest.raises(AdmError, match="finer than 10 bits"):
+        nvdec.open_nvdec(fake(FakeVideo(shift=4)))
+
+
+def test_fake_12_bit_samples_later_stop_the_iteration(fake):
+    reader = nvdec.open_nvdec(fake(FakeVideo(low_bits_at=5)))
+    with pytest.raises(AdmError, match="frame 5 has samples finer than 10 bits"):
+        list(reader)
+
+
+def test_fake_refuses_other_codecs_and_layouts(fake):
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="MPEG2")))
+    assert not ok and "is MPEG2" in reason and "use the ffmpeg decoder" in reason
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="VP9", chroma="444")))
+    assert not ok and "VP9 444" in reason
+    with pytest.raises(AdmError, match="YUV444 surfaces"):
+        nvdec.open_nvdec(fake(FakeVideo(codec="AV1", fmt="YUV444")))
+    with pytest.raises(AdmError, match=r"shape \(45, 36\), not the 40x30"):
+        nvdec.open_nvdec(fake(FakeVideo(codec="H264", out_width=36)))
+    with pytest.raises(AdmError, match="width 16 is too small"):
+        nvdec.open_nvdec(fake(FakeVideo(codec="HEVC", width=16)))
+
+
+def test_fake_supports_describes_the_stream(fake):
+    assert nvdec.nvdec_supports(fake(FakeVideo())) == (True, "HEVC 40x30 10-bit")
+    assert nvdec.open_nvdec(fake(FakeVideo(codec="AV1"))).nvdec_engines == 7
+
+
+def test_fake_decoder_capabilities(fake):
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="AV1", caps={"supported": 0})))
+    assert not ok and "NVDEC on GPU 0 does not decode AV1 4:2:0" in reason
+    small = {"supported": 1, "width_min": 144, "height_min": 144}
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="HEVC", caps=small)))
+    assert not ok and "40x30 is outside what NVDEC on GPU 0 decodes for HEVC 4:2:0" in reason
+    # a failing query is no verdict: the decoder checks when it starts
+    reader = nvdec.open_nvdec(fake(FakeVideo(codec="VP9", caps="raise")))
+    assert reader.nvdec_engines is None and len(list(reader)) == 10
+
+
+def test_fake_binding_errors_become_one_line(fake, tmp_path):
+    reader = nvdec.open_nvdec(fake(FakeVideo(fail_at=6)), "reference")
+    with pytest.raises(AdmError) as info:
+        list(reader)
+    message = str(info.value)
+    assert "\n" not in message and "/project" not in message
+    assert message.startswith("NVDEC failed decoding reference file ")
+    assert "after 5 frames (HEVC on GPU 0): Decode failed; Error code : 7" in message
+    unknown = tmp_path / "unknown.mp4"
+    unknown.write_bytes(b"x")
+    with pytest.raises(AdmError, match="cannot be read by PyNvVideoCodec's demuxer: Create"):
+        nvdec.open_nvdec(unknown)
+
+
+def test_fake_close_ends_an_iteration(fake):
+    reader = nvdec.open_nvdec(fake(FakeVideo()))
+    frames = reader.iter_luma()
+    next(frames)
+    assert len(reader._sessions) == 1
+    reader.close()
+    assert not reader._sessions
+    assert list(frames) == []
+
+
+def test_fake_h264_needs_a_progressive_8_bit_420_sps(fake):
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="H264", fmt="NV12", sps=None)))
+    assert not ok and "no H.264 sequence parameter set in its first 16 packets" in reason
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="H264", sps=SPS_INTERLACED)))
+    assert not ok and "is interlaced H.264 (field or MBAFF coding)" in reason
+    ok, reason = nvdec.nvdec_supports(fake(FakeVideo(codec="H264", sps=b"\x67\x64")))
+    assert not ok and "sequence parameter set cannot be read" in reason
+
+
+class BitWriter:
+    def __init__(self) -> None:
+        self.bits: list[int] = []
+
+    def u(self, n: int, value: int) -> BitWriter:
+        self.bits += [(value >> (n - 1 - i)) & 1 for i in range(n)]
+        return self
+
+    def ue(self, value: int) -> BitWriter:
+        code = value + 1
+        return self.u(code.bit_length() - 1, 0).u(code.bit_length(), code)
+
+    def se(self, value: int) -> BitWriter:
+        return self.ue(2 * value - 1 if value > 0 else -2 * value)
+
+    def nal(self) -> bytes:
+        bits = self.bits + [1] + [0] * (-(len(self.bits) + 1) % 8)  # rbsp trailing bits
+        rbsp = bytes(int("".join(map(str, bits[i : i + 8])), 2) for i in range(0, len(bits), 8))
+        out = bytearray()
+        for byte in rbsp:  # emulation prevention (7.4.1)
+            if len(out) >= 2 and out[-2:] == b"\0\0" and byte <= 3:
+                out.append(3)
+            out.append(byte)
+        return b"\x67" + bytes(out)
+
+
+@pytest.mark.parametrize("frames_only", [True, False])
+def test_h264_sps_with_scaling_matrices_and_poc_type_1(frames_only):
+    w = BitWriter().u(8, 244).u(16, 0).ue(0)  # High 4:4:4 Predictive, sps id 0
+    w.ue(3).u(1, 0).ue(2).ue(2).u(1, 0)  # 4:4:4, 10-bit luma and chroma
+    w.u(1, 1)  # seq_scaling_matrix_present_flag: 12 lists for 4:4:4
+    for i in range(12):
+        w.u(1, i % 3 != 2)
+        if i % 3 != 2:
+            for j in range(16 if i < 6 else 64):  # deltas, ending a list early with a 0 scale
+                w.se(-8 if (i == 4 and j == 5) else (j % 5) - 2)
+                if i == 4 and j == 5:
+                    break
+    w.ue(0).ue(1).u(1, 0).se(-3).se(2).ue(3).se(1).se(-1).se(0)  # POC type 1, 3 cycle offsets
+    w.ue(4).u(1, 0).ue(19).ue(11).u(1, frames_only).u(1, 1)
+    assert nvdec._h264_sps_layout(w.nal()) == (3, 10, frames_only)
+
+
+def test_h264_sps_layout_of_x264_streams(tmp_path):
+    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    cases = {
+        "progressive": ([], (1, 8, True)),
+        "interlaced": (["-x264-params", "interlaced=1"], (1, 8, False)),
+        "high10": (["-pix_fmt", "yuv420p10le"], (1, 10, True)),
+        "high444": (["-pix_fmt", "yuv444p"], (3, 8, True)),
+    }
+    for name, (extra, want) in cases.items():
+        out = tmp_path / f"{name}.h264"
+        subprocess.run(
+            [imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "lavfi",
+             "-i", "testsrc2=s=64x48:r=25", "-frames:v", "2", "-c:v", "libx264", *extra,
+             str(out)],
+            check=True,
+        )  # fmt: skip
+        sps = [n for n in nvdec._annexb_nals(out.read_bytes()) if n[0] & 0x1F == 7]
+        assert nvdec._h264_sps_layout(sps[0]) == want, name
+    assert nvdec._h264_sps_layout(SPS_PROGRESSIVE) == (1, 8, True)
+    assert nvdec._h264_sps_layout(SPS_INTERLACED) == (1, 8, False)
+
+
+# -- on the GPU
+
+
+@pytest.fixture
+def gpu_nvdec():
+    if not nvdec.nvdec_available():
+        pytest.skip(f"NVDEC not available: {nvdec._unavailable_reason()}")
+    return pytest.importorskip("cupy")
+
+
+def open_or_skip(name: str) -> nvdec.NvdecReader:
+    f = FILES[name]
+    ok, reason = nvdec.nvdec_supports(DATA / name)
+    if not ok:
+        if f["required"]:
+            pytest.fail(f"NVDEC must decode {name}: {reason}")
+        pytest.skip(f"{name}: {reason}")
+    return nvdec.open_nvdec(DATA / name, "test")
+
+
+def nvdec_hashes(frames) -> list[str]:
+    import cupy as cp
+
+    return [sha256(cp.asnumpy(p).tobytes()) for p in frames]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_nvdec_luma_equals_ffmpeg(gpu_nvdec, name):
+    cp = gpu_nvdec
+    f = FILES[name]
+    with open_or_skip(name) as reader:
+        assert (reader.width, reader.height, reader.bitdepth) == (
+            f["width"], f["height"], f["bitdepth"]
+        )  # fmt: skip
+        # all kept before hashing: each must be a copy, not the decoder's reused buffer
+        planes = list(reader.iter_luma())
+    hashes = []
+    for i, plane in enumerate(planes):
+        assert isinstance(plane, cp.ndarray) and plane.device.id == 0, i
+        assert plane.shape == (f["height"], f["width"]) and plane.flags.c_contiguous, i
+        assert plane.dtype == (np.uint8 if f["bitdepth"] == 8 else np.uint16), i
+        host = cp.asnumpy(plane).astype("u1" if f["bitdepth"] == 8 else "<u2")
+        hashes.append(sha256(host.tobytes()))
+    want = f["luma_sha256"]
+    bad = [i for i, (g, w) in enumerate(zip(hashes, want, strict=False)) if g != w]
+    assert len(hashes) == len(want), f"NVDEC gave {len(hashes)} frames, ffmpeg {len(want)}"
+    assert not bad, f"{len(bad)} frames differ from ffmpeg's, the first {bad[:8]}"
+
+
+@pytest.mark.cuda
+def test_nvdec_refusals_on_the_gpu(gpu_nvdec):
+    ok, reason = nvdec.nvdec_supports(ROOT / "README.md")
+    assert not ok and "cannot be read by PyNvVideoCodec's demuxer" in reason
+    with pytest.raises(AdmError, match="GPU 999 does not exist"):
+        nvdec.NvdecReader(DATA / "h264_8b_320x180.mp4", gpu=999)
+
+
+@pytest.mark.cuda
+def test_nvdec_start_and_count(gpu_nvdec):
+    name = "h264_8b_320x180.mp4"
+    with open_or_skip(name) as reader:
+        got = nvdec_hashes(reader.iter_luma(start=5, count=7))
+        assert got == FILES[name]["luma_sha256"][5:12]
+        assert nvdec_hashes(reader.iter_luma(start=45)) == FILES[name]["luma_sha256"][45:]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p["dis"])
+def test_cuda_scores_from_nvdec_equal_the_reference(gpu_nvdec, pair):
+    from admcuda.backends.cuda import CudaAdm
+
+    cp = gpu_nvdec
+    with open_or_skip(pair["ref"]) as ref, open_or_skip(pair["dis"]) as dis:
+        refs = cp.stack(list(ref.iter_luma()))
+        diss = cp.stack(list(dis.iter_luma()))
+    assert refs.shape[0] == diss.shape[0] == pair["frames"]
+    f = FILES[pair["ref"]]
+    with CudaAdm(f["width"], f["height"], pair["bitdepth"]) as engine:
+        got = engine.scores(refs, diss)
+    assert len(got) == pair["frames"]
+    for key, values in pair["scores"].items():
+        assert [g[key] for g in got] == values, key
