@@ -181,7 +181,8 @@ class BatchFinish:
         score, aim = ratio
         adm3 = out[2]
         np.multiply(score, self._dlm, out=adm3)
-        adm3 += (1 - aim) * self._one_minus_dlm
+        # libvmaf leaves AIM unset where den == 0 (reference.adm.finish): adm3 takes it as 0.
+        adm3 += (1 - np.where(den_zero, 0.0, aim)) * self._one_minus_dlm
         np.copyto(adm3, self._min_val, where=~(adm3 > self._min_val))
         np.divide(per[:, 0], per[:, 2], out=out[3:7])  # integer_adm_scale0..3
         out[7] = score

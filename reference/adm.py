@@ -149,8 +149,11 @@ def scale_scores(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> list[
 def finish(scales: list[ScaleResult], width: int, height: int, opts) -> dict[str, float]:
     """libvmaf's double-precision finish: sums, the near-zero limit, ratios, adm3.
 
-    Where the denominator is zero libvmaf returns adm2 = 1 and leaves AIM uninitialised;
-    it is reported as NaN here rather than an arbitrary number.
+    Where the denominator is zero (a flat reference with ``adm_noise_weight=0``) libvmaf
+    sets adm2 = 1 and never assigns AIM: it prints a leftover stack value (a denormal near
+    7e-310 in every run measured, different from run to run). ``integer_aim`` is NaN here
+    rather than that number; ``integer_adm3`` takes AIM as 0, which gives the value libvmaf
+    prints (``1 - 7e-310`` is 1 in double): 1.0.
     """
     limit = C.NUMDEN_LIMIT * (width * height) / (1920.0 * 1080.0)
     num = den = aim_num = 0.0
@@ -161,14 +164,15 @@ def finish(scales: list[ScaleResult], width: int, height: int, opts) -> dict[str
     num = 0.0 if num < limit else num
     den = 0.0 if den < limit else den
     if den == 0.0:
-        score, aim = 1.0, math.nan
+        score, aim, aim_adm3 = 1.0, math.nan, 0.0
     else:
         score, aim = cdiv(num, den), cdiv(aim_num, den)
+        aim_adm3 = aim
     dlm = opts.adm_dlm_weight
     res = {
         "integer_adm2": score,
         "integer_aim": aim,
-        "integer_adm3": cmax(score * dlm + (1 - aim) * (1 - dlm), opts.adm_min_val),
+        "integer_adm3": cmax(score * dlm + (1 - aim_adm3) * (1 - dlm), opts.adm_min_val),
     }
     for k, s in enumerate(scales):
         res[f"integer_adm_scale{k}"] = cdiv(float(s.num), float(s.den))

@@ -9,6 +9,8 @@ quantisation, down/up rescaling, banding and unsharp masking. No scikit-image or
 SciPy filter and no float transcendental takes part, so the bytes depend only on
 the source PNGs and on NumPy's PCG64 bit stream (``random_raw``), both stable
 across versions; each file's sha256 is recorded in :data:`PAIRS` and checked.
+Some references are not images: full-swing patterns (binary noise, checkerboards,
+hard stripes; :func:`pattern_luma`) and flat frames.
 
 High bit depths are real: luma is kept at 24-bit precision through sampling,
 then a light blur, a smooth gradient and a tone curve are applied before it is
@@ -38,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PAIRS", "FILES", "generate", "frame_bytes", "render_pair"]
+__all__ = ["PAIRS", "FILES", "generate", "frame_bytes", "pattern_luma", "render_pair"]
 
 PAIRS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pairs")
 
@@ -137,10 +139,44 @@ def _clip(img: np.ndarray, bitdepth: int) -> np.ndarray:
 # ---------------------------------------------------------------- content
 
 
+PATTERNS = ("noise", "check", "vstripe", "hstripe", "dstripe")
+
+
+def pattern_luma(spec: dict[str, Any], frame: int, bitdepth: int, w: int, h: int) -> np.ndarray:
+    """Full-swing reference luma (int64, every sample 0 or ``2**bitdepth - 1``) of one frame.
+
+    ``pattern`` is ``(kind, period)``: ``noise`` draws one PCG64 bit per sample (its stream
+    keyed by the pair's seed and the frame), ``check`` is a checkerboard of ``period`` x
+    ``period`` cells, ``vstripe``/``hstripe``/``dstripe`` are hard vertical, horizontal and
+    diagonal stripes ``period`` samples wide. The periodic patterns move by one sample per
+    frame.
+    """
+    kind, period = spec["pattern"]
+    if kind not in PATTERNS:
+        raise ValueError(f"unknown pattern {kind!r}")
+    y, x = np.mgrid[0:h, 0:w].astype(np.int64)
+    if kind == "noise":
+        raw = np.random.default_rng([spec["seed"], frame]).bit_generator.random_raw(w * h)
+        on = (np.asarray(raw, dtype=np.uint64) >> np.uint64(63)).astype(np.int64).reshape(h, w)
+    elif kind == "check":
+        on = ((y // period) + (x + frame) // period) % 2
+    elif kind == "vstripe":
+        on = ((x + frame) // period) % 2
+    elif kind == "hstripe":
+        on = ((y + frame) // period) % 2
+    else:
+        on = ((x + y + frame) // period) % 2
+    return on * ((1 << bitdepth) - 1)
+
+
 def render_frame_luma(
     spec: dict[str, Any], frame: int, bitdepth: int, w: int, h: int
 ) -> np.ndarray:
     """Reference luma plane (int64, ``0 .. 2**bitdepth - 1``) of one frame."""
+    if "pattern" in spec:
+        return pattern_luma(spec, frame, bitdepth, w, h)
+    if "flat" in spec:
+        return np.full((h, w), int(spec["flat"]) << (bitdepth - 8), dtype=np.int64)
     src = source_luma(spec["image"])
     step = spec["step"]
     y0 = spec["origin"][0] + frame * spec["shift"][0]
@@ -171,6 +207,14 @@ def _noise(shape: tuple[int, int], seed: int, sigma16: int, bitdepth: int) -> np
     mask = np.uint64(0xFFFF)
     s = sum(((raw >> np.uint64(16 * k)) & mask).astype(np.int64) for k in range(4)) - 2 * 0xFFFF
     return _round_div(s * (sigma16 << (bitdepth - 8)), NOISE_STD_Q * 16).reshape(shape)
+
+
+def _flip(img: np.ndarray, seed: int, per_mille: int, bitdepth: int) -> np.ndarray:
+    """Invert (``2**bitdepth - 1 - v``) each sample with probability ``per_mille / 1000``."""
+    raw = np.random.default_rng(seed).bit_generator.random_raw(img.size)
+    draw = (np.asarray(raw, dtype=np.uint64) >> np.uint64(54)).astype(np.int64)  # 0..1023
+    hit = (draw * 1000 < per_mille * 1024).reshape(img.shape)
+    return np.where(hit, ((1 << bitdepth) - 1) - img, img)
 
 
 def _block_quant(img: np.ndarray, q_dc: int, q_ac: int) -> np.ndarray:
@@ -242,6 +286,8 @@ def distort(
         elif op == "band":
             step = int(p["step"]) * scale
             out = (out // step) * step + step // 2
+        elif op == "flip":
+            out = _flip(out, seed * 16 + k, int(p["per_mille"]), bitdepth)
         elif op == "sharpen":
             out = out + _round_div((out - _gauss5(out)) * int(p["num"]), int(p["den"]))
         else:
@@ -453,6 +499,99 @@ FILES: dict[str, dict[str, Any]] = {
     ),
 }
 
+_ORIGINAL_STEMS = tuple(FILES)  # the pairs of the first goldens, in their order
+
+# Full-swing patterns (every reference sample 0 or 2**b - 1): scale-0 bands reach their
+# extremes, so the reciprocal table's negative half, the decouple gain's rounding and its
+# clamp decide results there (see README.md, "What each group of cases pins down").
+_FULL_SWING: dict[str, tuple[tuple[str, int], int, list]] = {
+    "binnoise_128x96_400_8b_noise": (("noise", 1), 8, [("noise", {"sigma16": 320})]),
+    "binnoise_128x96_400_16b_flip": (("noise", 1), 16, [("flip", {"per_mille": 100})]),
+    "binnoise_96x64_400_8b_flipnoise": (
+        ("noise", 1),
+        8,
+        [("flip", {"per_mille": 50}), ("noise", {"sigma16": 160})],
+    ),
+    "check2_96x64_400_8b_flip": (("check", 2), 8, [("flip", {"per_mille": 100})]),
+    "check2_96x64_400_16b_noise": (("check", 2), 16, [("noise", {"sigma16": 320})]),
+    "vstripe1_96x64_400_8b_noise": (("vstripe", 1), 8, [("noise", {"sigma16": 320})]),
+    "hstripe2_64x48_400_16b_rescale": (
+        ("hstripe", 2),
+        16,
+        [("rescale", {"factor": 2, "down": "box", "up": "bilinear"})],
+    ),
+    "dstripe3_96x64_400_8b_flipnoise": (
+        ("dstripe", 3),
+        8,
+        [("flip", {"per_mille": 50}), ("noise", {"sigma16": 160})],
+    ),
+}
+for _seed, (_stem, (_pattern, _bd, _ops)) in enumerate(_FULL_SWING.items(), start=40):
+    _w, _h = (int(v) for v in _stem.split("_")[1].split("x"))
+    FILES[_stem] = dict(
+        w=_w, h=_h, fmt="400", bitdepth=_bd, frames=3, seed=_seed, pattern=_pattern, ops=_ops
+    )
+
+FILES.update(
+    {
+        # Flat references: every detail band is zero, so with adm_noise_weight=0 the
+        # denominator is zero (libvmaf: adm2 = 1, AIM uninitialised).
+        "flat_64x48_400_8b_noise": dict(
+            w=64, h=48, fmt="400", bitdepth=8, frames=2, seed=60, flat=100,
+            ops=[("noise", {"sigma16": 64})],
+        ),
+        "flat_64x48_400_10b_noise": dict(
+            w=64, h=48, fmt="400", bitdepth=10, frames=2, seed=61, flat=100,
+            ops=[("noise", {"sigma16": 64})],
+        ),
+        # Shapes near the minimum. Width 17..32: libvmaf reads column -1 at scale 3
+        # (repeatable). Height 33: the smallest whose scale 3 reads no row -1.
+        "camera_17x200_420_8b_noise": dict(
+            w=17, h=200, fmt="420", bitdepth=8, frames=3, seed=62, image="camera",
+            step=512, origin=(50 << 8, 200 << 8), shift=(3 << 8, 2 << 8),
+            ops=[("noise", {"sigma16": 64})],
+        ),
+        "chelsea_17x33_444_8b_band": dict(
+            w=17, h=33, fmt="444", bitdepth=8, frames=3, seed=63, image="chelsea",
+            step=1024, origin=(40 << 8, 150 << 8), shift=(5 << 8, 7 << 8),
+            ops=[("band", {"step": 10})],
+        ),
+        "moon_33x260_400_16b_noise": dict(
+            w=33, h=260, fmt="400", bitdepth=16, frames=3, seed=64, image="moon",
+            step=384, origin=(60 << 8, 200 << 8), shift=(4 << 8, 3 << 8),
+            ops=[("gauss5", {}), ("noise", {"sigma16": 24})],
+        ),
+        "mosaic_1000x33_400_8b_block": dict(
+            w=1000, h=33, fmt="400", bitdepth=8, frames=3, seed=65, image="mosaic",
+            step=256, origin=(280 << 8, 100 << 8), shift=(2 << 8, 3 << 8),
+            ops=[("block", {"q_dc": 6, "q_ac": 16})],
+        ),
+        # Height 17..32 and width 49 or more: libvmaf's scale-3 row -1 includes samples
+        # outside the scale-0 CSF region, which its buffer never receives (zero on a
+        # fresh heap, see README.md: heap_fields).
+        "coffee_200x24_420_8b_gauss": dict(
+            w=200, h=24, fmt="420", bitdepth=8, frames=3, seed=66, image="coffee",
+            step=512, origin=(100 << 8, 100 << 8), shift=(7 << 8, 5 << 8),
+            ops=[("gauss5", {})],
+        ),
+        "astronaut_640x20_420_8b_sharpen": dict(
+            w=640, h=20, fmt="420", bitdepth=8, frames=3, seed=67, image="astronaut",
+            step=192, origin=(200 << 8, 10 << 8), shift=(9 << 8, 1 << 8),
+            ops=[("sharpen", {"num": 3, "den": 2})],
+        ),
+        "mosaic_1000x17_400_8b_noise": dict(
+            w=1000, h=17, fmt="400", bitdepth=8, frames=3, seed=68, image="mosaic",
+            step=256, origin=(120 << 8, 150 << 8), shift=(11 << 8, 5 << 8),
+            ops=[("noise", {"sigma16": 48})],
+        ),
+        "mosaic_1920x32_400_8b_rescale": dict(
+            w=1920, h=32, fmt="400", bitdepth=8, frames=2, seed=69, image="mosaic",
+            step=159, origin=(400 << 8, 0), shift=(13 << 8, 1 << 8),
+            ops=[("rescale", {"factor": 2, "down": "nearest", "up": "bilinear"})],
+        ),
+    }
+)  # fmt: skip
+
 # Files above this size are regenerated by the tests instead of being committed.
 COMMIT_LIMIT_BYTES = 300_000
 
@@ -537,7 +676,124 @@ _SHA256: dict[str, str] = {
     "mosaic_1919x1079_420_8b_block_ref.yuv": (
         "362036780ade3b0944675e747a40f3e955b4c9d385bf7b1ce6953e63e4cc1470"
     ),
+    "binnoise_128x96_400_8b_noise_ref.yuv": (
+        "373589e513eee9d0b10f78ed973de809f4784fd46f8849182cc8d7a379603268"
+    ),
+    "binnoise_128x96_400_8b_noise_dis.yuv": (
+        "497965e322d74825cf853d6144c44e6a3f13c49dcf873b68445d3ec4c8bd9f38"
+    ),
+    "binnoise_128x96_400_16b_flip_ref.yuv": (
+        "4661d465cb4703aa4bf663e7949c12c8ed8b4f8f64bb54ff63c9c242c234a188"
+    ),
+    "binnoise_128x96_400_16b_flip_dis.yuv": (
+        "de876d0a52902ce03c302cd6e7b6838a6f43cc0e10fa8b2b0266b74647b11b2e"
+    ),
+    "binnoise_96x64_400_8b_flipnoise_ref.yuv": (
+        "91c3b809c343bdbe17c482143b6fd23aed11f8918c83cf29ae73e72a823fd358"
+    ),
+    "binnoise_96x64_400_8b_flipnoise_dis.yuv": (
+        "5f1983bbaa0c1078d62694f565819cb0eb98b21152f513b5c4fc8c12f965e9b9"
+    ),
+    "check2_96x64_400_8b_flip_ref.yuv": (
+        "bac27c0b643ca6ea4f38625506d0481b46592f29a2b86583bb21e5711d16b9bd"
+    ),
+    "check2_96x64_400_8b_flip_dis.yuv": (
+        "36108464add5dbc58eef6f085587d982e834b04000315a6be365b013cf0957b7"
+    ),
+    "check2_96x64_400_16b_noise_ref.yuv": (
+        "6a940f2c8519b760c9ef9bc0f7505a005a9e0380a9e44b3884d6aae6825f3980"
+    ),
+    "check2_96x64_400_16b_noise_dis.yuv": (
+        "5e3d07e14c3763dcce9166fa50f9c3abf54d28786681eb8de74d0ed616ee2905"
+    ),
+    "vstripe1_96x64_400_8b_noise_ref.yuv": (
+        "bcbbfc098f0f0a30f4e90ec1b23279e06e6597673f29417eb906958eea748a26"
+    ),
+    "vstripe1_96x64_400_8b_noise_dis.yuv": (
+        "220919e20214a282d0b027bb2476901ca4541f5bb9d154998b8ae4834e933201"
+    ),
+    "hstripe2_64x48_400_16b_rescale_ref.yuv": (
+        "01c4c78bd4aa75ab1e41d3535c84bd5819e4282c27a096d62037b013ba0cc663"
+    ),
+    "hstripe2_64x48_400_16b_rescale_dis.yuv": (
+        "e154f4288aa6a29160814e3da6cd2f43693b427e476e3659694b63b5d5d160cc"
+    ),
+    "dstripe3_96x64_400_8b_flipnoise_ref.yuv": (
+        "d74d839514d3e1f6ea40b2bee2d03599f59d498daf2c77d914d9953eec3b3ec2"
+    ),
+    "dstripe3_96x64_400_8b_flipnoise_dis.yuv": (
+        "2f419e065c5df88075b74b7fc41af249b0af691ccc7e7e387045b04d4ff43665"
+    ),
+    "flat_64x48_400_8b_noise_ref.yuv": (
+        "c11b6ea9ff608222daf7184c843d8754ae9569cd3b05925d569666b408c451e3"
+    ),
+    "flat_64x48_400_8b_noise_dis.yuv": (
+        "4ca2bf229e96ae5c56b50c768ccf04e0054c318ced4362cadea99b40e5f3a05e"
+    ),
+    "flat_64x48_400_10b_noise_ref.yuv": (
+        "d28a346dabd95c43db0eb4528cb8c31e7e43a2d53d99ade495aaf92e69418aae"
+    ),
+    "flat_64x48_400_10b_noise_dis.yuv": (
+        "c1bb33511f57a817139b6d1dfd74556ee2e423d2634a1e1e12a65e8d479f2c30"
+    ),
+    "camera_17x200_420_8b_noise_ref.yuv": (
+        "06c9356a27133c94a728bb9d8da59d71480dcc0cc5288a98c9d3bf14072e2ea6"
+    ),
+    "camera_17x200_420_8b_noise_dis.yuv": (
+        "27b75aa5b31b25891748123e2f285a4b80acc569458cd07f761aa87ae9910539"
+    ),
+    "chelsea_17x33_444_8b_band_ref.yuv": (
+        "db7213d9260fa0f4d62db176ffe7ef1c797c6a3c65bf5d073d4139b5d921750c"
+    ),
+    "chelsea_17x33_444_8b_band_dis.yuv": (
+        "6e3bb294c43b674b67aae06c601ecce3a192fcb589885f907b37ed5cf2784d90"
+    ),
+    "moon_33x260_400_16b_noise_ref.yuv": (
+        "cba61389592baab2251ac03027d48347b62863a5fcee1c713a8e1cc07220bb86"
+    ),
+    "moon_33x260_400_16b_noise_dis.yuv": (
+        "ca4b88cd0fbadf0e4501eb8a593ced44bfbfd03032b033321c80b36861694c2e"
+    ),
+    "mosaic_1000x33_400_8b_block_ref.yuv": (
+        "32cc1756cce6bda377763de822a8818a97b50f4ac3614b63898b72eedeee2b55"
+    ),
+    "mosaic_1000x33_400_8b_block_dis.yuv": (
+        "a08af8d4a116fd5542e7526f7d5f214864737c2d4722ad89f6d024f79e34af32"
+    ),
+    "coffee_200x24_420_8b_gauss_ref.yuv": (
+        "159c96e2aa272759d79ff72eba2bc3d96b98ccbbdc3079b5a57e611ea22eb6b8"
+    ),
+    "coffee_200x24_420_8b_gauss_dis.yuv": (
+        "aa84bfc5bf33269f1ec2b3a5e582c1b8cee2ca425fa798d37ccb7f562963c019"
+    ),
+    "astronaut_640x20_420_8b_sharpen_ref.yuv": (
+        "656a925db75be6db7c2483c7c4809819abf566a1d35f3e1d27644448c530275c"
+    ),
+    "astronaut_640x20_420_8b_sharpen_dis.yuv": (
+        "d7aa12af8c014f224848bb17bd3dffa2669614450438e9fd36c627d4f26fe752"
+    ),
+    "mosaic_1000x17_400_8b_noise_ref.yuv": (
+        "d12e137bdae732e5af4fea98b96642190e2bbaed27f98f377195a1a1e536e973"
+    ),
+    "mosaic_1000x17_400_8b_noise_dis.yuv": (
+        "0e60d8c06c86bf3aca0b4493af49ce13aa9118be52b0dbe4460de58a93bbf633"
+    ),
+    "mosaic_1920x32_400_8b_rescale_ref.yuv": (
+        "f32f8411b6fbb3e3fc3030b794314be7220720eedcf2fe13f488e707efcdf392"
+    ),
+    "mosaic_1920x32_400_8b_rescale_dis.yuv": (
+        "7a0929d0a1ca8addc6421a280953dc69118ba63106b6f8967b64383193a5edc4"
+    ),
 }
+
+
+def _source_name(f: dict[str, Any]) -> str:
+    if "pattern" in f:
+        kind, period = f["pattern"]
+        return f"pattern {kind}" + ("" if kind == "noise" else f", period {period}")
+    if "flat" in f:
+        return f"flat {f['flat']} (8-bit level)"
+    return f["image"]
 
 
 def _file_names(stem: str) -> tuple[str, str]:
@@ -568,14 +824,21 @@ def _case(
         "ref_sha256": _SHA256.get(ref),
         "dis_sha256": _SHA256.get(dis),
         "committed": size <= COMMIT_LIMIT_BYTES,
-        "source": f["image"],
+        "source": _source_name(f),
         "distortion": [[op, dict(p)] for op, p in f["ops"]] if not same else [],
     }
 
 
+def _non_default(options: dict[str, str]) -> dict[str, str]:
+    """Drop options at libvmaf's default: libvmaf leaves them out of its output names, and
+    the oracle looks the outputs up by the names of the options it was given."""
+    defaults = {"adm_ref_display_height": "1080", "adm_norm_view_dist": "3"}
+    return {k: v for k, v in options.items() if defaults.get(k) != v}
+
+
 _MID = "astronaut_160x90_420_8b_boxnoise"
 PAIRS: list[dict[str, Any]] = [
-    *(_case(stem, stem) for stem in FILES),
+    *(_case(stem, stem) for stem in _ORIGINAL_STEMS),
     _case("astronaut_160x90_420_8b_same", _MID, same=True),
     _case("astronaut_160x90_420_8b_csf1", _MID, {"adm_csf_mode": "1"}),
     _case(
@@ -623,6 +886,84 @@ PAIRS: list[dict[str, Any]] = [
         "moon_200x120_400_16b_egl1_2_rdh2160",
         "moon_200x120_400_16b_rescale",
         {"adm_enhn_gain_limit": "1.2", "adm_ref_display_height": "2160"},
+    ),
+    # Every (rdh, nvd) that modes 2 and 3 tabulate and libvmaf accepts (nvd * rdh >= 3240)
+    # that the cases above leave out, so each table entry a user can reach is pinned; and
+    # one untabulated geometry per mode (libvmaf's -EINVAL as the factor).
+    *(
+        _case(
+            f"{name}_csf{mode}_rdh{rdh}_nvd{nvd:g}".replace(".", "_"),
+            stem,
+            _non_default(
+                {
+                    "adm_csf_mode": str(mode),
+                    "adm_ref_display_height": str(rdh),
+                    "adm_norm_view_dist": f"{nvd:g}",
+                }
+            ),
+        )
+        for mode, name, stem in (
+            (2, "astronaut_160x90_420_8b", _MID),
+            (
+                3,
+                "immunohistochemistry_160x90_422_10b",
+                "immunohistochemistry_160x90_422_10b_blockgauss",
+            ),
+        )  # fmt: skip
+        for rdh, nvd in ((720, 5.0), (2160, 1.5), (2160, 3.0), (2160, 5.0), (1080, 5.0))
+        if (mode, rdh, nvd) not in ((2, 1080, 5.0), (3, 2160, 3.0))
+    ),
+    _case(
+        "astronaut_160x90_420_8b_csf2_rdh1440_untabulated",
+        _MID,
+        {"adm_csf_mode": "2", "adm_ref_display_height": "1440"},
+    ),
+    _case(
+        "immunohistochemistry_160x90_422_10b_csf3_nvd4_untabulated",
+        "immunohistochemistry_160x90_422_10b_blockgauss",
+        {"adm_csf_mode": "3", "adm_norm_view_dist": "4"},
+    ),
+    *(_case(stem, stem) for stem in _FULL_SWING),
+    # Mode 3 at 1080/3H has an even d factor (34368 = 537 << 6): its CSF rounding term
+    # (65535, not 65536) then decides d samples of 1024 * odd, which full swing reaches.
+    _case(
+        "binnoise_128x96_400_16b_flip_csf3", "binnoise_128x96_400_16b_flip", {"adm_csf_mode": "3"}
+    ),
+    _case(
+        "chelsea_128x72_444_8b_sharpen_csf3", "chelsea_128x72_444_8b_sharpen", {"adm_csf_mode": "3"}
+    ),
+    _case(
+        "binnoise_128x96_400_16b_flip_egl1",
+        "binnoise_128x96_400_16b_flip",
+        {"adm_enhn_gain_limit": "1"},
+    ),
+    _case("flat_64x48_400_8b_nw0", "flat_64x48_400_8b_noise", {"adm_noise_weight": "0"}),
+    _case("flat_64x48_400_10b_nw0", "flat_64x48_400_10b_noise", {"adm_noise_weight": "0"}),
+    _case(
+        "flat_64x48_400_10b_nw0_dlm0_8",
+        "flat_64x48_400_10b_noise",
+        {"adm_noise_weight": "0", "adm_dlm_weight": "0.8"},
+    ),
+    *(
+        _case(stem, stem)
+        for stem in (
+            "camera_17x200_420_8b_noise",
+            "chelsea_17x33_444_8b_band",
+            "moon_33x260_400_16b_noise",
+            "mosaic_1000x33_400_8b_block",
+            "coffee_200x24_420_8b_gauss",
+            "astronaut_640x20_420_8b_sharpen",
+            "mosaic_1000x17_400_8b_noise",
+            "mosaic_1920x32_400_8b_rescale",
+        )
+    ),
+    _case(
+        "coffee_200x24_420_8b_skip_scale0",
+        "coffee_200x24_420_8b_gauss",
+        {"adm_skip_scale0": "true"},
+    ),
+    _case(
+        "mosaic_1000x17_400_8b_skip_aim", "mosaic_1000x17_400_8b_noise", {"adm_skip_aim": "true"}
     ),
 ]
 

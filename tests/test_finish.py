@@ -126,9 +126,15 @@ def test_typical_magnitudes(size):
     assert_matches_frames(acc.astype(np.int64), AdmOptions(), w, h)
 
 
-def test_zero_denominator_frames():
-    """No noise floor and zero accumulators: den == 0, so adm2 is 1 and AIM NaN."""
-    opts = AdmOptions(adm_noise_weight=0.0)
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"adm_dlm_weight": 0.8}, {"adm_dlm_weight": 0.3, "adm_min_val": 0.95}],
+    ids=opts_id,
+)
+def test_zero_denominator_frames(options):
+    """No noise floor and zero accumulators: den == 0, so adm2 is 1, AIM NaN (libvmaf leaves
+    it unset) and adm3 1.0, as libvmaf prints it (AIM taken as 0; testdata flat_* goldens)."""
+    opts = AdmOptions(adm_noise_weight=0.0, **options)
     acc = random_accumulators(16, 5)
     acc[:8] = 0
     acc[8:12, :, DEN : DEN + 3] = 0
@@ -137,6 +143,9 @@ def test_zero_denominator_frames():
     assert (got["integer_adm2"][:12] == 1.0).all()
     assert np.isnan(got["integer_aim"][:12]).all()
     assert (got["integer_adm_den"][:12] == 0.0).all()
+    adm3 = got["integer_adm3"][:12]
+    assert (adm3 == 1.0).all(), f"adm3 {adm3}, max abs diff from 1.0 {np.abs(adm3 - 1).max()!r}"
+    assert np.isfinite(got["integer_adm3"]).all()
 
 
 def reference_accumulators(ref: np.ndarray, dis: np.ndarray, opts: AdmOptions) -> np.ndarray:

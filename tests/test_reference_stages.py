@@ -7,6 +7,8 @@ contrast-masking stages at scale K, so each stage is checked against them on its
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from _frames import luma_frames
@@ -16,12 +18,14 @@ from admcuda.reference import (
     compute_adm,
     csf,
     csf_den,
+    csf_factors,
     decouple,
     decouple_s123,
     dwt2,
     rfactors,
 )
 from admcuda.reference import constants as C
+from admcuda.reference.cnum import u16_from_double
 from admcuda.reference.dwt2 import dwt2_s123, src_indices
 from conftest import NETFLIX, netflix_cases, plain_opts
 
@@ -156,9 +160,45 @@ def test_decouple_restores_reference_when_frames_agree():
         assert not ab.any()
 
 
-def test_barten_factors_overflow_like_libvmaf():
-    # libvmaf's (uint16_t) cast of a Barten factor * 2**21 wraps; the shared csf1
-    # goldens pass only with the wrap reproduced.
-    rf = rfactors(0, plain_opts(adm_csf_mode=1))
-    assert all(0 <= r <= 0xFFFF for r in rf)
+BARTEN_OPTIONS = [{}, {"adm_csf_scale": 1.5, "adm_csf_diag_scale": 0.8}]
+
+
+@pytest.mark.parametrize("scale", range(4))
+@pytest.mark.parametrize("options", BARTEN_OPTIONS, ids=["defaults", "scf1.5_scfd0.8"])
+def test_barten_factors_wrap_like_gcc_x86_64(scale, options):
+    """libvmaf casts each Barten factor times 2**q to uint16_t (scale 0, q = 21 for h/v and
+    23 for d) or uint32_t (scales 1-3, q = 32). Every one overflows the type; GCC on x86-64
+    truncates towards zero and keeps the low bits (aarch64 would saturate). The csf1
+    goldens hold only with the wrap; here each factor is checked against the wrap done
+    by hand, and against the saturated value."""
+    opts = plain_opts(adm_csf_mode=C.CSF_MODE_BARTEN, **options)
+    f_hv, f_d = (float(f) for f in csf_factors(scale, opts))
+    bits, q = (16, (21, 21, 23)) if scale == 0 else (32, (32, 32, 32))
+    raw = (f_hv * 2.0 ** q[0], f_hv * 2.0 ** q[1], f_d * 2.0 ** q[2])
+    assert all(2.0**bits <= x < 2.0 ** (bits + 15) for x in raw), raw  # they overflow
+    want = tuple(math.trunc(x) % 2**bits for x in raw)
+    got = rfactors(scale, opts)
+    assert got == want, (
+        f"{got} != wrapped {want}, max abs diff {max(map(abs, np.subtract(got, want)))}"
+    )
+    assert all(g != 2**bits - 1 for g in got)
+
+
+@pytest.mark.parametrize(
+    ("x", "want"),
+    [
+        (0.0, 0),
+        (65535.9, 65535),
+        (65536.0, 0),
+        (2538530.7, 2538530 % 65536),
+        (-1.5, 0xFFFF),  # cvttsd2si gives -1: all 16 low bits set
+        (2.0**31, 0),  # out of int32: 0x80000000, whose low 16 bits are 0
+        (math.nan, 0),
+    ],
+)
+def test_uint16_cast_is_gcc_x86_64(x, want):
+    assert u16_from_double(x) == want
+
+
+def test_default_geometry_uses_libvmaf_hardwired_rfactors():
     assert rfactors(0, plain_opts()) == C.RFACTOR0_DEFAULT
