@@ -457,6 +457,7 @@ def _run_ladder(
             device=device, stats=stats,
         )  # fmt: skip
         shape = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
+        _warn_small_height(inputs.width, inputs.height, opts)
         decoded = {
             os.fspath(r.path): ("nvdec" if r.kind == "nvdec" else "ffmpeg")
             for r in inputs.readers
@@ -489,6 +490,18 @@ def _run_ladder(
         backend=used,
         decoded=decoded,
     )
+
+
+def _warn_small_height(width: int, height: int, opts: AdmOptions) -> None:
+    """Warn where libvmaf's own outputs for this height are undefined; the environment
+    variable ``ADMCUDA_SMALL_HEIGHT_WARNING=0`` silences it."""
+    from admcuda.quirks import small_height_warning
+
+    if os.environ.get("ADMCUDA_SMALL_HEIGHT_WARNING", "1") == "0":
+        return
+    message = small_height_warning(width, height, opts)
+    if message:
+        _log.warning("%s", message)
 
 
 def _video_decoder(decoder: str, backend: str, scale: str | None) -> str:

@@ -197,6 +197,9 @@ class AdmExtractor:
         self._cuda: Any = None
         self._closed = False
         self.device = device
+        from admcuda import _warn_small_height
+
+        _warn_small_height(width, height, self.options)
         if backend == "cpu":
             self.backend = "cpu"
             return

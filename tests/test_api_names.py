@@ -86,3 +86,17 @@ def test_auto_falls_back_to_the_cpu_when_cuda_cannot_start(tmp_path, monkeypatch
     assert str(err.value) == (
         "the cuda backend cannot start: RuntimeError: nvrtc: error: failed to load builtins"
     )
+
+
+def test_small_heights_warn_which_outputs_libvmaf_leaves_undefined(tmp_path, monkeypatch, capsys):
+    from admcuda.cli import main
+
+    monkeypatch.delenv("ADMCUDA_SMALL_HEIGHT_WARNING")
+    ref = clip(tmp_path / "r.yuv", 1)  # 24x20: scale 3 reads libvmaf's uninitialised row
+    assert main(["score", str(ref), str(ref), "-w", str(W), "-h", str(H), "-q"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("admcuda: warning: frame height 20 (17..32)")
+    assert "integer_adm_num_scale3" in err[0]
+    monkeypatch.setenv("ADMCUDA_SMALL_HEIGHT_WARNING", "0")
+    assert main(["score", str(ref), str(ref), "-w", str(W), "-h", str(H), "-q"]) == 0
+    assert capsys.readouterr().err == ""
