@@ -88,6 +88,50 @@ class _LadderRun:
                 raise AdmError(error)
 
 
+# Command-line spellings in the input layer's messages, and the API arguments they stand
+# for: the Python functions speak of arguments, not flags.
+_FLAG_VALUES = (
+    (r"-w (\d+) -h (\d+)", r"width=\1, height=\2"),
+    (r"-b (\d+)", r"bitdepth=\1"),
+    (r"-p (\w+)", r"pixel_format='\1'"),
+    (r"--(scale|decoder|backend) ([a-z][\w+]*)", r"\1='\2'"),
+    (
+        r"--(frame-skip-ref|frame-skip-dist|frame-cnt|subsample|threads) (\d+)",
+        lambda m: f"{m.group(1).replace('-', '_')}={m.group(2)}",
+    ),
+    (r"--ignore-name", "ignore_name=True"),
+    (r"--width/--height", "width/height"),
+    (r"-w and -h|-w/-h|--width and --height", "width and height"),
+    (r"--(width|height|bitdepth|scale|decoder|backend|threads|subsample)\b", r"\1"),
+    (
+        r"--(pixel|frame)-(format|skip-ref|skip-dist|cnt)",
+        lambda m: m.group(0)[2:].replace("-", "_"),
+    ),
+    (r"--gpu\b", "device"),
+)
+
+
+def _api_message(text: str) -> str:
+    """An input-layer message with its command-line flags turned into argument names."""
+    import re
+
+    for pattern, repl in _FLAG_VALUES:
+        text = re.sub(pattern, repl, text)
+    return text
+
+
+class _ApiErrors:
+    """Re-raise AdmError with argument names in place of command-line flags."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if isinstance(exc, AdmError):
+            raise AdmError(_api_message(str(exc))) from None
+        return False
+
+
 def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
     if options is None:
         opts = AdmOptions()
@@ -250,26 +294,26 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
     AdmError
         As :func:`score_files`.
     """
-    run = _run_ladder(
-        ref_path,
-        dis_paths,
-        width=width,
-        height=height,
-        pixel_format=pixel_format,
-        bitdepth=bitdepth,
-        opts=_resolve_options(options, debug),
-        backend=backend,
-        frame_cnt=frame_cnt,
-        frame_skip_ref=frame_skip_ref,
-        frame_skip_dist=frame_skip_dist,
-        subsample=subsample,
-        threads=threads,
-        device=device,
-        ignore_name=ignore_name,
-        scale=scale,
-        decoder=decoder,
-    )
-    run.raise_first_error()
+    with _ApiErrors():
+        run = _run_ladder_api(
+            ref_path,
+            dis_paths,
+            width=width,
+            height=height,
+            pixel_format=pixel_format,
+            bitdepth=bitdepth,
+            opts=_resolve_options(options, debug),
+            backend=backend,
+            frame_cnt=frame_cnt,
+            frame_skip_ref=frame_skip_ref,
+            frame_skip_dist=frame_skip_dist,
+            subsample=subsample,
+            threads=threads,
+            device=device,
+            ignore_name=ignore_name,
+            scale=scale,
+            decoder=decoder,
+        )
     return run.frames
 
 
@@ -331,28 +375,28 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
     dis_paths = list(dis) if many else [dis]
     opts = _resolve_options(options, debug)
     start = time.perf_counter()
-    run = _run_ladder(
-        ref_path,
-        dis_paths,
-        opts=opts,
-        backend=backend,
-        width=width,
-        height=height,
-        pixel_format=pixel_format,
-        bitdepth=bitdepth,
-        frame_cnt=frame_cnt,
-        frame_skip_ref=frame_skip_ref,
-        frame_skip_dist=frame_skip_dist,
-        subsample=subsample,
-        threads=threads,
-        device=device,
-        ignore_name=ignore_name,
-        scale=scale,
-        decoder=decoder,
-        host_memory=host_memory,
-        batch=batch,
-    )
-    run.raise_first_error()
+    with _ApiErrors():
+        run = _run_ladder_api(
+            ref_path,
+            dis_paths,
+            opts=opts,
+            backend=backend,
+            width=width,
+            height=height,
+            pixel_format=pixel_format,
+            bitdepth=bitdepth,
+            frame_cnt=frame_cnt,
+            frame_skip_ref=frame_skip_ref,
+            frame_skip_dist=frame_skip_dist,
+            subsample=subsample,
+            threads=threads,
+            device=device,
+            ignore_name=ignore_name,
+            scale=scale,
+            decoder=decoder,
+            host_memory=host_memory,
+            batch=batch,
+        )
     elapsed = time.perf_counter() - start
     results = [
         AdmResult(
@@ -390,6 +434,13 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
 
         return score_many
     raise AttributeError(f"module 'admcuda' has no attribute {name!r}")
+
+
+def _run_ladder_api(*args: Any, **kwargs: Any) -> _LadderRun:
+    """:func:`_run_ladder` for the Python API: a rung's error is raised, in argument names."""
+    run = _run_ladder(*args, **kwargs)
+    run.raise_first_error()
+    return run
 
 
 def _run_ladder(

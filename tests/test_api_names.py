@@ -100,3 +100,31 @@ def test_small_heights_warn_which_outputs_libvmaf_leaves_undefined(tmp_path, mon
     monkeypatch.setenv("ADMCUDA_SMALL_HEIGHT_WARNING", "0")
     assert main(["score", str(ref), str(ref), "-w", str(W), "-h", str(H), "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_api_errors_speak_of_arguments(tmp_path):
+    named = clip(tmp_path / f"a_{W}x{H}.yuv420p10le.yuv", 1)
+    with pytest.raises(AdmError) as err:
+        admcuda.score(named, named, width=W, height=H, backend="cpu")
+    text = str(err.value)
+    assert "give bitdepth=10, or ignore_name=True if the name is wrong" in text, text
+    assert " -b " not in text and "--" not in text
+    raw = clip(tmp_path / "noname.yuv", 2)
+    with pytest.raises(AdmError, match=r"give width and height|width=.*height="):
+        admcuda.score_files(raw, raw, backend="cpu")
+    from admcuda.cli import main
+
+    assert main(["score", str(named), str(named), "-w", str(W), "-h", str(H), "-q"]) == 1
+
+
+def test_api_message_keeps_ffmpeg_commands():
+    from admcuda import _api_message
+
+    text = "pipe Y4M instead: ffmpeg -i IN -f yuv4mpegpipe - | admcuda score REF -"
+    assert _api_message(text) == text
+    assert _api_message("give -w 576 -h 324 -p 422 -b 10") == (
+        "give width=576, height=324 pixel_format='422' bitdepth=10"
+    )
+    assert _api_message("use --decoder ffmpeg or --scale bicubic") == (
+        "use decoder='ffmpeg' or scale='bicubic'"
+    )

@@ -288,9 +288,9 @@ def test_subsample(stub, clips, caplog):
 
 def test_nothing_left_after_skipping(stub, clips):
     ref, dis = clips(range(3), range(3))
-    with pytest.raises(AdmError, match=r"reference file .* has 3 frames, and --frame-skip-ref 3"):
+    with pytest.raises(AdmError, match=r"reference file .* has 3 frames, and frame_skip_ref=3"):
         score(ref, dis, frame_skip_ref=3)
-    with pytest.raises(AdmError, match=r"--frame-skip-dist 7 skips them all"):
+    with pytest.raises(AdmError, match=r"frame_skip_dist=7 skips them all"):
         score(ref, dis, frame_skip_dist=7)
 
 
