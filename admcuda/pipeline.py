@@ -362,36 +362,25 @@ def run(
         Per distorted input, each output over its scored frames.
     """
     batch = engine.batch
+    shape = (batch, height, width)
     free: queue.Queue[_Slot | None] = queue.Queue()
     filled: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
     pool = ThreadPoolExecutor(threads or read_threads(), thread_name_prefix="admcuda-read")
     made = [0]
-    # An engine may ask for a smaller first batch (CudaAdm does): its slot is quick to
-    # page-lock and read, so the first scores come sooner; it is used once.
-    first = getattr(engine, "first_batch", None)
-    first_pending = [bool(first) and first < batch]
 
-    def buffer(source: Any, frames: int) -> Any:
+    def buffer(source: Any) -> Any:
         # Sources whose planes are already on the GPU (NVDEC) fill device buffers.
         on_gpu = getattr(getattr(source, "reader", None), "kind", None) == "nvdec"
-        make = engine.device_empty if on_gpu else engine.host_empty
-        return make((frames, height, width), dtype)
+        return (engine.device_empty if on_gpu else engine.host_empty)(shape, dtype)
 
     def next_slot() -> _Slot | None:
         """A free slot; the ring's slots are made on first need, by the reader, so that
         page-locking them overlaps the first batches instead of delaying them."""
-        if first_pending[0]:
-            first_pending[0] = False
-            return _Slot(buffer(ref, first), [buffer(d, first) for d in dis])
         if made[0] < max(slots, 2) and free.empty():
             made[0] += 1
-            return _Slot(buffer(ref, batch), [buffer(d, batch) for d in dis])
+            return _Slot(buffer(ref), [buffer(d) for d in dis])
         return free.get()
-
-    def release(slot: _Slot) -> None:
-        if len(slot.ref) == batch:  # the small first slot is not reused
-            free.put(slot)
 
     def reader() -> None:
         active = list(range(len(dis)))
@@ -400,9 +389,8 @@ def run(
                 slot = next_slot()
                 if slot is None or stop.is_set():
                     break
-                size = len(slot.ref)
-                pending_ref = ref.start(slot.ref, size, pool)
-                pending = {k: dis[k].start(slot.dis[k], size, pool) for k in active}
+                pending_ref = ref.start(slot.ref, batch, pool)
+                pending = {k: dis[k].start(slot.dis[k], batch, pool) for k in active}
                 n_ref = pending_ref.wait()
                 counts = {}
                 for k, p in pending.items():
@@ -413,7 +401,7 @@ def run(
                             raise
                         failures[k] = str(exc)
                         counts[k] = 0
-                ended = [k for k in active if counts[k] < size or n_ref < size]
+                ended = [k for k in active if counts[k] < batch or n_ref < batch]
                 active = [k for k in active if k not in ended]
                 filled.put(_Filled(slot, n_ref, counts, not active, ended))
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
@@ -439,7 +427,7 @@ def run(
                 stats.first_batch_frames = stats.frames
         if on_frames is not None:
             on_frames(item.ref_count)
-        release(item.slot)
+        free.put(item.slot)
 
     thread.start()
     try:
@@ -451,7 +439,7 @@ def run(
                 raise item
             order = [k for k, c in item.counts.items() if c > 0]
             if not order:
-                release(item.slot)
+                free.put(item.slot)
                 continue
             n = max(item.counts[k] for k in order)
             ticket = engine.submit(item.slot.ref, [item.slot.dis[k] for k in order], n)

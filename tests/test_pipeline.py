@@ -198,27 +198,3 @@ def test_cuda_pipeline_ladder_equals_per_frame_reference(ladder, tmp_path, bits)
     assert stats.batches > 4  # a host budget of 8 frames a slot: many batches
     for g, r in zip(run_.frames, rungs, strict=True):
         assert_frames_equal(g, expected(ref, r, opts, bits=bits))
-
-
-def test_a_smaller_first_batch_is_used_once(ladder):
-    """An engine's ``first_batch`` (CudaAdm's quick first result) takes the first frames
-    alone; the ring then runs full batches and every frame is scored as before."""
-    ref, rungs, paths = ladder
-    opts = AdmOptions()
-    sizes = []
-    with YuvReader(paths[0], width=W, height=H) as r, YuvReader(paths[1], width=W, height=H) as d:
-        with CpuEngine(W, H, 8, opts, threads=1) as engine:
-            engine.first_batch = 3
-            real = engine.submit
-
-            def submit(rr, dd, frames):
-                sizes.append((len(rr), frames))
-                return real(rr, dd, frames)
-
-            engine.submit = submit
-            (out,) = run(make_source(r), [make_source(d)], engine, width=W, height=H,
-                         dtype=np.uint8)  # fmt: skip
-    assert sizes == [(3, 3), (8, 8), (8, 8), (8, 8), (8, 8), (8, 6)]
-    want = [compute_adm(a, b, 8, opts) for a, b in zip(ref, rungs[0], strict=True)]
-    for key in want[0]:
-        assert np.array_equal(out[key], [w[key] for w in want], equal_nan=True), key

@@ -131,8 +131,6 @@ class CudaAdm:
             self._compute = cp.cuda.Stream(non_blocking=True)
             self._copy = cp.cuda.Stream(non_blocking=True)
             self.batch = self._allocate_halving(batch)
-            # The streaming pipeline starts with a batch this small, for a quick first result.
-            self.first_batch = self.batch // 8 if self.batch >= 16 else None
             for g in self.geoms:
                 device_params(g)
             K.div_lookup()
