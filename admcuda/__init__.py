@@ -629,7 +629,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
             engine.close()
             raise AdmError(
                 f"{on_gpu[0]} is decoded on NVDEC but the CUDA backend cannot start "
-                f"({backends_reason()}); use --decoder ffmpeg"
+                f"({_fallback_reason()}); use --decoder ffmpeg"
             )
         failures: dict[int, str] = {}
         with Progress(ref.scored, enabled=progress) as bar, engine:
@@ -656,7 +656,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
     return arrays, used
 
 
-def backends_reason() -> str:
+def _fallback_reason() -> str:
     from admcuda import backends
 
     return backends.fallback_reason or "no GPU"

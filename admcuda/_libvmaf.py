@@ -23,7 +23,7 @@ import numpy as np
 
 from admcuda.errors import AdmError
 
-__all__ = ["find_libvmaf", "libvmaf_has_cuda", "time_libvmaf", "time_libvmaf_adm"]
+__all__ = ["find_libvmaf", "libvmaf_has_cuda", "time_libvmaf"]
 
 # The layouts below follow the public headers of Netflix/vmaf commit
 # f85a853692a8c730d0270cd733c8bb30b5b93b7c (libvmaf 3.2.0). C enums are int-sized.
@@ -454,29 +454,3 @@ def _run_device(lib: C.CDLL, ctx: _CTX, ref: Any, dis: Any) -> tuple[float, floa
                 first = time.perf_counter() - start
         _check(lib.vmaf_read_pictures(ctx, None, None, 0), "vmaf_read_pictures", " (flush)")
         return time.perf_counter() - start, first, upload
-
-
-def time_libvmaf_adm(
-    so_path: str,
-    ref: np.ndarray,
-    dis: np.ndarray,
-    bitdepth: int,
-    frames: int,
-    *,
-    threads: int = 1,
-    scalar: bool = True,
-) -> float:
-    """Seconds per frame for libvmaf's CPU ``adm`` on ``frames`` repeats of one luma pair.
-
-    Kept for callers of the earlier API; :func:`time_libvmaf` times real sequences.
-    """
-    reps = (frames, *np.shape(ref))
-    r = time_libvmaf(
-        so_path,
-        np.broadcast_to(ref, reps),
-        np.broadcast_to(dis, reps),
-        bitdepth,
-        threads=threads,
-        scalar=scalar,
-    )
-    return r["seconds"] / frames

@@ -7,10 +7,11 @@ libvmaf's base names (``integer_adm2`` ... ``integer_adm_den_scale3``).
 A backend may also expose ``score_frames_multi`` (:data:`MultiBackend`): one
 reference stream scored against several distorted streams, each reference frame
 decoded once and paired with frame ``i`` of every distorted stream that still
-has one. Where a backend has none, :func:`get_multi_backend` builds one from its
-``score_frames`` by :func:`interleave`, which feeds it each reference frame once
-per distorted stream in a single call (the reference's per-frame stages are then
-computed once per pair, but nothing is decoded twice or held in memory).
+has one. :func:`interleave` builds one from a ``score_frames``.
+
+Files are scored through :func:`engine_for` and :mod:`admcuda.pipeline`, which all
+entry points share; the iterable functions above are for callers that already hold
+planes.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ __all__ = [
     "Backend",
     "MultiBackend",
     "get_backend",
-    "get_multi_backend",
     "interleave",
     "select_backend",
 ]
@@ -213,27 +213,6 @@ def _pairs(
                 still.append(k)
                 yield k, frame, other
         active = still
-
-
-def get_multi_backend(name: str) -> MultiBackend:
-    """Backend ``name``'s ``score_frames_multi``, else :func:`interleave` of its ``score_frames``.
-
-    Parameters
-    ----------
-    name : {"auto", "cpu", "cuda"}
-
-    Returns
-    -------
-    MultiBackend
-
-    Raises
-    ------
-    AdmError
-        See :func:`select_backend`.
-    """
-    resolved, score_frames = select_backend(name)
-    multi = getattr(_load_module(resolved), "score_frames_multi", None)
-    return multi if multi is not None else interleave(score_frames)
 
 
 def engine_for(
