@@ -210,8 +210,58 @@ def resident_fps(w: int, h: int, bitdepth: int, repeats: int) -> dict[str, float
         return {"batch": adm.batch, "gpu_fps": gpu, "e2e_fps": e2e}
 
 
+def d2d_copy_gbps(nbytes: int = 1 << 30, repeats: int = 5) -> float:
+    """Device-to-device copy rate (bytes read plus bytes written per second, in GB/s):
+    the practical memory roofline the profile's stage rates are set against."""
+    import cupy as cp
+
+    src = cp.ones(nbytes // 4, dtype=np.int32)
+    dst = cp.empty_like(src)
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    best = float("inf")
+    for _ in range(repeats):
+        start.record()
+        dst[...] = src
+        stop.record()
+        stop.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(start, stop) * 1e-3)
+    return 2 * src.nbytes / best / 1e9
+
+
+def stage_bytes(w: int, h: int, bitdepth: int) -> dict[str, tuple[int, int]]:
+    """Device bytes per frame pair of each profiled stage: (minimum, as written).
+
+    Minimum: each array the stage reads is read once and each it writes is written
+    once. As written: what the kernels' loads and stores request when every halo is
+    counted again (the masking pass re-reads two rows per work item and two columns
+    per 30; the DWT's 4x4 source patches overlap, counted once here, as an L1 serves
+    the overlap).
+    """
+    from admcuda.backends import cuda as gpu
+    from admcuda.backends.cuda.launch import CM_ROWS
+    from admcuda.options import AdmOptions
+
+    item = 1 if bitdepth == 8 else 2
+    out: dict[str, tuple[int, int]] = {}
+    for g in gpu.scale_geometries(w, h, AdmOptions()):
+        hh, ww = g.shape
+        src_item = item if g.scale == 0 else (2 if g.scale == 1 else 4)
+        src = g.src_shape[0] * g.src_shape[1] * src_item
+        band = hh * ww * g.band_dtype.itemsize
+        dwt = 2 * (src + 4 * band)
+        out[f"dwt2 s{g.scale} x2"] = (dwt, dwt)
+        top, bottom, left, right = g.crop
+        r0, r1, c0, c1 = g.region  # the crop and its 1-sample masking halo
+        region = (r1 - r0) * (c1 - c0) * g.band_dtype.itemsize
+        written = (bottom - top) * (CM_ROWS[1] + 2) / CM_ROWS[1] * (right - left) * 32 / 30
+        out[f"cm s{g.scale}"] = (6 * region, int(6 * written * g.band_dtype.itemsize))
+    return out
+
+
 def _profile(w: int, h: int, batch: int) -> dict[str, float]:
-    """Device microseconds per frame of each stage launch (CUDA events), one batch."""
+    """Device microseconds per frame pair of each stage launch (CUDA events), one batch;
+    the stages as the engine runs them for one distorted input (the masking pass adds
+    the reference's denominator)."""
     import cupy as cp
 
     from admcuda.backends import cuda as gpu
@@ -223,7 +273,6 @@ def _profile(w: int, h: int, batch: int) -> dict[str, float]:
     ref = cp.asarray(np.concatenate([ref_h] * reps)[:batch])
     dis = cp.asarray(np.concatenate([dis_h] * reps)[:batch])
     acc = cp.zeros((batch, 4, 9), dtype=np.int64)
-    flt = [cp.empty((batch, 2, 3, *g.shape), dtype=g.band_dtype) for g in geoms]
     times: dict[str, float] = {}
 
     @contextlib.contextmanager
@@ -235,7 +284,7 @@ def _profile(w: int, h: int, batch: int) -> dict[str, float]:
         stop.synchronize()
         times[name] = times.get(name, 0.0) + cp.cuda.get_elapsed_time(start, stop) * 1e3 / batch
 
-    for _ in range(2):  # the first round compiles and warms up
+    for _ in range(3):  # the first round compiles and warms up; the last is kept
         times.clear()
         with timed("dwt2 s0 x2"):
             rb, db = [gpu.dwt2(ref, 8)], [gpu.dwt2(dis, 8)]
@@ -244,11 +293,33 @@ def _profile(w: int, h: int, batch: int) -> dict[str, float]:
                 rb.append(gpu.dwt2_s123(rb[s - 1][:, 0], s, role="ref"))
                 db.append(gpu.dwt2_s123(db[s - 1][:, 0], s, role="dis", other=rb[s - 1][:, 0]))
         for s, g in enumerate(geoms):
-            with timed(f"csf s{s}"):
-                gpu.csf(rb[s], db[s], g, 100.0, flt=flt[s])
-            with timed(f"cm+den s{s}"):
-                gpu.cm(rb[s], db[s], flt[s], g, 100.0, acc[:, s], do_den=True)
+            with timed(f"cm s{s}"):
+                gpu.cm(rb[s], db[s], g, 100.0, acc[:, s], do_den=True)
     return dict(times)
+
+
+def print_profile(w: int, h: int, prof: dict[str, float], copy_gbps: float) -> None:
+    """One table per size: stage, us per frame pair, bytes, achieved GB/s."""
+    sizes = stage_bytes(w, h, 8)
+    total = sum(prof.values())
+    print(f"    {w}x{h} 8-bit, GPU stages {1e6 / total:,.0f} fps ({total:.2f} us/frame pair)")
+    print(
+        f"    {'stage':>12} {'us':>7} {'min MB':>8} {'MB as written':>13} {'GB/s':>7} "
+        f"{'of copy':>7}"
+    )
+    for name, us in prof.items():
+        lo, hi = sizes[name]
+        gbps = lo / us / 1e3
+        print(
+            f"    {name:>12} {us:>7.2f} {lo / 1e6:>8.2f} {hi / 1e6:>13.2f} {gbps:>7.0f} "
+            f"{gbps / copy_gbps:>7.0%}"
+        )
+    lo = sum(v[0] for v in sizes.values())
+    gbps = lo / total / 1e3
+    print(
+        f"    {'all':>12} {total:>7.2f} {lo / 1e6:>8.2f} "
+        f"{sum(v[1] for v in sizes.values()) / 1e6:>13.2f} {gbps:>7.0f} {gbps / copy_gbps:>7.0%}"
+    )
 
 
 # ---- one size ------------------------------------------------------------------------------
@@ -293,6 +364,10 @@ def _bench_size(w: int, h: int, args: argparse.Namespace, so: str | None) -> dic
             out["libvmaf_cpu_fps"] = time_libvmaf(so, rv[:lim], dv[:lim], bd, threads=0)["fps"]
             if libvmaf_has_cuda(so):
                 out["libvmaf_cuda_fps"] = time_libvmaf(so, rv, dv, bd, cuda=True)["fps"]
+                if args.profile:
+                    out["libvmaf_cuda_resident_fps"] = time_libvmaf(
+                        so, rv[:lim], dv[:lim], bd, cuda=True, device_resident=True
+                    )["fps"]
             del rv, dv
     out.update({f"resident_{k}": v for k, v in resident_fps(w, h, bd, args.repeats).items()})
     return out
@@ -384,18 +459,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             name = dev["name"].decode() if isinstance(dev["name"], bytes) else dev["name"]
             free = shutil.disk_usage(args.tmp or tempfile.gettempdir()).free >> 30
             print(f"device: {name}; {os.cpu_count()} CPUs; {free} GiB free for the files")
+            copy_gbps = None
             for w, h in args.sizes:
                 r = _bench_size(w, h, args, so)
                 rows.append((f"{w}x{h}", r))
                 print(f"  {w}x{h}: " + ", ".join(f"{k} {v:,.3f}" for k, v in r.items()), flush=True)
                 if args.profile:
-                    prof = _profile(w, h, auto_batch(w, h))
-                    print(
-                        "    us/frame: "
-                        + ", ".join(f"{k} {v:.2f}" for k, v in prof.items())
-                        + f"; sum {sum(prof.values()):.2f}",
-                        flush=True,
-                    )
+                    if copy_gbps is None:
+                        copy_gbps = d2d_copy_gbps()
+                        print(f"  device-to-device copy: {copy_gbps:,.0f} GB/s (read + write)")
+                    print_profile(w, h, _profile(w, h, auto_batch(w, h)), copy_gbps)
+                    lv = r.get("libvmaf_cuda_resident_fps")
+                    if lv:
+                        print(
+                            f"    libvmaf adm_cuda, pictures on the device: {lv:,.0f} fps; "
+                            f"admcuda resident GPU {r['resident_gpu_fps'] / lv:.1f}x that",
+                            flush=True,
+                        )
     scaling = _cpu_scaling(args) if args.cpu_scaling else None
 
     if rows:

@@ -84,11 +84,26 @@ __device__ __forceinline__ bool angle_flag(i32 oh, i32 ov, i32 th, i32 tv) {
                       mul_wide(th, th) + mul_wide(tv, tv));
 }
 
+// libvmaf's Q30 reciprocal table entry for x in -32768..32768: 2**30 / x truncated
+// toward zero, 0 for x = 0. By default it is computed (an exact unsigned division, no
+// memory traffic); with ADM_RECIP_LUT the table itself is read (the argument lut, 65537
+// entries centred at ADM_LUT_CENTRE). adm_recip_table checks the two agree everywhere.
+__device__ __forceinline__ i32 recip_q30(i32 x, const i32* __restrict__ lut) {
+#ifdef ADM_RECIP_LUT
+    return __ldg(lut + ADM_LUT_CENTRE + x);
+#else
+    (void)lut;
+    const u32 m = mag32(x);
+    const i32 q = m ? (i32)(0x40000000u / m) : 0;
+    return x < 0 ? -q : q;
+#endif
+}
+
 // Gain k in Q15 at scale 0: the Q30 reciprocal of the reference sample times the
 // distorted one, clamped to [0, 1].
 __device__ __forceinline__ i32 gain_k(i16 o, i16 t, const i32* __restrict__ lut) {
     if (o == 0) return ADM_K_ONE;
-    const i64 k = (mul_wide(__ldg(lut + ADM_LUT_CENTRE + o), t) + ADM_K_RND) >> ADM_K_SHIFT;
+    const i64 k = (mul_wide(recip_q30(o, lut), t) + ADM_K_RND) >> ADM_K_SHIFT;
     return (i32)(k < 0 ? 0 : (k > ADM_K_ONE ? ADM_K_ONE : k));
 }
 
@@ -105,7 +120,7 @@ __device__ __forceinline__ i32 gain_k(i32 o, i32 t, const i32* __restrict__ lut)
     }
     // libvmaf's int (1 << (14 + s)) wraps to INT32_MIN at s == 17.
     const i64 rnd = sh == 17 ? (i64)(-2147483647 - 1) : ((i64)1 << (14 + sh));
-    i64 k = mul_wide(__ldg(lut + ADM_LUT_CENTRE + (i32)msb), t);
+    i64 k = mul_wide(recip_q30((i32)msb, lut), t);
     k = (o < 0 ? -k : k) + rnd;
     k >>= (ADM_K_SHIFT + sh);
     return (i32)(k < 0 ? 0 : (k > ADM_K_ONE ? ADM_K_ONE : k));

@@ -306,14 +306,8 @@ def check_cm(refs, levels, opts):
         dt = g.band_dtype
         rb = upload(stack_bands([lv[scale].rb for lv in levels], dt))
         db = upload(stack_bands([lv[scale].db for lv in levels], dt))
-        flt = np.stack(
-            [
-                np.stack([hvd(lv[scale].csf_a[1]), hvd((lv[scale].csf_r or lv[scale].csf_a)[1])])
-                for lv in levels
-            ]
-        ).astype(dt)
         acc = cp.zeros((len(levels), 9), dtype=np.int64)
-        cm(rb, db, upload(flt), g, opts.adm_enhn_gain_limit, acc, do_aim=do_aim, do_den=True)
+        cm(rb, db, g, opts.adm_enhn_gain_limit, acc, do_aim=do_aim, do_den=True)
         got = acc.get()
         for f, lv in enumerate(levels):
             L = lv[scale]
@@ -360,6 +354,31 @@ def test_csf_den_parity(case):
 def test_cm_parity(case):
     refs, _, levels, opts = case_data(*case)
     check_cm(refs, levels, opts)
+
+
+@pytest.mark.parametrize("rows", [(1, 1), (5, 2), (7, 7), (64, 3), (64, 64)])
+@pytest.mark.parametrize("size", [(33, 37), (576, 324)])
+def test_cm_parity_any_work_split(rows, size, monkeypatch):
+    """The masking pass gives the same sums however its rows are split into blocks and
+    work items (each item restarts its rolling window of tap rows)."""
+    from admcuda.backends.cuda import launch
+
+    monkeypatch.setattr(launch, "CM_ROWS", rows)
+    refs, _, levels, opts = case_data(*size, 8, "random")
+    check_cm(refs, levels, opts)
+
+
+def test_reciprocal_equals_libvmaf_table():
+    """gain_k's Q30 reciprocal equals libvmaf's table at every index (-32768..32768)."""
+    from admcuda.reference import constants as C
+
+    from admcuda.backends.cuda.launch import recip_table
+
+    got = recip_table().get()
+    want = C.DIV_LOOKUP.astype(np.int32)
+    assert got.shape == want.shape
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, f"{bad.size} entries differ, first at index {bad[:5]}"
 
 
 @pytest.mark.parametrize(("options", "size"), OPTION_STAGE_PARAMS)

@@ -168,14 +168,19 @@ class CudaAdm:
 
     def _allocate(self, batch: int) -> None:
         cp = self._cp
-        self._ref_bands, self._dis_bands, self._flt = [], [], []
+        self._ref_bands, self._dis_bands = [], []
         for g in self.geoms:
             hh, ww = g.shape
             self._ref_bands.append(cp.empty((batch, 4, hh, ww), dtype=g.band_dtype))
             self._dis_bands.append(cp.empty((batch, 4, hh, ww), dtype=g.band_dtype))
-            self._flt.append(cp.empty((batch, self._sets, 3, hh, ww), dtype=g.band_dtype))
-        # Zero once: the CSF writes the same columns of it every time.
-        self._last_d = cp.zeros((batch, self.geoms[0].shape[1]), dtype=np.int16)
+        self._flt0 = self._last_d = None
+        if self._per_input_ref:
+            # Frames 17..32 high: the scale-0 CSF planes are written (only) for the row
+            # of them the reference's scale-3 DWT reads. Zero once: the CSF writes the
+            # same columns of last_d every time.
+            hh, ww = self.geoms[0].shape
+            self._flt0 = cp.empty((batch, self._sets, 3, hh, ww), dtype=np.int16)
+            self._last_d = cp.zeros((batch, ww), dtype=np.int16)
         shape = (batch, self.height, self.width)
         self._d_in = [cp.empty(shape, dtype=self.dtype) for _ in range(2)]
         self._h_in: list[np.ndarray | None] = [None, None]  # staging, made on first need
@@ -191,7 +196,7 @@ class CudaAdm:
         self._acc_next = 0
 
     def _release(self) -> None:
-        for name in ("_ref_bands", "_dis_bands", "_flt", "_last_d", "_d_in", "_h_in"):
+        for name in ("_ref_bands", "_dis_bands", "_flt0", "_last_d", "_d_in", "_h_in"):
             if hasattr(self, name):
                 delattr(self, name)
         for name in ("_acc_dev", "_acc_host"):
@@ -349,10 +354,11 @@ class CudaAdm:
             if s not in self._scales:
                 continue
             g = self.geoms[s]
-            ref, dis, flt = ref_b[s][:n], dis_b[s][:n], self._flt[s][:n]
-            csf(ref, dis, g, egl, flt=flt, do_aim=do_aim, last_d=last_d if s == 0 else None)
+            ref, dis = ref_b[s][:n], dis_b[s][:n]
+            if s == 0 and last_d is not None:
+                csf(ref, dis, g, egl, flt=self._flt0[:n], do_aim=do_aim, last_d=last_d)
             do_den = first or s in self._per_input_ref
-            cm(ref, dis, flt, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
+            cm(ref, dis, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
 
     # -- one batch in, one batch out
 

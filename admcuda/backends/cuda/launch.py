@@ -14,11 +14,23 @@ from admcuda.reference import constants as C
 
 from .geometry import ScaleGeometry, device_params
 
-__all__ = ["MAX_FRAMES_PER_LAUNCH", "cm", "csf", "csf_den", "dwt2", "dwt2_s123"]
+__all__ = [
+    "CM_ROWS",
+    "MAX_FRAMES_PER_LAUNCH",
+    "cm",
+    "csf",
+    "csf_den",
+    "dwt2",
+    "dwt2_s123",
+    "recip_table",
+]
 
 _BLOCK = (32, 8, 1)  # elementwise kernels: one thread per band position
 _ROW_BLOCK = (32, K.ROW_WARPS, 1)  # row-reducing kernels: one warp per row
 _ROWS_PER_BLOCK = 2 * K.ROW_WARPS
+# The masking pass: crop rows per block (at most 64, its shared row totals) and rows
+# per warp work item (each item decodes its two halo rows again).
+CM_ROWS = (16, 16)
 MAX_FRAMES_PER_LAUNCH = 65535  # grid.z limit
 
 i32, i64, f64 = np.int32, np.int64, np.float64
@@ -327,7 +339,6 @@ def csf_den(ref: Any, geom: ScaleGeometry, acc: Any) -> None:
 def cm(
     ref: Any,
     dis: Any,
-    flt: Any,
     geom: ScaleGeometry,
     egl: float,
     acc: Any,
@@ -335,16 +346,16 @@ def cm(
     do_aim: bool = True,
     do_den: bool = False,
 ) -> None:
-    """Add the masking stage's integer sums of one level to ``acc``
-    (reference.cm.cm_accumulators for the numerator and for AIM; with ``do_den`` also
-    reference.csf_den.den_accumulators, which reads the same reference samples).
+    """Add the masking stage's integer sums of one level to ``acc``: decouple and the
+    CSF weighting (reference.decouple, reference.csf.csf) feeding
+    reference.cm.cm_accumulators for the numerator and for AIM, all in one pass; with
+    ``do_den`` also reference.csf_den.den_accumulators, which reads the same
+    reference samples.
 
     Parameters
     ----------
     ref, dis : cupy.ndarray
-        (n, 4, hh, ww) DWT bands; decouple is recomputed at each centre sample.
-    flt : cupy.ndarray
-        (n, sets, 3, hh, ww) output of :func:`csf` over ``geom.region``.
+        (n, 4, hh, ww) DWT bands.
     acc : cupy.ndarray
         (n, ACC_COUNT) int64; slots ``NUM``, (with ``do_aim``) ``AIM`` and (with
         ``do_den``) ``DEN`` are added to.
@@ -353,16 +364,13 @@ def cm(
     if _check_bands(dis, geom, "cm dis") != fs or dis.shape != ref.shape:
         raise ValueError("cm ref and dis must share shape and layout")
     n = ref.shape[0]
-    sets = 2 if do_aim else 1
-    K.check_array(flt, geom.band_dtype, "cm flt", ndim=5)
-    if flt.shape[0] != n or flt.shape[1] < sets or flt.shape[2:] != (3, *geom.shape):
-        raise ValueError(f"cm flt must be ({n}, {sets}, 3, {geom.shape[0]}, {geom.shape[1]})")
     afs = _check_acc(acc, n, "cm acc")
     top, bottom, left, right = geom.crop
     hh, ww = geom.shape
+    rows_per_block, rows_per_item = CM_ROWS
     fn = K.function("adm_cm", geom.band_dtype)
     fn(
-        (_cdiv(bottom - top, _ROWS_PER_BLOCK), 1, n),
+        (_cdiv(bottom - top, rows_per_block), 1, n),
         _ROW_BLOCK,
         (
             ref,
@@ -371,8 +379,6 @@ def cm(
             i32(hh),
             i32(ww),
             i64(hh * ww),
-            flt,
-            i64(flt[0].size),
             K.div_lookup(),
             device_params(geom),
             acc,
@@ -381,9 +387,19 @@ def cm(
             i32(bottom),
             i32(left),
             i32(right),
-            i32(_ROWS_PER_BLOCK),
+            i32(rows_per_block),
+            i32(rows_per_item),
             f64(egl),
             i32(bool(do_aim)),
             i32(bool(do_den)),
         ),
     )
+
+
+def recip_table() -> Any:
+    """The Q30 reciprocal the kernels use for each index of libvmaf's table
+    (``reference.constants.DIV_LOOKUP``), computed on the device: (65537,) int32."""
+    size = K.div_lookup().shape[0]
+    out = _empty((size,), np.int32)
+    K.function("adm_recip_table", None)((_cdiv(size, 256),), (256,), (out, K.div_lookup()))
+    return out
