@@ -33,10 +33,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from admcuda._libvmaf import find_libvmaf
+from admcuda.errors import AdmError
 
 __all__ = ["main"]
 
@@ -322,6 +324,112 @@ def print_profile(w: int, h: int, prof: dict[str, float], copy_gbps: float) -> N
     )
 
 
+# ---- encoded input: NVDEC ---------------------------------------------------------------------
+
+
+def nvdec_ceiling(paths: Sequence[Path], batch: int = 64) -> dict[str, float]:
+    """Decode only: every file on NVDEC at once, each in its own worker process as
+    ``admcuda score --decoder nvdec`` runs them, the planes written into device buffers
+    and nothing computed. Frames per file per second, from the first request (the
+    workers' start-up excluded) to the last frame."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from admcuda.nvdec import open_nvdec
+    from admcuda.nvdec_worker import NvdecProcessSource
+
+    readers = [open_nvdec(p, "bench") for p in paths]
+    sources = [NvdecProcessSource(r) for r in readers]
+    try:
+        r0 = readers[0]
+        dtype = np.uint8 if r0.bitdepth == 8 else np.uint16
+        bufs = [s.device_buffer((batch, r0.height, r0.width), dtype) for s in sources]
+        for s in sources:
+            s._started.result()  # noqa: SLF001 - wait for the workers before timing
+        frames = [0] * len(sources)
+
+        def drain(k: int) -> None:
+            while True:
+                n = sources[k].start(bufs[k], batch, None).wait()
+                frames[k] += n
+                if n < batch:
+                    return
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(len(sources)) as pool:
+            list(pool.map(drain, range(len(sources))))
+        dt = time.perf_counter() - t0
+    finally:
+        for s in sources:
+            s.close()
+    return {"frames": min(frames), "fps": min(frames) / dt}
+
+
+def bench_encoded(ref: Path, dis: Path, rungs: int, tmp: str | None) -> dict[str, Any]:
+    """One encoded pair (or a ladder of ``rungs`` copies of the distorted file): NVDEC's
+    decode-only ceiling, then ``admcuda score`` with ``--decoder nvdec`` (decoding in
+    worker processes, and in threads of one process), and ``--decoder ffmpeg`` where an
+    ffmpeg is found; the scores of the two decoders compared."""
+    from admcuda.video import ffmpeg_exe
+
+    out: dict[str, Any] = {"rungs": rungs}
+    out["ceiling"] = nvdec_ceiling([ref] + [dis] * rungs)
+    with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=tmp) as tdir:
+        base = [str(ref), *([str(dis)] * rungs), "--backend", "cuda", "--json"]
+
+        def score(decoder: str, env: dict[str, str] | None = None) -> dict[str, float]:
+            o = Path(tdir) / f"{decoder}-{len(out)}.json"
+            r = cli_run([*base, "-o", str(o), "--decoder", decoder], env=env)
+            r["json"] = str(o)
+            return r
+
+        out["nvdec"] = score("nvdec")
+        out["nvdec_threads"] = score("nvdec", env={**os.environ, "ADMCUDA_NVDEC_PROCESSES": "0"})
+        try:
+            ffmpeg_exe()
+            out["ffmpeg"] = score("ffmpeg")
+        except AdmError:
+            out["ffmpeg"] = None
+        if out["ffmpeg"] is not None:
+            a = Path(out["nvdec"]["json"]).read_text()
+            b = Path(out["ffmpeg"]["json"]).read_text()
+            out["same_scores"] = _frames_of(a) == _frames_of(b)
+    return out
+
+
+def _frames_of(text: str) -> Any:
+    import json
+
+    doc = json.loads(text)
+    return doc.get("frames", doc)
+
+
+def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
+    c = r["ceiling"]
+    layout = "pair" if r["rungs"] == 1 else f"ladder of {r['rungs']}"
+    print()
+    print(f"encoded input: {ref.name} vs {dis.name} ({layout}), {c['frames']} frames")
+    print(f"  NVDEC decode only, one worker per file: {c['fps']:,.0f} frames/s per file")
+    for key, what in (
+        ("nvdec", "score --decoder nvdec (worker processes)"),
+        ("nvdec_threads", "score --decoder nvdec (threads, ADMCUDA_NVDEC_PROCESSES=0)"),
+        ("ffmpeg", "score --decoder ffmpeg"),
+    ):
+        v = r.get(key)
+        if v is None:
+            print(f"  {what}: not run (no ffmpeg)")
+            continue
+        print(
+            f"  {what}: steady {v['steady_fps']:,.0f} fps ({v['steady_fps'] / c['fps']:.0%} of "
+            f"decode only), start-up {v['startup_s']:.2f} s, whole run {v['wall_s']:.2f} s"
+        )
+    if r.get("ffmpeg"):
+        print(
+            f"  nvdec / ffmpeg steady: {r['nvdec']['steady_fps'] / r['ffmpeg']['steady_fps']:.2f}x;"
+            f" whole run {r['ffmpeg']['wall_s'] / r['nvdec']['wall_s']:.2f}x; "
+            f"scores identical: {r['same_scores']}"
+        )
+
+
 # ---- one size ------------------------------------------------------------------------------
 
 
@@ -398,7 +506,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sizes",
         type=_size,
-        nargs="+",
+        nargs="*",
         default=[_size(s) for s in _DEFAULT_SIZES],
         metavar="WxH",
         help="frame sizes (default: %(default)s)",
@@ -429,6 +537,20 @@ def _parser() -> argparse.ArgumentParser:
         "--cpu-scaling",
         action="store_true",
         help="time the CPU backend at 1 thread and at all cores (1080p)",
+    )
+    p.add_argument(
+        "--encoded",
+        nargs=2,
+        type=Path,
+        metavar=("REF", "DIS"),
+        help="also time an encoded pair: NVDEC decode only, --decoder nvdec and ffmpeg",
+    )
+    p.add_argument(
+        "--rungs",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="with --encoded: ladders of this many copies of DIS (default: 1, the pair)",
     )
     p.add_argument(
         "--profile",
@@ -477,6 +599,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                             flush=True,
                         )
     scaling = _cpu_scaling(args) if args.cpu_scaling else None
+    if args.encoded:
+        for rungs in args.rungs:
+            print_encoded(*args.encoded, bench_encoded(*args.encoded, rungs, args.tmp))
 
     if rows:
         print()

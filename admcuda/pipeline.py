@@ -245,12 +245,16 @@ class PlainStream:
             close()
 
 
-def make_source(
-    reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1
-) -> SeekableSource | IterSource:
-    """The fastest source for ``reader``: by position where it can, else as a stream."""
+def make_source(reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1) -> Any:
+    """The fastest source for ``reader``: by position where it can; NVDEC in a process of
+    its own (:mod:`admcuda.nvdec_worker`); else as a stream."""
     if hasattr(reader, "luma_offset") and hasattr(reader, "fileno") and hasattr(os, "preadv"):
         return SeekableSource(reader, skip=skip, limit=limit, subsample=subsample)
+    if getattr(reader, "kind", None) == "nvdec":
+        from admcuda.nvdec_worker import NvdecProcessSource, use_processes
+
+        if use_processes():
+            return NvdecProcessSource(reader, skip=skip, limit=limit, subsample=subsample)
     from admcuda.inputs import FrameStream
 
     return IterSource(FrameStream(reader, skip=skip, limit=limit, subsample=subsample))
@@ -370,7 +374,11 @@ def run(
     made = [0]
 
     def buffer(source: Any) -> Any:
-        # Sources whose planes are already on the GPU (NVDEC) fill device buffers.
+        # A source may make its own buffers (NVDEC in a child process: shareable ones);
+        # sources whose planes are already on the GPU (NVDEC) fill device buffers.
+        make = getattr(source, "device_buffer", None)
+        if make is not None:
+            return make(shape, dtype)
         on_gpu = getattr(getattr(source, "reader", None), "kind", None) == "nvdec"
         return (engine.device_empty if on_gpu else engine.host_empty)(shape, dtype)
 

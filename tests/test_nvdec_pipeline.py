@@ -38,9 +38,13 @@ def _nvdec_ok() -> bool:
 @pytest.mark.skipif(not _nvdec_ok(), reason="needs PyNvVideoCodec, CuPy and a GPU")
 @pytest.mark.parametrize("pair", GOLD["pairs"], ids=lambda p: p["dis"])
 @pytest.mark.parametrize("batch", [7, None])
-def test_score_on_nvdec_equals_the_reference(pair, batch):
-    """Several batches (7 frames each) and the default; every output of every frame."""
+@pytest.mark.parametrize("processes", ["1", "0"])
+def test_score_on_nvdec_equals_the_reference(pair, batch, processes, monkeypatch):
+    """Several batches (7 frames each) and the default, decoding in worker processes and
+    in threads; every output of every frame."""
     from admcuda import _run_ladder
+
+    monkeypatch.setenv("ADMCUDA_NVDEC_PROCESSES", processes)
 
     run = _run_ladder(
         DATA / pair["ref"], [DATA / pair["dis"]], width=None, height=None, pixel_format=None,
@@ -52,3 +56,52 @@ def test_score_on_nvdec_equals_the_reference(pair, batch):
     assert len(frames) == pair["frames"]
     for key, values in pair["scores"].items():
         assert [f[key] for f in frames] == values, key
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _nvdec_ok(), reason="needs PyNvVideoCodec, CuPy and a GPU")
+def test_nvdec_ladder_each_rung_in_its_own_worker(monkeypatch):
+    """A ladder of four rungs with a bad one between them: every good rung is scored
+    (two of them equal to the reference's scores), the bad one fails alone."""
+    from admcuda import _run_ladder
+
+    monkeypatch.setenv("ADMCUDA_NVDEC_PROCESSES", "1")
+    pair = GOLD["pairs"][0]
+    other = DATA / "h264_8b_352x288.mkv"  # another size: refused at open, alone
+    rungs = [DATA / pair["dis"], other, DATA / pair["dis"], DATA / pair["ref"]]
+    run = _run_ladder(
+        DATA / pair["ref"], rungs, width=None, height=None, pixel_format=None, bitdepth=None,
+        opts=AdmOptions.from_mapping({"debug": "true"}), backend="cuda", decoder="nvdec",
+        batch=16,
+    )  # fmt: skip
+    assert [e is not None for e in run.errors] == [False, True, False, False], run.errors
+    for k in (0, 2):
+        for key, values in pair["scores"].items():
+            assert [f[key] for f in run.frames[k]] == values, (k, key)
+    assert len(run.frames[3]) == pair["frames"]  # the reference against itself
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _nvdec_ok(), reason="needs PyNvVideoCodec, CuPy and a GPU")
+def test_worker_error_is_one_line(tmp_path):
+    """A worker that cannot open its file answers with the reader's one-line error."""
+    import shutil
+
+    import cupy as cp
+
+    from admcuda.nvdec import open_nvdec
+    from admcuda.nvdec_worker import NvdecProcessSource
+
+    copy = tmp_path / "gone.mp4"
+    shutil.copy(DATA / GOLD["pairs"][0]["dis"], copy)
+    reader = open_nvdec(copy, "distorted")
+    copy.unlink()
+    source = NvdecProcessSource(reader)
+    try:
+        buf = source.device_buffer((4, reader.height, reader.width), cp.uint8)
+        with pytest.raises(AdmError) as info:
+            source.start(buf, 4, None).wait()
+        assert "gone.mp4" in str(info.value)
+        assert "\n" not in str(info.value)
+    finally:
+        source.close()
