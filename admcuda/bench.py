@@ -369,10 +369,13 @@ def bench_encoded(ref: Path, dis: Path, rungs: int, tmp: str | None) -> dict[str
     decode-only ceiling, then ``admcuda score`` with ``--decoder nvdec`` (decoding in
     worker processes, and in threads of one process), and ``--decoder ffmpeg`` where an
     ffmpeg is found; the scores of the two decoders compared."""
+    from admcuda.nvdec import nvdec_available
     from admcuda.video import ffmpeg_exe
 
-    out: dict[str, Any] = {"rungs": rungs}
-    out["ceiling"] = nvdec_ceiling([ref] + [dis] * rungs)
+    out: dict[str, Any] = {"rungs": rungs, "ceiling": None, "nvdec": None, "nvdec_threads": None}
+    has_nvdec = nvdec_available()
+    if has_nvdec:
+        out["ceiling"] = nvdec_ceiling([ref] + [dis] * rungs)
     with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=tmp) as tdir:
         base = [str(ref), *([str(dis)] * rungs), "--backend", "cuda", "--json"]
 
@@ -382,14 +385,16 @@ def bench_encoded(ref: Path, dis: Path, rungs: int, tmp: str | None) -> dict[str
             r["json"] = str(o)
             return r
 
-        out["nvdec"] = score("nvdec")
-        out["nvdec_threads"] = score("nvdec", env={**os.environ, "ADMCUDA_NVDEC_PROCESSES": "0"})
+        if has_nvdec:
+            out["nvdec"] = score("nvdec")
+            env = {**os.environ, "ADMCUDA_NVDEC_PROCESSES": "0"}
+            out["nvdec_threads"] = score("nvdec", env=env)
         try:
             ffmpeg_exe()
             out["ffmpeg"] = score("ffmpeg")
         except AdmError:
             out["ffmpeg"] = None
-        if out["ffmpeg"] is not None:
+        if out["ffmpeg"] is not None and out["nvdec"] is not None:
             a = Path(out["nvdec"]["json"]).read_text()
             b = Path(out["ffmpeg"]["json"]).read_text()
             out["same_scores"] = _frames_of(a) == _frames_of(b)
@@ -407,8 +412,11 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
     c = r["ceiling"]
     layout = "pair" if r["rungs"] == 1 else f"ladder of {r['rungs']}"
     print()
-    print(f"encoded input: {ref.name} vs {dis.name} ({layout}), {c['frames']} frames")
-    print(f"  NVDEC decode only, one worker per file: {c['fps']:,.0f} frames/s per file")
+    print(f"encoded input: {ref.name} vs {dis.name} ({layout})")
+    if c is None:
+        print("  NVDEC: not available here, not timed")
+    else:
+        print(f"  NVDEC decode only, one worker per file: {c['fps']:,.0f} frames/s per file")
     for key, what in (
         ("nvdec", "score --decoder nvdec (worker processes)"),
         ("nvdec_threads", "score --decoder nvdec (threads, ADMCUDA_NVDEC_PROCESSES=0)"),
@@ -416,13 +424,15 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
     ):
         v = r.get(key)
         if v is None:
-            print(f"  {what}: not run (no ffmpeg)")
+            print(f"  {what}: not run")
             continue
+        share = f" ({v['steady_fps'] / c['fps']:.0%} of decode only)" if c else ""
         print(
-            f"  {what}: steady {v['steady_fps']:,.0f} fps ({v['steady_fps'] / c['fps']:.0%} of "
-            f"decode only), start-up {v['startup_s']:.2f} s, whole run {v['wall_s']:.2f} s"
+            f"  {what}: steady {v['steady_fps']:,.0f} fps{share}, start-up "
+            f"{v['startup_s']:.2f} s, whole run {v['wall_s']:.2f} s for {v['frames']:.0f} "
+            f"frames ({v['frames'] / v['wall_s']:,.0f} fps)"
         )
-    if r.get("ffmpeg"):
+    if r.get("ffmpeg") and r.get("nvdec"):
         print(
             f"  nvdec / ffmpeg steady: {r['nvdec']['steady_fps'] / r['ffmpeg']['steady_fps']:.2f}x;"
             f" whole run {r['ffmpeg']['wall_s'] / r['nvdec']['wall_s']:.2f}x; "
