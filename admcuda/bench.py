@@ -157,12 +157,18 @@ class CopyEngine:
         self._blocks.append(mem)
         return np.frombuffer(mem, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
 
-    def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int):  # noqa: ANN201
+    def device_empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        return self._cp.empty(shape, dtype)
+
+    def submit(self, ref: Any, dis: Sequence[Any], frames: int):  # noqa: ANN201
         cp = self._cp
         for dst, src in zip(self._dev, (ref, *dis), strict=False):
             nbytes = src[:frames].nbytes
+            on_gpu = isinstance(src, cp.ndarray)  # NVDEC planes: a device-to-device copy
             cp.cuda.runtime.memcpyAsync(
-                dst.data.ptr, src.ctypes.data, nbytes, cp.cuda.runtime.memcpyHostToDevice,
+                dst.data.ptr, src.data.ptr if on_gpu else src.ctypes.data, nbytes,
+                cp.cuda.runtime.memcpyDeviceToDevice if on_gpu
+                else cp.cuda.runtime.memcpyHostToDevice,
                 self._stream.ptr,
             )  # fmt: skip
         ev = cp.cuda.Event(disable_timing=True)
@@ -327,44 +333,38 @@ def print_profile(w: int, h: int, prof: dict[str, float], copy_gbps: float) -> N
 # ---- encoded input: NVDEC ---------------------------------------------------------------------
 
 
-def nvdec_ceiling(paths: Sequence[Path], batch: int = 64) -> dict[str, float]:
-    """Decode only: every file on NVDEC at once, each in its own worker process as
-    ``admcuda score --decoder nvdec`` runs them, the planes written into device buffers
-    and nothing computed. Frames per file per second, from the first request (the
-    workers' start-up excluded) to the last frame."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def nvdec_ceiling(paths: Sequence[Path], batch: int) -> dict[str, float]:
+    """Decode alone: the files through the scoring pipeline as ``admcuda score --decoder
+    nvdec`` reads them (the first the reference), into an engine that only copies each
+    batch's planes on the device. Steady frames/s after the first batch, as the CLI's
+    figure, and frames/s over the whole run."""
     from admcuda.nvdec import open_nvdec
-    from admcuda.nvdec_worker import NvdecProcessSource
+    from admcuda.pipeline import RunStats, make_source, run
 
+    t0 = time.time()
     readers = [open_nvdec(p, "bench") for p in paths]
-    sources = [NvdecProcessSource(r) for r in readers]
+    r0 = readers[0]
+    dtype = np.dtype(np.uint8 if r0.bitdepth == 8 else np.uint16)
+    sources = [make_source(r) for r in readers]
     try:
-        r0 = readers[0]
-        dtype = np.uint8 if r0.bitdepth == 8 else np.uint16
-        bufs = [s.device_buffer((batch, r0.height, r0.width), dtype) for s in sources]
-        for s in sources:
-            s._started.result()  # noqa: SLF001 - wait for the workers before timing
-        frames = [0] * len(sources)
-
-        def drain(k: int) -> None:
-            while True:
-                n = sources[k].start(bufs[k], batch, None).wait()
-                frames[k] += n
-                if n < batch:
-                    return
-
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(len(sources)) as pool:
-            list(pool.map(drain, range(len(sources))))
-        dt = time.perf_counter() - t0
+        engine = CopyEngine(r0.width, r0.height, dtype, batch, len(paths) - 1)
+        stats = RunStats()
+        run(sources[0], sources[1:], engine, width=r0.width, height=r0.height, dtype=dtype,
+            stats=stats)  # fmt: skip
     finally:
         for s in sources:
             s.close()
-    return {"frames": min(frames), "fps": min(frames) / dt}
+    wall = time.time() - t0
+    return {
+        "frames": stats.frames,
+        "fps": stats.steady_fps() or 0.0,
+        "run_fps": stats.frames / wall,
+    }
 
 
-def bench_encoded(ref: Path, dis: Path, rungs: int, tmp: str | None) -> dict[str, Any]:
+def bench_encoded(
+    ref: Path, dis: Path, rungs: int, tmp: str | None, batch: int = 32
+) -> dict[str, Any]:
     """One encoded pair (or a ladder of ``rungs`` copies of the distorted file): NVDEC's
     decode-only ceiling, then ``admcuda score`` with ``--decoder nvdec`` (decoding in
     worker processes, and in threads of one process), and ``--decoder ffmpeg`` where an
@@ -372,32 +372,41 @@ def bench_encoded(ref: Path, dis: Path, rungs: int, tmp: str | None) -> dict[str
     from admcuda.nvdec import nvdec_available
     from admcuda.video import ffmpeg_exe
 
-    out: dict[str, Any] = {"rungs": rungs, "ceiling": None, "nvdec": None, "nvdec_threads": None}
+    out: dict[str, Any] = {
+        "rungs": rungs,
+        "batch": batch,
+        "ceiling": None,
+        "nvdec": None,
+        "nvdec_processes": None,
+    }
     has_nvdec = nvdec_available()
     if has_nvdec:
-        out["ceiling"] = nvdec_ceiling([ref] + [dis] * rungs)
+        out["ceiling"] = nvdec_ceiling([ref] + [dis] * rungs, batch)
     with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=tmp) as tdir:
         base = [str(ref), *([str(dis)] * rungs), "--backend", "cuda", "--json"]
+        base += ["--batch", str(batch)]
 
         def score(decoder: str, env: dict[str, str] | None = None) -> dict[str, float]:
-            o = Path(tdir) / f"{decoder}-{len(out)}.json"
+            o = Path(tdir) / f"{decoder}-{len(out)}-{{index}}.json"
             r = cli_run([*base, "-o", str(o), "--decoder", decoder], env=env)
             r["json"] = str(o)
             return r
 
         if has_nvdec:
             out["nvdec"] = score("nvdec")
-            env = {**os.environ, "ADMCUDA_NVDEC_PROCESSES": "0"}
-            out["nvdec_threads"] = score("nvdec", env=env)
+            env = {**os.environ, "ADMCUDA_NVDEC_PROCESSES": "1"}
+            out["nvdec_processes"] = score("nvdec", env=env)
         try:
             ffmpeg_exe()
             out["ffmpeg"] = score("ffmpeg")
         except AdmError:
             out["ffmpeg"] = None
         if out["ffmpeg"] is not None and out["nvdec"] is not None:
-            a = Path(out["nvdec"]["json"]).read_text()
-            b = Path(out["ffmpeg"]["json"]).read_text()
-            out["same_scores"] = _frames_of(a) == _frames_of(b)
+            out["same_scores"] = all(
+                _frames_of(Path(out["nvdec"]["json"].format(index=k)).read_text())
+                == _frames_of(Path(out["ffmpeg"]["json"].format(index=k)).read_text())
+                for k in range(rungs)
+            )
     return out
 
 
@@ -412,14 +421,17 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
     c = r["ceiling"]
     layout = "pair" if r["rungs"] == 1 else f"ladder of {r['rungs']}"
     print()
-    print(f"encoded input: {ref.name} vs {dis.name} ({layout})")
+    print(f"encoded input: {ref.name} vs {dis.name} ({layout}), --batch {r['batch']}")
     if c is None:
         print("  NVDEC: not available here, not timed")
     else:
-        print(f"  NVDEC decode only, one worker per file: {c['fps']:,.0f} frames/s per file")
+        print(
+            f"  NVDEC decode alone, through the pipeline: steady {c['fps']:,.0f} fps, "
+            f"whole run {c['run_fps']:,.0f} fps ({c['frames']:.0f} frames)"
+        )
     for key, what in (
-        ("nvdec", "score --decoder nvdec (worker processes)"),
-        ("nvdec_threads", "score --decoder nvdec (threads, ADMCUDA_NVDEC_PROCESSES=0)"),
+        ("nvdec", "score --decoder nvdec"),
+        ("nvdec_processes", "score --decoder nvdec, ADMCUDA_NVDEC_PROCESSES=1"),
         ("ffmpeg", "score --decoder ffmpeg"),
     ):
         v = r.get(key)

@@ -1,19 +1,23 @@
-"""NVDEC decoding in a process of its own per input, the planes handed over on the GPU.
+"""NVDEC decoding in a process of its own per input, the planes handed over on the GPU
+(opt-in: ``ADMCUDA_NVDEC_PROCESSES=1``).
 
 PyNvVideoCodec holds the GIL while it decodes, so several sessions driven from threads of
-one process share one interpreter lock: on an H200, 1080p decoding from 2, 4 and 7
-threads gave about 690, 870 and 1,050 frames/s in all, from 2, 4 and 7 processes about
-900, 1,700 and 1,700 (H.264). :class:`NvdecProcessSource` therefore decodes each encoded
-input in a child process (``python -m admcuda.nvdec_worker``), which writes each luma
-plane straight into the pipeline's device buffer through CUDA IPC and says how many
-frames it wrote once they are complete. Nothing crosses the host but a few bytes per batch.
+one process share one interpreter lock. Decoding alone, 1080p H.264 on an H200, 2, 4 and 7
+threads gave about 690, 870 and 1,050 frames/s in all, 2, 4 and 7 processes about 900,
+1,700 and 1,700. :class:`NvdecProcessSource` decodes an encoded input in a child process
+(``python -m admcuda.nvdec_worker``), which writes each luma plane straight into the
+pipeline's device buffer through CUDA IPC and says how many frames it wrote once they are
+complete. Nothing crosses the host but a few bytes per batch.
+
+It is not the default: while scoring, the children's CUDA contexts share the GPU with the
+scoring one by time slices, and ``admcuda score`` was slower this way than with threads
+(see the README's NVDEC table). It is kept for a GPU under MPS, where contexts run at once,
+which has not been measured.
 
 The child is started with :mod:`subprocess`, not :mod:`multiprocessing`, so that nothing
 of the caller's ``__main__`` is run again in it; the two talk over a socket pair through
 :class:`multiprocessing.connection.Connection` (the binding's own logging may write to the
 child's stdout).
-
-``ADMCUDA_NVDEC_PROCESSES=0`` decodes in the calling process instead (one thread per input).
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ _START_TIMEOUT = 120.0  # seconds for the child to import, open the file and dec
 
 
 def use_processes() -> bool:
-    """Whether NVDEC inputs are decoded in child processes (``ADMCUDA_NVDEC_PROCESSES``)."""
-    return os.environ.get("ADMCUDA_NVDEC_PROCESSES", "1").strip() not in ("0", "false", "no")
+    """Whether NVDEC inputs are decoded in child processes (``ADMCUDA_NVDEC_PROCESSES=1``)."""
+    return os.environ.get("ADMCUDA_NVDEC_PROCESSES", "0").strip() in ("1", "true", "yes")
 
 
 class _Pending:
