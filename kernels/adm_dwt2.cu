@@ -1,10 +1,10 @@
 // Stage 1, reference.dwt2.dwt2 and reference.dwt2.dwt2_s123: the Daubechies-2 DWT
 // (libvmaf adm_dwt2_8/_16, their _lo variants and adm_dwt2_s123_combined).
 //
-// One thread computes one output position of all four bands of one frame (grid.z =
-// frame): the four source rows and columns come from the same index rule as
-// reference.dwt2.src_indices, the vertical pass runs on the 4x4 source patch and the
-// horizontal pass on the resulting 2x4 row buffer, all in registers.
+// A thread computes a 2x2 block of output positions of all four bands of one frame
+// (grid.z = frame): the source rows and columns come from the same index rule as
+// reference.dwt2.src_indices, the vertical pass runs on the source patch and the
+// horizontal pass on the resulting row buffer, all in registers.
 
 // Source index of tap k for output i of a dimension of n samples (half outputs).
 // Output 0 reads 1, 0, 1, 2; the last two outputs reflect past the end. When half <= 2
@@ -48,57 +48,93 @@ __device__ __forceinline__ i64 fir_hi64(const i32* x) {
 // DWT_LO_SUM * vp_rnd and rounds by the bit depth into int16; it runs in uint32 and
 // wraps like libvmaf's int32 at 16 bits: the kept bits 16..31 are exact modulo 2**32.
 // The horizontal pass fits int32 and rounds by (32768, 16).
-// out: [frame][4][hh][ww] int16; lo_only writes the a plane alone (adm_skip_scale0).
-template <typename T>
-__global__ void adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w,
-                            int hh, int ww, i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset,
-                            int lo_only) {
-    const int j = blockIdx.x * blockDim.x + threadIdx.x;
-    const int i = blockIdx.y * blockDim.y + threadIdx.y;
-    const int f = blockIdx.z;
-    if (i >= hh || j >= ww) return;
-    const T* __restrict__ img = src + (i64)f * h * w;
 
-    // x[c][k]: source sample of tap column c, tap row k. Away from the borders the taps
-    // are the 4x4 block at (2i - 1, 2j - 1), read from one pointer with constant offsets.
-    u32 x[4][4];
-    if (i > 0 && i < hh - 2 && j > 0 && j < ww - 2) {
-        const T* __restrict__ p = img + (i64)(2 * i - 1) * w + (2 * j - 1);
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-#pragma unroll
-            for (int c = 0; c < 4; ++c) x[c][k] = (u32)__ldg(p + c);
-            p += w;
-        }
-    } else {
-        int iy[4], ix[4];
-        dwt_indices(i, h, hh, iy);
-        dwt_indices(j, w, ww, ix);
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-#pragma unroll
-            for (int c = 0; c < 4; ++c) x[c][k] = (u32)__ldg(img + (i64)iy[k] * w + ix[c]);
-        }
-    }
+struct Dwt0 {
+    u32 vp_rnd;
+    int vp_shift;
+    u32 lo_offset;
+    u32 hi_offset;
+};
 
-    // Row buffer values are int16 (libvmaf's tmplo/tmphi), held in int32 for the
-    // horizontal pass.
-    i32 lo[4], hi[4];
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        const u32 l = fir_lo(x[c]) - (u32)lo_offset + (u32)vp_rnd;
-        const u32 g = fir_hi(x[c]) - (u32)hi_offset + (u32)vp_rnd;
-        lo[c] = (i16)((i32)l >> vp_shift);
-        hi[c] = (i16)((i32)g >> vp_shift);
-    }
+// Vertical pass of one source column (taps x[0..3]) into the int16 row-buffer values
+// (libvmaf's tmplo/tmphi), held in int32 for the horizontal pass.
+__device__ __forceinline__ void dwt0_vertical(const u32* x, const Dwt0& k, i32* lo, i32* hi) {
+    *lo = (i16)((i32)(fir_lo(x) - k.lo_offset + k.vp_rnd) >> k.vp_shift);
+    *hi = (i16)((i32)(fir_hi(x) - k.hi_offset + k.vp_rnd) >> k.vp_shift);
+}
 
-    const i64 plane = (i64)hh * ww;
-    i16* __restrict__ o = out + (i64)f * 4 * plane + (i64)i * ww + j;
+// Horizontal pass of four row-buffer columns into the four bands of one output.
+__device__ __forceinline__ void dwt0_store(i16* __restrict__ o, i64 plane, const i32* lo,
+                                           const i32* hi, int lo_only) {
     o[0] = (i16)((fir_lo(lo) + ADM_DWT0_HP_RND) >> ADM_DWT0_HP_SHIFT);
     if (lo_only) return;
     o[plane] = (i16)((fir_hi(lo) + ADM_DWT0_HP_RND) >> ADM_DWT0_HP_SHIFT);
     o[2 * plane] = (i16)((fir_lo(hi) + ADM_DWT0_HP_RND) >> ADM_DWT0_HP_SHIFT);
     o[3 * plane] = (i16)((fir_hi(hi) + ADM_DWT0_HP_RND) >> ADM_DWT0_HP_SHIFT);
+}
+
+// One output position anywhere, taps by the general index rule (the borders).
+template <typename T>
+__device__ void dwt0_one(const T* __restrict__ img, i16* __restrict__ out, int h, int w, int hh,
+                         int ww, int i, int j, const Dwt0& k, int lo_only) {
+    int iy[4], ix[4];
+    dwt_indices(i, h, hh, iy);
+    dwt_indices(j, w, ww, ix);
+    i32 lo[4], hi[4];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        u32 x[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) x[r] = (u32)__ldg(img + (i64)iy[r] * w + ix[c]);
+        dwt0_vertical(x, k, &lo[c], &hi[c]);
+    }
+    dwt0_store(out + (i64)i * ww + j, (i64)hh * ww, lo, hi, lo_only);
+}
+
+// One thread computes the 2x2 outputs at (2 * ty, 2 * tx) of all four bands of one frame
+// (grid.z = frame). Away from the borders they read the 6x6 source block at (2i - 1,
+// 2j - 1): the vertical filter of each of its columns is computed once per output row and
+// shared by the two outputs of that row, and the block is loaded once for both rows.
+// out: [frame][4][hh][ww] int16; lo_only writes the a plane alone (adm_skip_scale0).
+template <typename T>
+__global__ void adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w,
+                            int hh, int ww, i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset,
+                            int lo_only) {
+    const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
+    const int f = blockIdx.z;
+    if (i >= hh || j >= ww) return;
+    const T* __restrict__ img = src + (i64)f * h * w;
+    i16* __restrict__ fo = out + (i64)f * 4 * hh * ww;
+    const Dwt0 k = {(u32)vp_rnd, vp_shift, (u32)lo_offset, (u32)hi_offset};
+    const i64 plane = (i64)hh * ww;
+
+    if (i > 0 && i + 1 < hh - 2 && j > 0 && j + 1 < ww - 2) {
+        const T* __restrict__ p = img + (i64)(2 * i - 1) * w + (2 * j - 1);
+        i32 lo[2][6], hi[2][6];
+#pragma unroll
+        for (int c = 0; c < 6; ++c) {
+            u32 x[6];
+#pragma unroll
+            for (int r = 0; r < 6; ++r) x[r] = (u32)__ldg(p + (i64)r * w + c);
+            dwt0_vertical(x, k, &lo[0][c], &hi[0][c]);
+            dwt0_vertical(x + 2, k, &lo[1][c], &hi[1][c]);
+        }
+#pragma unroll
+        for (int di = 0; di < 2; ++di) {
+#pragma unroll
+            for (int dj = 0; dj < 2; ++dj) {
+                dwt0_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
+                           &hi[di][2 * dj], lo_only);
+            }
+        }
+        return;
+    }
+    for (int di = 0; di < 2 && i + di < hh; ++di) {
+        for (int dj = 0; dj < 2 && j + dj < ww; ++dj) {
+            dwt0_one(img, fo, h, w, hh, ww, i + di, j + dj, k, lo_only);
+        }
+    }
 }
 
 // What libvmaf reads for source row -1 at column c (reference.adm._int16_rows_as_int32):
@@ -152,10 +188,20 @@ __device__ __forceinline__ void dwt_border(const T* __restrict__ img, int h, int
     }
 }
 
+// Horizontal pass of four int32 row-buffer columns into the four bands of one output.
+__device__ __forceinline__ void dwt_s123_store(i32* __restrict__ o, i64 plane, const i32* lo,
+                                               const i32* hi, i64 hp_rnd, int hp_shift) {
+    o[0] = (i32)((fir_lo64(lo) + hp_rnd) >> hp_shift);
+    o[plane] = (i32)((fir_hi64(lo) + hp_rnd) >> hp_shift);
+    o[2 * plane] = (i32)((fir_lo64(hi) + hp_rnd) >> hp_shift);
+    o[3 * plane] = (i32)((fir_hi64(hi) + hp_rnd) >> hp_shift);
+}
+
 // Scales 1..3 from the previous level's approximation plane (T = i16 after scale 0,
 // i32 after 1 and 2). Both passes accumulate in int64 and truncate to int32 after the
 // per-scale rounding shift. `mode`, m1 and other: see dwt_border.
 //
+// One thread computes the 2x2 outputs at (2 * ty, 2 * tx), as adm_dwt2_s0 does.
 // src: plane of frame f at src + f * src_fstride, h x w, rows of w samples; m1 and
 // other likewise. out: [frame][4][hh][ww] int32.
 template <typename T>
@@ -163,38 +209,47 @@ __global__ void adm_dwt2_s123(const T* __restrict__ src, i64 src_fstride, i32* _
                               int h, int w, int hh, int ww, i64 vp_rnd, int vp_shift, i64 hp_rnd,
                               int hp_shift, int mode, const i16* __restrict__ m1, i64 m1_fstride,
                               int m1_len, const T* __restrict__ other, i64 other_fstride) {
-    const int j = blockIdx.x * blockDim.x + threadIdx.x;
-    const int i = blockIdx.y * blockDim.y + threadIdx.y;
+    const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
     const int f = blockIdx.z;
     if (i >= hh || j >= ww) return;
     const T* __restrict__ img = src + (i64)f * src_fstride;
-
-    i32 lo[4], hi[4];
-    if (i > 0 && i < hh - 2 && j > 0 && j < ww - 2) {
-        // Away from the borders: the 4x4 block at (2i - 1, 2j - 1), constant offsets.
-        const T* __restrict__ p = img + (i64)(2 * i - 1) * w + (2 * j - 1);
-        i32 x[4][4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-#pragma unroll
-            for (int c = 0; c < 4; ++c) x[c][k] = (i32)__ldg(p + c);
-            p += w;
-        }
-#pragma unroll
-        for (int c = 0; c < 4; ++c) {
-            lo[c] = (i32)((fir_lo64(x[c]) + vp_rnd) >> vp_shift);
-            hi[c] = (i32)((fir_hi64(x[c]) + vp_rnd) >> vp_shift);
-        }
-    } else {
-        dwt_border(img, h, w, hh, ww, i, j, vp_rnd, vp_shift, mode,
-                   m1 ? m1 + (i64)f * m1_fstride : m1, m1_len,
-                   other ? other + (i64)f * other_fstride : other, lo, hi);
-    }
-
+    i32* __restrict__ fo = out + (i64)f * 4 * hh * ww;
     const i64 plane = (i64)hh * ww;
-    i32* __restrict__ o = out + (i64)f * 4 * plane + (i64)i * ww + j;
-    o[0] = (i32)((fir_lo64(lo) + hp_rnd) >> hp_shift);
-    o[plane] = (i32)((fir_hi64(lo) + hp_rnd) >> hp_shift);
-    o[2 * plane] = (i32)((fir_lo64(hi) + hp_rnd) >> hp_shift);
-    o[3 * plane] = (i32)((fir_hi64(hi) + hp_rnd) >> hp_shift);
+
+    if (i > 0 && i + 1 < hh - 2 && j > 0 && j + 1 < ww - 2) {
+        // Away from the borders: the 6x6 block at (2i - 1, 2j - 1), constant offsets.
+        const T* __restrict__ p = img + (i64)(2 * i - 1) * w + (2 * j - 1);
+        i32 lo[2][6], hi[2][6];
+#pragma unroll
+        for (int c = 0; c < 6; ++c) {
+            i32 x[6];
+#pragma unroll
+            for (int r = 0; r < 6; ++r) x[r] = (i32)__ldg(p + (i64)r * w + c);
+#pragma unroll
+            for (int di = 0; di < 2; ++di) {
+                lo[di][c] = (i32)((fir_lo64(x + 2 * di) + vp_rnd) >> vp_shift);
+                hi[di][c] = (i32)((fir_hi64(x + 2 * di) + vp_rnd) >> vp_shift);
+            }
+        }
+#pragma unroll
+        for (int di = 0; di < 2; ++di) {
+#pragma unroll
+            for (int dj = 0; dj < 2; ++dj) {
+                dwt_s123_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
+                               &hi[di][2 * dj], hp_rnd, hp_shift);
+            }
+        }
+        return;
+    }
+    const i16* __restrict__ fm1 = m1 ? m1 + (i64)f * m1_fstride : m1;
+    const T* __restrict__ fother = other ? other + (i64)f * other_fstride : other;
+    for (int di = 0; di < 2 && i + di < hh; ++di) {
+        for (int dj = 0; dj < 2 && j + dj < ww; ++dj) {
+            i32 lo[4], hi[4];
+            dwt_border(img, h, w, hh, ww, i + di, j + dj, vp_rnd, vp_shift, mode, fm1, m1_len,
+                       fother, lo, hi);
+            dwt_s123_store(fo + (i64)(i + di) * ww + j + dj, plane, lo, hi, hp_rnd, hp_shift);
+        }
+    }
 }

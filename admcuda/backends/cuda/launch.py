@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 _BLOCK = (32, 8, 1)  # elementwise kernels: one thread per band position
+_DWT_BLOCK = (32, 8, 1)  # the DWT: one thread per 2x2 output positions
 _ROW_BLOCK = (32, K.ROW_WARPS, 1)  # row-reducing kernels: one warp per row
 _ROWS_PER_BLOCK = 2 * K.ROW_WARPS
 # The masking pass: crop rows per block (at most 64, its shared row totals) and rows
@@ -94,8 +95,8 @@ def dwt2(src: Any, bitdepth: int, *, lo_only: bool = False, out: Any = None) -> 
     vp_rnd, vp_shift = C.DWT0_VP_8BIT if bitdepth == 8 else (1 << (bitdepth - 1), bitdepth)
     fn = K.function("adm_dwt2_s0", src.dtype)
     fn(
-        (_cdiv(ww, _BLOCK[0]), _cdiv(hh, _BLOCK[1]), n),
-        _BLOCK,
+        (_cdiv(ww, 2 * _DWT_BLOCK[0]), _cdiv(hh, 2 * _DWT_BLOCK[1]), n),
+        _DWT_BLOCK,
         (
             src,
             out,
@@ -174,8 +175,8 @@ def dwt2_s123(
     hp_rnd, hp_shift = C.DWT_S123_HP[scale - 1]
     fn = K.function("adm_dwt2_s123", src.dtype)
     fn(
-        (_cdiv(ww, _BLOCK[0]), _cdiv(hh, _BLOCK[1]), n),
-        _BLOCK,
+        (_cdiv(ww, 2 * _DWT_BLOCK[0]), _cdiv(hh, 2 * _DWT_BLOCK[1]), n),
+        _DWT_BLOCK,
         (
             src,
             i64(fstride),
