@@ -247,7 +247,8 @@ class PlainStream:
 
 def make_source(reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1) -> Any:
     """The fastest source for ``reader``: by position where it can; NVDEC in a process of
-    its own (:mod:`admcuda.nvdec_worker`); else as a stream."""
+    its own with ``ADMCUDA_NVDEC_PROCESSES=1`` (:mod:`admcuda.nvdec_worker`); else as a
+    stream."""
     if hasattr(reader, "luma_offset") and hasattr(reader, "fileno") and hasattr(os, "preadv"):
         return SeekableSource(reader, skip=skip, limit=limit, subsample=subsample)
     if getattr(reader, "kind", None) == "nvdec":
