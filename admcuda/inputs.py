@@ -781,7 +781,11 @@ class FrameStream:
         self.subsample = subsample
         self.read = 0
         self.ended = False
-        self._frames = reader.iter_luma(skip, limit)
+        # A reader that can decode straight into the caller's arrays (ffmpeg's pipe) is
+        # read that way; others through their iterator.
+        self._open_pipe = getattr(reader, "open_pipe", None)
+        self._pipe: Any = None
+        self._frames = None if self._open_pipe else reader.iter_luma(skip, limit)
 
     @property
     def available(self) -> int | None:
@@ -793,6 +797,9 @@ class FrameStream:
         return available if self.limit is None else min(available, self.limit)
 
     def _next(self) -> np.ndarray | None:
+        if self._open_pipe is not None:
+            plane = np.empty((self.reader.height, self.reader.width), self.reader.dtype)
+            return plane if self._next_into(plane) else None
         if self.ended or (self.limit is not None and self.read >= self.limit):
             return None
         frame = next(self._frames, None)
@@ -801,6 +808,45 @@ class FrameStream:
             return None
         self.read += 1
         return frame
+
+    def _next_into(self, dst: np.ndarray) -> bool:
+        """Read the next frame into ``dst``; False at the end or the limit."""
+        if self._open_pipe is None:
+            frame = self._next()
+            if frame is None:
+                return False
+            if frame.shape != dst.shape or frame.dtype != dst.dtype:
+                raise AdmError(_mismatch(frame.dtype, frame.shape, dst))
+            np.copyto(dst, frame)
+            return True
+        if self.ended or (self.limit is not None and self.read >= self.limit):
+            return False
+        if self._pipe is None:
+            self._pipe = self._open_pipe(self.skip, self.limit)
+        if not self._pipe.readinto(dst):
+            self.ended = True
+            return False
+        self.read += 1
+        return True
+
+    def read_into(self, out: np.ndarray, n: int) -> int:
+        """Read the next ``n`` frames that take part straight into ``out[:n]`` (frames
+        the subsampling passes over are read into a scratch plane); how many came."""
+        shape = (self.reader.height, self.reader.width)
+        if self._open_pipe is not None and (
+            out.shape[1:] != shape or out.dtype != self.reader.dtype
+        ):
+            raise AdmError(_mismatch(self.reader.dtype, shape, out[0]))
+        scratch = None
+        k = 0
+        while k < n:
+            kept = self.read % self.subsample == 0
+            if not kept and scratch is None:
+                scratch = np.empty_like(out[0])
+            if not self._next_into(out[k] if kept else scratch):
+                break
+            k += kept
+        return k
 
     def __iter__(self) -> Iterator[np.ndarray]:
         while True:
@@ -817,6 +863,15 @@ class FrameStream:
 
     def close(self) -> None:
         """Stop reading (ends an ffmpeg process early)."""
+        if self._pipe is not None:
+            self._pipe.close()
         close = getattr(self._frames, "close", None)
         if close is not None:
             close()
+
+
+def _mismatch(dtype: Any, shape: tuple[int, ...], dst: np.ndarray) -> str:
+    return (
+        f"frame is {np.dtype(dtype)}{list(shape)}, expected {dst.dtype}[{dst.shape[0]}, "
+        f"{dst.shape[1]}]"
+    )

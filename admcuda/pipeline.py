@@ -190,6 +190,9 @@ class IterSource:
 
     def _fill(self, out: Any, n: int) -> int:
         on_gpu = not isinstance(out, np.ndarray)
+        read_into = getattr(self.stream, "read_into", None)
+        if not on_gpu and read_into is not None:
+            return read_into(out, n)  # decoded straight into the slot where it can be
         count = n
         for k in range(n):
             frame = next(self._frames, None)

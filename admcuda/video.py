@@ -39,6 +39,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -486,6 +487,20 @@ class VideoReader:
         """Yield the Y plane of every frame, in order."""
         return self.iter_luma()
 
+    @property
+    def dtype(self) -> np.dtype:
+        """Of the planes: uint8 for 8 bits, else uint16."""
+        return np.dtype(np.uint8 if self.bitdepth == 8 else np.uint16)
+
+    def open_pipe(self, start: int = 0, count: int | None = None) -> LumaPipe:
+        """Start ffmpeg on frames ``start``, ``start + 1``, ...: a :class:`LumaPipe` that
+        reads each plane straight into an array the caller gives (no copy between).
+
+        Frames before ``start`` are decoded and dropped (seeking in compressed video is
+        not frame exact). ``count`` caps the frames after them.
+        """
+        return LumaPipe(self, max(int(start), 0), count)
+
     def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]:
         """Decode and yield Y planes from frame ``start`` on.
 
@@ -509,66 +524,15 @@ class VideoReader:
         AdmError
             If ffmpeg fails; a partial frame at the end is dropped with a warning.
         """
-        start = max(int(start), 0)
-        total = None if count is None else start + count
-        sample = 1 if self.bitdepth == 8 else 2
-        nbytes = self.width * self.height * sample
-        dtype = np.uint8 if sample == 1 else np.dtype("<u2")
-        feed = self._stdin_feed()
+        pipe = self.open_pipe(start, count)
         try:
-            proc = subprocess.Popen(
-                self.command(total),
-                stdin=subprocess.DEVNULL if feed is None else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as exc:
-            raise AdmError(f"cannot run ffmpeg: {exc.strerror or exc}") from None
-        self._procs.add(proc)
-        tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
-        counted = [0]
-        drain = threading.Thread(target=_drain, args=(proc, tail, counted), daemon=True)
-        drain.start()
-        if feed is not None:
-            threading.Thread(target=_feed, args=(proc, feed), daemon=True).start()
-        try:
-            index = 0
-            assert proc.stdout is not None
-            while total is None or index < total:
-                data = proc.stdout.read(nbytes)
-                if len(data) < nbytes:
-                    if data:
-                        _log.warning(
-                            "%s: ffmpeg's output ended inside frame %d (%d of %d bytes); "
-                            "scoring the whole frames before it",
-                            self.where, index, len(data), nbytes,
-                        )  # fmt: skip
-                    break
-                if index >= start:
-                    plane = np.frombuffer(data, dtype=dtype).reshape(self.height, self.width)
-                    yield plane.astype(np.uint8 if sample == 1 else np.uint16, copy=False)
-                index += 1
-            else:
-                return
-            returncode = proc.wait()
-            drain.join()
-            if returncode != 0:
-                message = _last_error("\n".join(tail))
-                raise AdmError(
-                    f"ffmpeg failed decoding {self.where} after {index} frames "
-                    f"(exit status {returncode}): {message}"
-                )
-            if counted[0]:
-                _log.warning(
-                    "%s: ffmpeg reported %d problem(s) while decoding; the last: %s",
-                    self.where, counted[0], tail[-1],
-                )  # fmt: skip
+            while True:
+                plane = np.empty((self.height, self.width), self.dtype)
+                if not pipe.readinto(plane):
+                    return
+                yield plane
         finally:
-            _stop(proc)
-            drain.join(timeout=5)
-            if proc.stderr is not None:
-                proc.stderr.close()
-            self._procs.discard(proc)
+            pipe.close()
 
     def _stdin_feed(self) -> Iterator[bytes] | None:
         """What to write to ffmpeg's standard input, if it reads its input from there."""
@@ -619,6 +583,114 @@ def ffmpeg_pixel_format(pixel_format: str, bitdepth: int) -> str:
     if pixel_format == "400":
         return luma_pixel_format(bitdepth)
     return f"yuv{pixel_format}p" + ("" if bitdepth == 8 else f"{bitdepth}le")
+
+
+class LumaPipe:
+    """One ffmpeg process writing a video's luma planes to a pipe, read plane by plane
+    into arrays the caller owns (:meth:`VideoReader.open_pipe`).
+
+    :meth:`readinto` fills the next plane; at the end of the video it checks how ffmpeg
+    ended (an error is an :class:`AdmError` naming the input, a partial last frame is
+    dropped with a warning). :meth:`close` stops ffmpeg early.
+    """
+
+    def __init__(self, reader: VideoReader, start: int, count: int | None) -> None:
+        self.reader = reader
+        self._start = start
+        self._total = None if count is None else start + max(int(count), 0)
+        self._index = 0
+        self._done = False
+        self._nbytes = reader.width * reader.height * reader.dtype.itemsize
+        self._scratch: np.ndarray | None = None
+        feed = reader._stdin_feed()  # noqa: SLF001 - the reader's own hook
+        try:
+            self._proc = subprocess.Popen(
+                reader.command(self._total),
+                stdin=subprocess.DEVNULL if feed is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise AdmError(f"cannot run ffmpeg: {exc.strerror or exc}") from None
+        reader._procs.add(self._proc)  # noqa: SLF001 - closed with the reader
+        self._tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self._counted = [0]
+        self._drain = threading.Thread(
+            target=_drain, args=(self._proc, self._tail, self._counted), daemon=True
+        )
+        self._drain.start()
+        if feed is not None:
+            threading.Thread(target=_feed, args=(self._proc, feed), daemon=True).start()
+
+    def _read_plane(self, dst: np.ndarray) -> int:
+        """Bytes of the next plane read into ``dst`` (fewer only at the end)."""
+        assert self._proc.stdout is not None
+        view = memoryview(dst).cast("B")
+        got = 0
+        while got < self._nbytes:
+            n = self._proc.stdout.readinto(view[got:])
+            if not n:
+                break
+            got += n
+        return got
+
+    def readinto(self, dst: np.ndarray) -> bool:
+        """Decode the next frame into ``dst`` ((height, width), C-contiguous, the reader's
+        dtype); False at the end, when ``dst`` is left as it was or partly written."""
+        r = self.reader
+        if dst.shape != (r.height, r.width) or dst.dtype != r.dtype or not dst.flags.c_contiguous:
+            raise ValueError(f"LumaPipe reads into C-contiguous {r.dtype}[{r.height}, {r.width}]")
+        while not self._done:
+            if self._total is not None and self._index >= self._total:
+                self._done = True
+                break
+            keep = self._index >= self._start
+            if not keep and self._scratch is None:
+                self._scratch = np.empty_like(dst)
+            target = dst if keep else self._scratch
+            got = self._read_plane(target)
+            if got < self._nbytes:
+                self._done = True
+                if got:
+                    _log.warning(
+                        "%s: ffmpeg's output ended inside frame %d (%d of %d bytes); "
+                        "scoring the whole frames before it",
+                        r.where, self._index, got, self._nbytes,
+                    )  # fmt: skip
+                self._finish()
+                break
+            if sys.byteorder == "big" and target.itemsize > 1:
+                target.byteswap(inplace=True)  # ffmpeg writes little-endian samples
+            self._index += 1
+            if keep:
+                return True
+        return False
+
+    def _finish(self) -> None:
+        """At the end of ffmpeg's output: its exit status and what it reported."""
+        returncode = self._proc.wait()
+        self._drain.join()
+        if returncode != 0:
+            message = _last_error("\n".join(self._tail))
+            raise AdmError(
+                f"ffmpeg failed decoding {self.reader.where} after {self._index} frames "
+                f"(exit status {returncode}): {message}"
+            )
+        if self._counted[0]:
+            _log.warning(
+                "%s: ffmpeg reported %d problem(s) while decoding; the last: %s",
+                self.reader.where, self._counted[0], self._tail[-1],
+            )  # fmt: skip
+
+    def close(self) -> None:
+        """Stop ffmpeg if it still runs and release the pipe."""
+        self._done = True
+        proc = self._proc
+        _stop(proc)
+        self._drain.join(timeout=5)
+        if proc.stderr is not None:
+            proc.stderr.close()
+        self.reader._procs.discard(proc)  # noqa: SLF001
 
 
 class ScaledReader(VideoReader):

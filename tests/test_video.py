@@ -256,3 +256,52 @@ def test_parse_probe():
     assert info.container == "mov,mp4,m4a,3gp,3g2,mj2"
     assert parse_probe("Input #0, wav, from 'x.wav':\n  Stream #0:0: Audio: pcm_s16le\n") is None
     assert parse_probe("") is None
+
+
+@pytest.mark.parametrize(
+    ("skip", "limit", "subsample"), [(0, None, 1), (3, None, 1), (2, 5, 1), (1, None, 3), (0, 4, 2)]
+)
+@pytest.mark.parametrize(
+    "name", ["astronaut_160x90_420_8b_boxnoise", "coffee_192x108_420_12b_band"]
+)
+def test_read_into_slots_equals_the_raw_frames(tmp_path, name, skip, limit, subsample):
+    """The pipeline's path: ffmpeg's planes decoded straight into a slot, in batches of 4,
+    with the frame selection applied, equal the raw file's frames."""
+    from admcuda.inputs import FrameStream
+
+    case = GOLDENS[name]["case"]
+    ref = encode(PAIRS / case["ref"], tmp_path / "ref.mkv", *_geometry(case), FFV1)
+    want = luma_frames(PAIRS / case["ref"], *_geometry(case))[skip:]
+    want = (want if limit is None else want[:limit])[::subsample]
+    with VideoReader(ref) as reader:
+        stream = FrameStream(reader, skip=skip, limit=limit, subsample=subsample)
+        slot = np.full((4, case["h"], case["w"]), 7, dtype=reader.dtype)
+        got = []
+        while True:
+            n = stream.read_into(slot, 4)
+            got += [slot[k].copy() for k in range(n)]
+            if n < 4:
+                break
+        stream.close()
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert np.array_equal(g, w), f"frame {k}"
+
+
+def test_read_into_refuses_a_slot_of_another_size(tmp_path):
+    from admcuda.inputs import FrameStream
+
+    name = "astronaut_160x90_420_8b_boxnoise"
+    case = GOLDENS[name]["case"]
+    ref = encode(PAIRS / case["ref"], tmp_path / "ref.mkv", *_geometry(case), FFV1)
+    with VideoReader(ref) as reader:
+        stream = FrameStream(reader)
+        with pytest.raises(AdmError, match=r"frame is uint8\[90, 160\], expected uint8\[90, 161\]"):
+            stream.read_into(np.empty((2, 90, 161), np.uint8), 2)
+        pipe = reader.open_pipe()
+        try:
+            with pytest.raises(ValueError, match="C-contiguous"):
+                pipe.readinto(np.empty((90, 160), np.uint16))
+        finally:
+            pipe.close()
+        stream.close()
