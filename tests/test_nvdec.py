@@ -465,6 +465,24 @@ def test_fake_decoder_capabilities(fake):
     assert reader.nvdec_engines is None and len(list(reader)) == 10
 
 
+def test_fake_capabilities_asked_once_per_codec(fake):
+    """Opening several inputs asks NVDEC for a codec's capabilities once (0.2 s a time on
+    an H200); another codec is asked again."""
+    nvc = sys.modules["PyNvVideoCodec"]
+    asked = []
+    inner = nvc.GetDecoderCaps
+
+    def counting(**kw):
+        asked.append(kw["codec"].name)
+        return inner(**kw)
+
+    nvc.GetDecoderCaps = counting
+    for _ in range(3):
+        assert nvdec.open_nvdec(fake(FakeVideo(codec="HEVC"))).nvdec_engines == 7
+    nvdec.open_nvdec(fake(FakeVideo(codec="H264")))
+    assert asked == ["HEVC", "H264"]
+
+
 def test_fake_binding_errors_become_one_line(fake, tmp_path):
     reader = nvdec.open_nvdec(fake(FakeVideo(fail_at=6)), "reference")
     with pytest.raises(AdmError) as info:
