@@ -94,8 +94,6 @@ ACC_OFFSETS, ACC_COUNT = _offsets(ACC_SLOTS)
 
 # Warps per block in the row-reducing kernels (csf_den, cm); a warp owns whole rows.
 ROW_WARPS = 8
-# Crop rows a block of the masking kernel may own (its per-row totals in shared memory).
-CM_MAX_ROWS = 64
 # Resident blocks per multiprocessor the masking kernel is built for (__launch_bounds__):
 # it caps its registers at 65536 / (CM_MIN_BLOCKS * 32 * ROW_WARPS). On an H200 the
 # kernel ran about 20% faster at 3 (80 registers) than at 2, and 5-10% faster again at 4
@@ -151,7 +149,6 @@ def preamble() -> str:
         ("ADM_I4_ONE_BY_15", f"{C.I4_ONE_BY_15}LL"),
         ("ADM_ROW_WARPS", str(ROW_WARPS)),
         ("ADM_CM_MIN_BLOCKS", str(CM_MIN_BLOCKS)),
-        ("ADM_CM_MAX_ROWS", str(CM_MAX_ROWS)),
         ("ADM_P_COUNT", str(PARAM_COUNT)),
         ("ADM_ACC_COUNT", str(ACC_COUNT)),
     ]

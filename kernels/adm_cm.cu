@@ -23,6 +23,7 @@
 // with one atomicAdd per sum.
 
 #define ADM_CM_STEP 30
+#define ADM_CM_MAX_ROWS 64  // rows_per_block at most
 
 // Value of one sample after masking, before the row sum. x is the source sample, thr the
 // summed threshold of the position. Scale 0: |x * rf| - (thr << sub) in int64.

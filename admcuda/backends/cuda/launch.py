@@ -29,8 +29,8 @@ _BLOCK = (32, 8, 1)  # elementwise kernels: one thread per band position
 _DWT_BLOCK = (32, 8, 1)  # the DWT: one thread per 2x2 output positions
 _ROW_BLOCK = (32, K.ROW_WARPS, 1)  # row-reducing kernels: one warp per row
 _ROWS_PER_BLOCK = 2 * K.ROW_WARPS
-# The masking pass: crop rows per block (at most _kernels.CM_MAX_ROWS, its per-row totals
-# in shared memory) and rows per warp work item (each item decodes its two halo rows again).
+# The masking pass: crop rows per block (at most 64, its shared row totals) and rows
+# per warp work item (each item decodes its two halo rows again).
 CM_ROWS = (16, 16)
 MAX_FRAMES_PER_LAUNCH = 65535  # grid.z limit
 
@@ -369,10 +369,6 @@ def cm(
     top, bottom, left, right = geom.crop
     hh, ww = geom.shape
     rows_per_block, rows_per_item = CM_ROWS
-    if not (1 <= rows_per_block <= K.CM_MAX_ROWS and rows_per_item >= 1):
-        raise ValueError(
-            f"CM_ROWS must be (1..{K.CM_MAX_ROWS} rows per block, >= 1 per item), got {CM_ROWS}"
-        )
     fn = K.function("adm_cm", geom.band_dtype)
     fn(
         (_cdiv(bottom - top, rows_per_block), 1, n),
