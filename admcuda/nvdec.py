@@ -56,13 +56,12 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.yuv import check_geometry, check_input_file
+from admcuda.yuv import ClosingReader, check_geometry, check_input_file
 
 __all__ = [
     "CODECS",
@@ -341,7 +340,7 @@ def _decoder_caps(nvc: Any, gpu: int, codec: Any, chroma_format: Any) -> dict[st
     return caps
 
 
-class NvdecReader:
+class NvdecReader(ClosingReader):
     """Luma frames of an encoded video, decoded by NVDEC into CuPy arrays.
 
     Parameters
@@ -637,17 +636,6 @@ class NvdecReader:
             # read the plane on another stream: hand it over finished.
             stream.synchronize()
         return out
-
-    def __enter__(self) -> NvdecReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Release every NVDEC session still open; an iteration in progress then ends."""

@@ -31,14 +31,13 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 
 import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.video import SNIFF_BYTES, container_of
 from admcuda.y4m import MAGIC, MAX_FRAME_MARKER, MAX_HEADER, Y4mHeader, parse_header
-from admcuda.yuv import check_geometry, decode_plane, frame_bytes
+from admcuda.yuv import ClosingReader, check_geometry, decode_plane, frame_bytes
 
 __all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
 
@@ -270,7 +269,7 @@ def open_stream(path: str | os.PathLike[str], *, label: str = "input") -> Stream
     return stream
 
 
-class StreamReader:
+class StreamReader(ClosingReader):
     """Luma frames of a stream (:func:`open_stream`), read once, in order.
 
     Parameters
@@ -346,17 +345,6 @@ class StreamReader:
         if self._used:
             raise AdmError(f"{self.where} is a stream and can be read only once")
         self._used = True
-
-    def __enter__(self) -> StreamReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the stream."""

@@ -44,12 +44,11 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.yuv import BITDEPTHS, check_geometry, check_input_file
+from admcuda.yuv import BITDEPTHS, ClosingReader, check_geometry, check_input_file
 
 __all__ = [
     "SCALERS",
@@ -402,7 +401,7 @@ def probe(path: Path, where: str) -> VideoInfo:
     return info
 
 
-class VideoReader:
+class VideoReader(ClosingReader):
     """Luma frames of an encoded video, decoded by ffmpeg through a pipe.
 
     Parameters
@@ -465,17 +464,6 @@ class VideoReader:
         if count is not None:
             cmd += ["-frames:v", str(count)]
         return [*cmd, "-f", "rawvideo", "pipe:1"]
-
-    def __enter__(self) -> VideoReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Stop any ffmpeg process still running for this reader."""

@@ -33,13 +33,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.yuv import (
     BITDEPTHS,
+    ClosingReader,
     check_geometry,
     check_input_file,
     decode_plane,
@@ -236,7 +236,7 @@ def parse_header(data: bytes) -> Y4mHeader:
     )
 
 
-class Y4mReader:
+class Y4mReader(ClosingReader):
     """Read luma planes from a YUV4MPEG2 file.
 
     The header is parsed and every frame marker checked on opening, so the
@@ -348,17 +348,6 @@ class Y4mReader:
 
     def __len__(self) -> int:
         return self.num_frames
-
-    def __enter__(self) -> Y4mReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the file; further reads raise ``ValueError``."""

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TypeVar
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from admcuda.errors import AdmError
 __all__ = [
     "BITDEPTHS",
     "PIXEL_FORMATS",
+    "ClosingReader",
     "NameHints",
     "YuvReader",
     "check_geometry",
@@ -366,7 +368,29 @@ def decode_plane(
     return plane
 
 
-class YuvReader:
+_Reader = TypeVar("_Reader", bound="ClosingReader")
+
+
+class ClosingReader:
+    """The context-manager surface every frame reader shares: ``with reader:`` closes it
+    (its ``close()``) on the way out."""
+
+    def close(self) -> None:  # pragma: no cover - every reader defines its own
+        raise NotImplementedError
+
+    def __enter__(self: _Reader) -> _Reader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class YuvReader(ClosingReader):
     """Read luma planes from a raw planar YUV file.
 
     Chroma is skipped by seeking, so only the luma bytes of each frame are read.
@@ -456,17 +480,6 @@ class YuvReader:
 
     def __len__(self) -> int:
         return self.num_frames
-
-    def __enter__(self) -> YuvReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the file; further reads raise ``ValueError``."""
