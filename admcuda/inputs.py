@@ -816,7 +816,7 @@ class FrameStream:
             if frame is None:
                 return False
             if frame.shape != dst.shape or frame.dtype != dst.dtype:
-                raise AdmError(_mismatch(frame.dtype, frame.shape, dst))
+                raise AdmError(frame_mismatch(frame.dtype, frame.shape, dst))
             np.copyto(dst, frame)
             return True
         if self.ended or (self.limit is not None and self.read >= self.limit):
@@ -836,7 +836,7 @@ class FrameStream:
         if self._open_pipe is not None and (
             out.shape[1:] != shape or out.dtype != self.reader.dtype
         ):
-            raise AdmError(_mismatch(self.reader.dtype, shape, out[0]))
+            raise AdmError(frame_mismatch(self.reader.dtype, shape, out[0]))
         scratch = None
         k = 0
         while k < n:
@@ -870,7 +870,8 @@ class FrameStream:
             close()
 
 
-def _mismatch(dtype: Any, shape: tuple[int, ...], dst: np.ndarray) -> str:
+def frame_mismatch(dtype: Any, shape: tuple[int, ...], dst: Any) -> str:
+    """The one-line error for a frame that does not fit the plane ``dst`` it is read into."""
     return (
         f"frame is {np.dtype(dtype)}{list(shape)}, expected {dst.dtype}[{dst.shape[0]}, "
         f"{dst.shape[1]}]"

@@ -200,8 +200,9 @@ class IterSource:
                 count = k
                 break
             if frame.shape != out.shape[1:] or frame.dtype != out.dtype:
-                want = f"{out.dtype}[{out.shape[1]}, {out.shape[2]}]"
-                raise AdmError(f"frame is {frame.dtype}{list(frame.shape)}, expected {want}")
+                from admcuda.inputs import frame_mismatch
+
+                raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
             if on_gpu:
                 out[k] = frame  # device to device, on this thread's stream
             else:
