@@ -17,6 +17,7 @@ import errno
 import functools
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -206,6 +207,35 @@ def _frames(a: Any, bitdepth: int, name: str, device_ok: bool) -> Any:
     return a
 
 
+def _is_reader(a: Any) -> bool:
+    return hasattr(a, "width") and hasattr(a, "height") and not hasattr(a, "shape")
+
+
+class _ReaderFrames:
+    """A reader's ``(h, w)`` planes, each checked for the dtype of ``bitdepth``."""
+
+    def __init__(self, reader: Any, bitdepth: int, name: str) -> None:
+        self._reader, self._name = reader, name
+        self.shape = (int(reader.height), int(reader.width))
+        self._want = np.dtype(np.uint8 if bitdepth == 8 else np.uint16)
+        have = getattr(reader, "bitdepth", bitdepth)
+        if have != bitdepth:
+            raise AdmError(f"{name} is {have}-bit, not {bitdepth}-bit")
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for frame in self._reader:
+            a = np.asarray(frame)
+            if a.dtype != self._want:
+                raise AdmError(f"{self._name} frame is {a.dtype}, not {self._want}")
+            yield a
+
+
+def _reader(a: Any, bitdepth: int, name: str) -> _ReaderFrames:
+    if not _is_reader(a):
+        raise AdmError(f"{name} must be a frame reader like the other input, or both arrays")
+    return _ReaderFrames(a, bitdepth, name)
+
+
 def _luma(pic: _VmafPicture, h: int, w: int, dtype: np.dtype) -> np.ndarray:
     """A NumPy view of a host picture's luma plane, rows ``stride[0]`` bytes apart."""
     stride = pic.stride[0]
@@ -232,11 +262,14 @@ def time_libvmaf(
     ----------
     so_path : str
         A ``libvmaf.so`` (3.x); ``cuda`` needs one built with ``-Denable_cuda=true``.
-    ref, dis : ndarray
+    ref, dis : ndarray or frame reader
         ``(n, h, w)`` luma, uint8 for 8-bit and uint16 otherwise; ``np.memmap`` views of
         raw files work (a frame is read when it is copied into libvmaf's picture). With
-        ``device_resident`` they may also be CuPy arrays. Chroma planes are left as
-        libvmaf allocated them: ADM reads luma only.
+        ``device_resident`` they may also be CuPy arrays. Or, on the host, two readers
+        with ``width`` and ``height`` that iterate over ``(h, w)`` luma planes (such as
+        :class:`admcuda.video.VideoReader`): frames are then decoded as libvmaf goes, and
+        ``seconds`` includes the decoding; both must yield the same number of frames.
+        Chroma planes are left as libvmaf allocated them: ADM reads luma only.
     bitdepth : int
         8, 10, 12 or 16.
     cuda : bool
@@ -297,11 +330,20 @@ def time_libvmaf(
     lib = _load(so_path)
     if cuda and not hasattr(lib, "vmaf_cuda_state_init"):
         raise AdmError(f"{so_path} was built without CUDA (no vmaf_cuda_state_init)")
-    ref = _frames(ref, bitdepth, "ref", device_resident)
-    dis = _frames(dis, bitdepth, "dis", device_resident)
-    if ref.shape != dis.shape:
-        raise AdmError(f"ref {ref.shape} and dis {dis.shape} differ in shape")
-    n, h, w = ref.shape
+    streams = _is_reader(ref) or _is_reader(dis)
+    if streams:
+        if device_resident:
+            raise AdmError("device_resident needs arrays, not frame readers")
+        ref, dis = _reader(ref, bitdepth, "ref"), _reader(dis, bitdepth, "dis")
+        n, (h, w) = 0, ref.shape
+        if dis.shape != (h, w):
+            raise AdmError(f"ref frames {ref.shape} and dis frames {dis.shape} differ in shape")
+    else:
+        ref = _frames(ref, bitdepth, "ref", device_resident)
+        dis = _frames(dis, bitdepth, "dis", device_resident)
+        if ref.shape != dis.shape:
+            raise AdmError(f"ref {ref.shape} and dis {dis.shape} differ in shape")
+        n, h, w = ref.shape
     if w <= 16 or h <= 16:
         # libvmaf's ADM does not refuse these: it crashes.
         raise AdmError(f"frame {w}x{h} is too small: libvmaf's ADM needs width and height above 16")
@@ -341,7 +383,7 @@ def time_libvmaf(
             seconds, first, upload = _run_device(lib, ctx, ref, dis)
             result["upload_seconds"] = upload
         else:
-            seconds, first = _run_host(lib, ctx, fetch, ref, dis)
+            seconds, first, n = _run_host(lib, ctx, fetch, ref, dis, (h, w))
         result["first_frame_seconds"] = first
         score = C.c_double()
         for name in _ADM2_NAMES:
@@ -390,27 +432,42 @@ def _prepare_pictures(
 
 
 def _run_host(
-    lib: C.CDLL, ctx: _CTX, fetch, ref: np.ndarray, dis: np.ndarray
-) -> tuple[float, float]:
-    """Fill host pictures frame by frame and hand them to libvmaf; (seconds, first frame)."""
+    lib: C.CDLL, ctx: _CTX, fetch, ref: Any, dis: Any, size: tuple[int, int]
+) -> tuple[float, float, int]:
+    """Fill host pictures frame by frame from the frames ``ref`` and ``dis`` iterate over
+    and hand them to libvmaf; (seconds, first frame, frames)."""
     fetch_fn, fetch_name = fetch
-    n, h, w = ref.shape
+    h, w = size
     pr, pd = _VmafPicture(), _VmafPicture()
     start = time.perf_counter()
-    for i in range(n):
+    ref_it, dis_it = iter(ref), iter(dis)
+    i = 0
+    first = 0.0
+    while True:
         at = f" at frame {i}"
+        r, d = next(ref_it, None), next(dis_it, None)
+        if r is None or d is None:
+            if r is not d:
+                short = "ref" if r is None else "dis"
+                raise AdmError(f"{short} ended at frame {i}, before the other input")
+            break
+        if r.shape != (h, w) or d.shape != (h, w):
+            raise AdmError(f"frame {i} is {r.shape} / {d.shape}, not {(h, w)}")
         _check(fetch_fn(ctx, C.byref(pr)), fetch_name, at)
         rc = fetch_fn(ctx, C.byref(pd))
         if rc:
             lib.vmaf_picture_unref(C.byref(pr))
             _check(rc, fetch_name, at)
-        _luma(pr, h, w, ref.dtype)[...] = ref[i]
-        _luma(pd, h, w, dis.dtype)[...] = dis[i]
+        _luma(pr, h, w, r.dtype)[...] = r
+        _luma(pd, h, w, d.dtype)[...] = d
         _check(lib.vmaf_read_pictures(ctx, C.byref(pr), C.byref(pd), i), "vmaf_read_pictures", at)
         if i == 0:
             first = time.perf_counter() - start
+        i += 1
+    if i == 0:
+        raise AdmError("the inputs hold no frames")
     _check(lib.vmaf_read_pictures(ctx, None, None, 0), "vmaf_read_pictures", " (flush)")
-    return time.perf_counter() - start, first
+    return time.perf_counter() - start, first, i
 
 
 def _run_device(lib: C.CDLL, ctx: _CTX, ref: Any, dis: Any) -> tuple[float, float, float]:

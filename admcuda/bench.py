@@ -181,20 +181,44 @@ class CopyEngine:
         return [{} for _ in range(sets)]
 
 
-def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int) -> float:
-    """Steady frames/s (after the first batch, as the CLI's figure) of the pipeline reading
-    ``ref`` and ``dis`` and uploading them, no compute."""
+def pipeline_ceiling(
+    paths: Sequence[Path], open_reader: Callable[[Path], Any], batch: int
+) -> dict[str, float]:
+    """The scoring pipeline reading (or decoding) ``paths``, the first the reference, into
+    an engine that only copies each batch's planes to the GPU, no compute: what reading and
+    copying alone allow. Steady frames/s after the first batch (as the CLI's figure), and
+    frames/s over the whole run from the opening of the readers."""
     from admcuda.pipeline import RunStats, make_source, run
+
+    t0 = time.time()
+    with contextlib.ExitStack() as stack:
+        readers = [stack.enter_context(open_reader(p)) for p in paths]
+        r0 = readers[0]
+        dtype = np.dtype(np.uint8 if r0.bitdepth == 8 else np.uint16)
+        sources = [make_source(r) for r in readers]
+        for s in sources:
+            stack.callback(s.close)
+        engine = CopyEngine(r0.width, r0.height, dtype, batch, len(paths) - 1)
+        stats = RunStats()
+        run(sources[0], sources[1:], engine, width=r0.width, height=r0.height, dtype=dtype,
+            stats=stats)  # fmt: skip
+    wall = time.time() - t0
+    return {
+        "frames": stats.frames,
+        "fps": stats.steady_fps() or 0.0,
+        "run_fps": stats.frames / wall,
+    }
+
+
+def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int) -> float:
+    """Steady frames/s of the pipeline reading the raw files ``ref`` and ``dis`` and
+    uploading them, no compute."""
     from admcuda.yuv import YuvReader
 
-    dtype = np.dtype(np.uint8 if bitdepth == 8 else np.uint16)
-    with YuvReader(ref, width=w, height=h, bitdepth=bitdepth) as r, YuvReader(
-        dis, width=w, height=h, bitdepth=bitdepth
-    ) as d:  # fmt: skip
-        engine = CopyEngine(w, h, dtype, batch, 1)
-        stats = RunStats()
-        run(make_source(r), [make_source(d)], engine, width=w, height=h, dtype=dtype, stats=stats)
-        return stats.steady_fps() or 0.0
+    def open_raw(p: Path) -> YuvReader:
+        return YuvReader(p, width=w, height=h, bitdepth=bitdepth)
+
+    return pipeline_ceiling([ref, dis], open_raw, batch)["fps"]
 
 
 # ---- frames resident on the GPU ----------------------------------------------------------------
@@ -333,55 +357,104 @@ def print_profile(w: int, h: int, prof: dict[str, float], copy_gbps: float) -> N
 # ---- encoded input: NVDEC ---------------------------------------------------------------------
 
 
-def nvdec_ceiling(paths: Sequence[Path], batch: int) -> dict[str, float]:
-    """Decode alone: the files through the scoring pipeline as ``admcuda score --decoder
-    nvdec`` reads them (the first the reference), into an engine that only copies each
-    batch's planes on the device. Steady frames/s after the first batch, as the CLI's
-    figure, and frames/s over the whole run."""
-    from admcuda.nvdec import open_nvdec
-    from admcuda.pipeline import RunStats, make_source, run
+_ENCODERS = {
+    "h264": ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast"],
+    "hevc10": [
+        "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast",
+        "-x265-params", "log-level=error",
+    ],
+}  # fmt: skip
+"""What ``--make-encoded`` encodes with, by codec name; the reference at CRF 18 and the
+distorted at CRF 34."""
 
-    t0 = time.time()
-    readers = [open_nvdec(p, "bench") for p in paths]
-    r0 = readers[0]
-    dtype = np.dtype(np.uint8 if r0.bitdepth == 8 else np.uint16)
-    sources = [make_source(r) for r in readers]
-    try:
-        engine = CopyEngine(r0.width, r0.height, dtype, batch, len(paths) - 1)
-        stats = RunStats()
-        run(sources[0], sources[1:], engine, width=r0.width, height=r0.height, dtype=dtype,
-            stats=stats)  # fmt: skip
-    finally:
-        for s in sources:
-            s.close()
-    wall = time.time() - t0
-    return {
-        "frames": stats.frames,
-        "fps": stats.steady_fps() or 0.0,
-        "run_fps": stats.frames / wall,
-    }
+
+def default_encoded_frames(w: int, h: int) -> int:
+    """Frames of each ``--make-encoded`` file: 600 to 1080p, 240 above."""
+    return 600 if w * h <= 1920 * 1080 else 240
+
+
+def make_encodes(
+    folder: Path, w: int, h: int, frames: int, codecs: Sequence[str]
+) -> list[tuple[Path, Path]]:
+    """(reference, distorted) MP4 pairs of ``codecs`` at ``w`` x ``h``, made by ffmpeg at
+    once: ffmpeg's moving ``testsrc2`` pattern with light temporal noise, as in a camera."""
+    from admcuda.video import ffmpeg_exe
+
+    src = f"testsrc2=size={w}x{h}:rate=30,noise=alls=6:allf=t"
+    jobs, pairs = [], []
+    for codec in codecs:
+        pair = tuple(folder / f"{kind}_{codec}_{w}x{h}.mp4" for kind in ("ref", "dis"))
+        for path, crf in zip(pair, ("18", "34"), strict=True):
+            cmd = [ffmpeg_exe(), "-v", "error", "-y", "-f", "lavfi", "-i", src]
+            cmd += ["-frames:v", str(frames), *_ENCODERS[codec], "-crf", crf, str(path)]
+            jobs.append((cmd, subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)))
+        pairs.append(pair)
+    for cmd, job in jobs:
+        _, err = job.communicate()
+        if job.returncode:
+            raise AdmError(f"{' '.join(cmd)} failed ({job.returncode}): {err.strip()[-300:]}")
+    return pairs
+
+
+def _warm_kernels(tmp: str, bitdepth: int) -> None:
+    """One small ``admcuda score --backend cuda`` run, so that CuPy's kernel cache holds
+    the kernels of ``bitdepth`` before the timed runs (their start-up is then not a
+    compile)."""
+    w, h = 64, 48
+    ref, dis = _frames_host(2, w, h, bitdepth, seed=bitdepth)
+    rp, dp = Path(tmp) / f"warm{bitdepth}_ref.yuv", Path(tmp) / f"warm{bitdepth}_dis.yuv"
+    _write_yuv420(rp, ref, 2)
+    _write_yuv420(dp, dis, 2)
+    cli_run(
+        [str(rp), str(dp), "-w", str(w), "-h", str(h), "-b", str(bitdepth), "--backend", "cuda"]
+    )
+
+
+def _libvmaf_ffmpeg(so: str, ref: Path, dis: Path, rungs: int, **kw: Any) -> dict[str, float]:
+    """libvmaf's ADM on each rung, one after another, fed by ffmpeg decoding the two files
+    as it goes (``admcuda.video.VideoReader``): frames, the seconds of the runs (frame
+    loops: decoding included) and with libvmaf's set-up added."""
+    from admcuda._libvmaf import time_libvmaf
+    from admcuda.video import VideoReader
+
+    frames, seconds, setup = 0, 0.0, 0.0
+    for _ in range(rungs):
+        with VideoReader(ref, label="reference") as r, VideoReader(dis, label="distorted") as d:
+            t = time_libvmaf(so, r, d, r.bitdepth, **kw)
+        frames += t["frames"]
+        seconds += t["seconds"]
+        setup += t["setup_seconds"]
+    return {"frames": frames, "fps": frames / seconds, "whole_s": seconds + setup}
 
 
 def bench_encoded(
-    ref: Path, dis: Path, rungs: int, tmp: str | None, batch: int = 32
+    ref: Path, dis: Path, rungs: int, tmp: str | None, so: str | None, batch: int = 32
 ) -> dict[str, Any]:
-    """One encoded pair (or a ladder of ``rungs`` copies of the distorted file): NVDEC's
-    decode-only ceiling, then ``admcuda score`` with ``--decoder nvdec`` (decoding in
-    worker processes, and in threads of one process), and ``--decoder ffmpeg`` where an
-    ffmpeg is found; the scores of the two decoders compared."""
-    from admcuda.nvdec import nvdec_available
-    from admcuda.video import ffmpeg_exe
+    """One encoded pair (or a ladder of ``rungs`` copies of the distorted file), in one run:
+    NVDEC's and ffmpeg's decode-only ceilings through the pipeline; ``admcuda score`` with
+    ``--decoder nvdec`` (decoding in threads of one process, and in worker processes) and
+    ``--decoder ffmpeg``, their scores compared; and, with ``so``, libvmaf's ADM (CUDA
+    where built with it, and CPU) fed by ffmpeg's decode."""
+    from admcuda.nvdec import nvdec_available, open_nvdec
+    from admcuda.video import VideoReader, ffmpeg_exe
 
-    out: dict[str, Any] = {
-        "rungs": rungs,
-        "batch": batch,
-        "ceiling": None,
-        "nvdec": None,
-        "nvdec_processes": None,
-    }
-    has_nvdec = nvdec_available()
+    paths = [ref] + [dis] * rungs
+    out: dict[str, Any] = {"rungs": rungs, "batch": batch}
+    for key in ("ceiling", "nvdec", "nvdec_processes", "ffmpeg", "ffmpeg_ceiling"):
+        out[key] = None
+    try:
+        ffmpeg_exe()
+        has_ffmpeg = True
+    except AdmError:
+        has_ffmpeg = False
+    from admcuda.backends.cuda import cuda_available
+
+    gpu = cuda_available()
+    has_nvdec = gpu and nvdec_available()
     if has_nvdec:
-        out["ceiling"] = nvdec_ceiling([ref] + [dis] * rungs, batch)
+        out["ceiling"] = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
+    if has_ffmpeg and gpu:
+        out["ffmpeg_ceiling"] = pipeline_ceiling(paths, lambda p: VideoReader(p), batch)
     with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=tmp) as tdir:
         base = [str(ref), *([str(dis)] * rungs), "--backend", "cuda", "--json"]
         base += ["--batch", str(batch)]
@@ -396,17 +469,20 @@ def bench_encoded(
             out["nvdec"] = score("nvdec")
             env = {**os.environ, "ADMCUDA_NVDEC_PROCESSES": "1"}
             out["nvdec_processes"] = score("nvdec", env=env)
-        try:
-            ffmpeg_exe()
+        if has_ffmpeg and gpu:
             out["ffmpeg"] = score("ffmpeg")
-        except AdmError:
-            out["ffmpeg"] = None
         if out["ffmpeg"] is not None and out["nvdec"] is not None:
             out["same_scores"] = all(
                 _frames_of(Path(out["nvdec"]["json"].format(index=k)).read_text())
                 == _frames_of(Path(out["ffmpeg"]["json"].format(index=k)).read_text())
                 for k in range(rungs)
             )
+    if so and has_ffmpeg:
+        from admcuda._libvmaf import libvmaf_has_cuda
+
+        if libvmaf_has_cuda(so):
+            out["libvmaf_cuda"] = _libvmaf_ffmpeg(so, ref, dis, rungs, cuda=True)
+        out["libvmaf_cpu"] = _libvmaf_ffmpeg(so, ref, dis, rungs, threads=0)
     return out
 
 
@@ -418,16 +494,20 @@ def _frames_of(text: str) -> Any:
 
 
 def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
+    """The rows of one :func:`bench_encoded` run; frames/s count frames of the distorted
+    files (a ladder's rungs together)."""
     c = r["ceiling"]
     layout = "pair" if r["rungs"] == 1 else f"ladder of {r['rungs']}"
     print()
     print(f"encoded input: {ref.name} vs {dis.name} ({layout}), --batch {r['batch']}")
-    if c is None:
-        print("  NVDEC: not available here, not timed")
-    else:
+    for key, what in (("ceiling", "NVDEC"), ("ffmpeg_ceiling", "ffmpeg")):
+        v = r[key]
+        if v is None:
+            print(f"  {what} decode alone: not available here, not timed")
+            continue
         print(
-            f"  NVDEC decode alone, through the pipeline: steady {c['fps']:,.0f} fps, "
-            f"whole run {c['run_fps']:,.0f} fps ({c['frames']:.0f} frames)"
+            f"  {what} decode alone, through the pipeline: steady {v['fps']:,.0f} fps, "
+            f"whole run {v['run_fps']:,.0f} fps ({v['frames']:.0f} frames)"
         )
     for key, what in (
         ("nvdec", "score --decoder nvdec"),
@@ -438,17 +518,31 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
         if v is None:
             print(f"  {what}: not run")
             continue
-        share = f" ({v['steady_fps'] / c['fps']:.0%} of decode only)" if c else ""
+        share = f" ({v['steady_fps'] / c['fps']:.0%} of NVDEC decode alone)" if c else ""
         print(
-            f"  {what}: steady {v['steady_fps']:,.0f} fps{share}, start-up "
-            f"{v['startup_s']:.2f} s, whole run {v['wall_s']:.2f} s for {v['frames']:.0f} "
-            f"frames ({v['frames'] / v['wall_s']:,.0f} fps)"
+            f"  admcuda {what}: steady {v['steady_fps']:,.0f} fps{share}, start-up "
+            f"{v['startup_s']:.2f} s, whole process {v['wall_s']:.2f} s for "
+            f"{v['frames']:.0f} frames ({v['frames'] / v['wall_s']:,.0f} fps)"
         )
-    if r.get("ffmpeg") and r.get("nvdec"):
+    for key, what in (("libvmaf_cuda", "adm_cuda"), ("libvmaf_cpu", "adm (CPU, all cores)")):
+        v = r.get(key)
+        if v is not None:
+            print(
+                f"  libvmaf {what}, fed by ffmpeg's decode, rungs one after another: "
+                f"{v['fps']:,.0f} fps, {v['whole_s']:.2f} s with its set-up"
+            )
+    nv, ff = r.get("nvdec"), r.get("ffmpeg")
+    if nv and ff:
         print(
-            f"  nvdec / ffmpeg steady: {r['nvdec']['steady_fps'] / r['ffmpeg']['steady_fps']:.2f}x;"
-            f" whole run {r['ffmpeg']['wall_s'] / r['nvdec']['wall_s']:.2f}x; "
+            f"  nvdec / ffmpeg steady: {nv['steady_fps'] / ff['steady_fps']:.2f}x;"
+            f" whole process {ff['wall_s'] / nv['wall_s']:.2f}x; "
             f"scores identical: {r['same_scores']}"
+        )
+    lv = r.get("libvmaf_cuda")
+    if nv and lv:
+        print(
+            f"  nvdec steady / libvmaf adm_cuda fed by ffmpeg: {nv['steady_fps'] / lv['fps']:.2f}x;"
+            f" whole process {lv['whole_s'] / nv['wall_s']:.2f}x"
         )
 
 
@@ -523,6 +617,27 @@ def _cpu_scaling(args: argparse.Namespace) -> dict[str, float]:
     return out
 
 
+def _run_encoded(args: argparse.Namespace, so: str | None) -> None:
+    """``--encoded`` and ``--make-encoded``: each pair at each of ``--rungs``."""
+    with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=args.tmp) as tmp:
+        pairs = [tuple(args.encoded)] if args.encoded else []
+        for w, h in args.make_encoded or ():
+            n = args.encoded_frames or default_encoded_frames(w, h)
+            t0 = time.time()
+            made = make_encodes(Path(tmp), w, h, n, args.codecs)
+            print(f"made {len(made)} {w}x{h} pairs of {n} frames in {time.time() - t0:.1f} s")
+            pairs += made
+        if not args.skip_gpu:
+            from admcuda.backends.cuda import cuda_available
+
+            if cuda_available():
+                for bd in (8, 10):
+                    _warm_kernels(tmp, bd)
+        for ref, dis in pairs:
+            for rungs in args.rungs:
+                print_encoded(ref, dis, bench_encoded(ref, dis, rungs, args.tmp, so))
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="admcuda bench", description=__doc__.splitlines()[0])
     p.add_argument(
@@ -566,6 +681,27 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar=("REF", "DIS"),
         help="also time an encoded pair: NVDEC decode only, --decoder nvdec and ffmpeg",
+    )
+    p.add_argument(
+        "--make-encoded",
+        type=_size,
+        nargs="+",
+        metavar="WxH",
+        help="make H.264 and HEVC 10-bit pairs of this size with ffmpeg and time them as "
+        "--encoded does",
+    )
+    p.add_argument(
+        "--codecs",
+        nargs="+",
+        choices=sorted(_ENCODERS),
+        default=sorted(_ENCODERS),
+        help="with --make-encoded: which (default: all)",
+    )
+    p.add_argument(
+        "--encoded-frames",
+        type=int,
+        default=0,
+        help="with --make-encoded: frames per file (default: 600 to 1080p, 240 above)",
     )
     p.add_argument(
         "--rungs",
@@ -621,9 +757,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             flush=True,
                         )
     scaling = _cpu_scaling(args) if args.cpu_scaling else None
-    if args.encoded:
-        for rungs in args.rungs:
-            print_encoded(*args.encoded, bench_encoded(*args.encoded, rungs, args.tmp))
+    if args.encoded or args.make_encoded:
+        _run_encoded(args, so)
 
     if rows:
         print()

@@ -64,6 +64,38 @@ def test_refusals_before_libvmaf_runs():
         time_libvmaf(SO, ref, dis[:1], 8)
 
 
+def _raw(path, planes):
+    """A 4:0:0 raw file of ``planes``, and a reader over it."""
+    from admcuda.yuv import YuvReader
+
+    path.write_bytes(planes.tobytes())
+    n, h, w = planes.shape
+    return YuvReader(path, width=w, height=h, bitdepth=8, pixel_format="400")
+
+
+@needs_libvmaf
+def test_readers_give_the_arrays_scores(tmp_path):
+    ref, dis = _pair(3, 54, 71, seed=4)
+    want = time_libvmaf(SO, ref, dis, 8, threads=1, scalar=True)
+    with _raw(tmp_path / "r.yuv", ref) as r, _raw(tmp_path / "d.yuv", dis) as d:
+        got = time_libvmaf(SO, r, d, 8, threads=1, scalar=True)
+    assert got["frames"] == 3
+    assert got["adm2_first"] == want["adm2_first"]
+    assert got["adm2_first"] == compute_adm(ref[0], dis[0], 8, AdmOptions())["integer_adm2"]
+
+
+@needs_libvmaf
+def test_readers_of_unequal_length_are_refused(tmp_path):
+    ref, dis = _pair(3, 32, 48, seed=5)
+    with _raw(tmp_path / "r.yuv", ref) as r, _raw(tmp_path / "d.yuv", dis[:2]) as d:
+        with pytest.raises(AdmError, match="dis ended at frame 2"):
+            time_libvmaf(SO, r, d, 8, threads=1)
+        with pytest.raises(AdmError, match="frame reader like the other"):
+            time_libvmaf(SO, r, dis, 8, threads=1)
+        with pytest.raises(AdmError, match="8-bit, not 10-bit"):
+            time_libvmaf(SO, r, d, 10, threads=1)
+
+
 @needs_libvmaf
 @pytest.mark.cuda
 @pytest.mark.parametrize("mode", ["pool", "pageable", "device"])
