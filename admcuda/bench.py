@@ -475,7 +475,7 @@ def bench_encoded(
             out["same_scores"] = all(
                 _frames_of(Path(out["nvdec"]["json"].format(index=k)).read_text())
                 == _frames_of(Path(out["ffmpeg"]["json"].format(index=k)).read_text())
-                for k in range(rungs)
+                for k in range(1, rungs + 1)
             )
     if so and has_ffmpeg:
         from admcuda._libvmaf import libvmaf_has_cuda
