@@ -358,14 +358,22 @@ def print_profile(w: int, h: int, prof: dict[str, float], copy_gbps: float) -> N
 
 
 _ENCODERS = {
-    "h264": ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast"],
+    "h264": ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "veryfast", "-g", "60"],
     "hevc10": [
         "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast",
-        "-x265-params", "log-level=error",
+        "-x265-params", "keyint=60:open-gop=0:log-level=error",
     ],
 }  # fmt: skip
-"""What ``--make-encoded`` encodes with, by codec name; the reference at CRF 18 and the
-distorted at CRF 34."""
+"""What ``--make-encoded`` encodes with, by codec name: closed GOPs of 2 seconds at 30 fps,
+as streaming ladders are cut; the reference at CRF 18 and the distorted at CRF 34."""
+
+# --decoders: the ``admcuda score`` rows of an encoded pair, and the environment of each
+_DECODER_ROWS: dict[str, tuple[str, dict[str, str]]] = {
+    "nvdec": ("nvdec", {}),
+    "nvdec-processes": ("nvdec", {"ADMCUDA_NVDEC_PROCESSES": "1"}),
+    "nvdec-segments": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "4"}),
+    "ffmpeg": ("ffmpeg", {}),
+}
 
 
 def default_encoded_frames(w: int, h: int) -> int:
@@ -427,56 +435,76 @@ def _libvmaf_ffmpeg(so: str, ref: Path, dis: Path, rungs: int, **kw: Any) -> dic
     return {"frames": frames, "fps": frames / seconds, "whole_s": seconds + setup}
 
 
+@contextlib.contextmanager
+def _environ(extra: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def bench_encoded(
-    ref: Path, dis: Path, rungs: int, tmp: str | None, so: str | None, batch: int = 32
+    ref: Path,
+    dis: Path,
+    rungs: int,
+    tmp: str | None,
+    so: str | None,
+    batch: int = 32,
+    rows: Sequence[str] = tuple(_DECODER_ROWS),
 ) -> dict[str, Any]:
     """One encoded pair (or a ladder of ``rungs`` copies of the distorted file), in one run:
-    NVDEC's and ffmpeg's decode-only ceilings through the pipeline; ``admcuda score`` with
-    ``--decoder nvdec`` (decoding in threads of one process, and in worker processes) and
-    ``--decoder ffmpeg``, their scores compared; and, with ``so``, libvmaf's ADM (CUDA
+    the decode-only ceilings through the pipeline (NVDEC in one session per stream and in
+    segments, ffmpeg); ``admcuda score`` for each of ``rows`` (:data:`_DECODER_ROWS`), the
+    scores of every row compared with the first's; and, with ``so``, libvmaf's ADM (CUDA
     where built with it, and CPU) fed by ffmpeg's decode."""
+    from admcuda.backends.cuda import cuda_available
     from admcuda.nvdec import nvdec_available, open_nvdec
     from admcuda.video import VideoReader, ffmpeg_exe
 
     paths = [ref] + [dis] * rungs
-    out: dict[str, Any] = {"rungs": rungs, "batch": batch}
-    for key in ("ceiling", "nvdec", "nvdec_processes", "ffmpeg", "ffmpeg_ceiling"):
-        out[key] = None
+    out: dict[str, Any] = {"rungs": rungs, "batch": batch, "rows": {}}
     try:
         ffmpeg_exe()
         has_ffmpeg = True
     except AdmError:
         has_ffmpeg = False
-    from admcuda.backends.cuda import cuda_available
-
     gpu = cuda_available()
     has_nvdec = gpu and nvdec_available()
+    ceilings: dict[str, Any] = {"NVDEC": None, "NVDEC, ADMCUDA_NVDEC_SEGMENTS=4": None}
     if has_nvdec:
-        out["ceiling"] = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
-    if has_ffmpeg and gpu:
-        out["ffmpeg_ceiling"] = pipeline_ceiling(paths, lambda p: VideoReader(p), batch)
+        for what, env in zip(ceilings, ({}, _DECODER_ROWS["nvdec-segments"][1]), strict=True):
+            with _environ(env):
+                ceilings[what] = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
+    ceilings["ffmpeg"] = (
+        pipeline_ceiling(paths, lambda p: VideoReader(p), batch) if has_ffmpeg and gpu else None
+    )
+    out["ceilings"] = ceilings
     with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=tmp) as tdir:
         base = [str(ref), *([str(dis)] * rungs), "--backend", "cuda", "--json"]
         base += ["--batch", str(batch)]
-
-        def score(decoder: str, env: dict[str, str] | None = None) -> dict[str, float]:
-            o = Path(tdir) / f"{decoder}-{len(out)}-{{index}}.json"
-            r = cli_run([*base, "-o", str(o), "--decoder", decoder], env=env)
-            r["json"] = str(o)
-            return r
-
-        if has_nvdec:
-            out["nvdec"] = score("nvdec")
-            env = {**os.environ, "ADMCUDA_NVDEC_PROCESSES": "1"}
-            out["nvdec_processes"] = score("nvdec", env=env)
-        if has_ffmpeg and gpu:
-            out["ffmpeg"] = score("ffmpeg")
-        if out["ffmpeg"] is not None and out["nvdec"] is not None:
-            out["same_scores"] = all(
-                _frames_of(Path(out["nvdec"]["json"].format(index=k)).read_text())
-                == _frames_of(Path(out["ffmpeg"]["json"].format(index=k)).read_text())
-                for k in range(1, rungs + 1)
-            )
+        for name in rows:
+            decoder, env = _DECODER_ROWS[name]
+            if not gpu or (decoder == "nvdec" and not has_nvdec):
+                continue
+            if decoder == "ffmpeg" and not has_ffmpeg:
+                continue
+            o = Path(tdir) / f"{name}-{{index}}.json"
+            r = cli_run([*base, "-o", str(o), "--decoder", decoder], env={**os.environ, **env})
+            r["scores"] = [_frames_of(Path(str(o).format(index=k)).read_text())
+                           for k in range(1, rungs + 1)]  # fmt: skip
+            out["rows"][name] = r
+        done = list(out["rows"].values())
+        out["same_scores"] = (
+            all(r["scores"] == done[0]["scores"] for r in done[1:]) if done else None
+        )
+        for r in done:
+            del r["scores"]
     if so and has_ffmpeg:
         from admcuda._libvmaf import libvmaf_has_cuda
 
@@ -494,14 +522,12 @@ def _frames_of(text: str) -> Any:
 
 
 def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
-    """The rows of one :func:`bench_encoded` run; frames/s count frames of the distorted
-    files (a ladder's rungs together)."""
-    c = r["ceiling"]
+    """The rows of one :func:`bench_encoded` run. Frames/s count frame positions: at each,
+    the reference and every rung's distorted frame are decoded and scored."""
     layout = "pair" if r["rungs"] == 1 else f"ladder of {r['rungs']}"
     print()
     print(f"encoded input: {ref.name} vs {dis.name} ({layout}), --batch {r['batch']}")
-    for key, what in (("ceiling", "NVDEC"), ("ffmpeg_ceiling", "ffmpeg")):
-        v = r[key]
+    for what, v in r["ceilings"].items():
         if v is None:
             print(f"  {what} decode alone: not available here, not timed")
             continue
@@ -509,41 +535,43 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
             f"  {what} decode alone, through the pipeline: steady {v['fps']:,.0f} fps, "
             f"whole run {v['run_fps']:,.0f} fps ({v['frames']:.0f} frames)"
         )
-    for key, what in (
-        ("nvdec", "score --decoder nvdec"),
-        ("nvdec_processes", "score --decoder nvdec, ADMCUDA_NVDEC_PROCESSES=1"),
-        ("ffmpeg", "score --decoder ffmpeg"),
-    ):
-        v = r.get(key)
-        if v is None:
-            print(f"  {what}: not run")
-            continue
+    c = r["ceilings"]["NVDEC"]
+    for name, v in r["rows"].items():
+        decoder, env = _DECODER_ROWS[name]
+        what = f"--decoder {decoder}" + "".join(f", {k}={x}" for k, x in env.items())
         share = f" ({v['steady_fps'] / c['fps']:.0%} of NVDEC decode alone)" if c else ""
         print(
-            f"  admcuda {what}: steady {v['steady_fps']:,.0f} fps{share}, start-up "
+            f"  admcuda score {what}: steady {v['steady_fps']:,.0f} fps{share}, start-up "
             f"{v['startup_s']:.2f} s, whole process {v['wall_s']:.2f} s for "
             f"{v['frames']:.0f} frames ({v['frames'] / v['wall_s']:,.0f} fps)"
         )
+    if r["same_scores"] is not None:
+        print(f"  scores of every admcuda row identical: {r['same_scores']}")
+    rungs = r["rungs"]
     for key, what in (("libvmaf_cuda", "adm_cuda"), ("libvmaf_cpu", "adm (CPU, all cores)")):
         v = r.get(key)
         if v is not None:
             print(
                 f"  libvmaf {what}, fed by ffmpeg's decode, rungs one after another: "
-                f"{v['fps']:,.0f} fps, {v['whole_s']:.2f} s with its set-up"
+                f"{v['fps'] / rungs:,.0f} fps, {v['whole_s']:.2f} s with its set-up"
             )
-    nv, ff = r.get("nvdec"), r.get("ffmpeg")
-    if nv and ff:
-        print(
-            f"  nvdec / ffmpeg steady: {nv['steady_fps'] / ff['steady_fps']:.2f}x;"
-            f" whole process {ff['wall_s'] / nv['wall_s']:.2f}x; "
-            f"scores identical: {r['same_scores']}"
-        )
-    lv = r.get("libvmaf_cuda")
-    if nv and lv:
-        print(
-            f"  nvdec steady / libvmaf adm_cuda fed by ffmpeg: {nv['steady_fps'] / lv['fps']:.2f}x;"
-            f" whole process {lv['whole_s'] / nv['wall_s']:.2f}x"
-        )
+    ff, lv = r["rows"].get("ffmpeg"), r.get("libvmaf_cuda")
+    for name, v in r["rows"].items():
+        if name == "ffmpeg":
+            continue
+        parts = []
+        if ff:
+            parts.append(
+                f"{v['steady_fps'] / ff['steady_fps']:.2f}x --decoder ffmpeg steady "
+                f"({ff['wall_s'] / v['wall_s']:.2f}x whole process)"
+            )
+        if lv:
+            parts.append(
+                f"{v['steady_fps'] / (lv['fps'] / rungs):.2f}x libvmaf adm_cuda fed by ffmpeg "
+                f"({lv['whole_s'] / v['wall_s']:.2f}x whole)"
+            )
+        if parts:
+            print(f"  {name}: " + "; ".join(parts))
 
 
 # ---- one size ------------------------------------------------------------------------------
@@ -635,7 +663,8 @@ def _run_encoded(args: argparse.Namespace, so: str | None) -> None:
                     _warm_kernels(tmp, bd)
         for ref, dis in pairs:
             for rungs in args.rungs:
-                print_encoded(ref, dis, bench_encoded(ref, dis, rungs, args.tmp, so))
+                r = bench_encoded(ref, dis, rungs, args.tmp, so, rows=args.decoders)
+                print_encoded(ref, dis, r)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -702,6 +731,13 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         help="with --make-encoded: frames per file (default: 600 to 1080p, 240 above)",
+    )
+    p.add_argument(
+        "--decoders",
+        nargs="+",
+        choices=list(_DECODER_ROWS),
+        default=list(_DECODER_ROWS),
+        help="with --encoded or --make-encoded: the admcuda score rows (default: all)",
     )
     p.add_argument(
         "--rungs",

@@ -50,11 +50,15 @@ stream is refused, there and on any later frame).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import logging
 import os
-from collections.abc import Iterator
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -298,13 +302,19 @@ class _Session:
     def closed(self) -> bool:
         return self.decoder is None
 
-    def frames(self) -> Iterator[Any]:
+    def frames(self, first_packet: int = 0) -> Iterator[Any]:
         """Decoded frames in display order, the decoder flushed by the demuxer's final empty
         packet. Stops as soon as the session is released: the frames of a released decoder
-        point into freed buffers."""
-        for packet in self.demuxer:
+        point into freed buffers.
+
+        With ``first_packet`` > 0 the packets before it are demuxed but not decoded, except
+        the first, which carries the stream's parameter sets (its frame comes out too).
+        """
+        for n, packet in enumerate(self.demuxer):
             if self.closed:
                 return
+            if 0 < n < first_packet:
+                continue
             decoded = self.decoder.Decode(packet)
             for frame in decoded:
                 if self.closed:
@@ -338,6 +348,97 @@ def _decoder_caps(nvc: Any, gpu: int, codec: Any, chroma_format: Any) -> dict[st
         caps = None
     _CAPS[key] = (nvc, caps)
     return caps
+
+
+# -- one stream on several NVDEC sessions at once
+
+# NAL unit types after which a fresh decoder gives exactly the frames that follow: H.264's IDR
+# picture (ITU-T H.264 7.4.1.2), HEVC's IDR_W_RADL and IDR_N_LP (ITU-T H.265 7.4.2.2). HEVC's
+# CRA (open GOP) is no cut: its RASL pictures need the frames before it.
+# By codec: (shift, mask) of the type in a NAL unit's first byte, and the IDR types.
+_IDR_NAL_TYPES: dict[str, tuple[int, int, frozenset[int]]] = {
+    "H264": (0, 0x1F, frozenset({5})),
+    "HEVC": (1, 0x3F, frozenset({19, 20})),
+}
+# no segment shorter than this many frames (each costs a session start and one more frame)
+MIN_SEGMENT_FRAMES = 48
+# frames each segment may hold decoded ahead of the reader, in all (divided by the segments
+# decoding at once): 4 GiB
+SEGMENT_BUFFER_BYTES = 4 << 30
+
+
+def segment_sessions() -> int:
+    """NVDEC sessions that may decode one stream at once: ``ADMCUDA_NVDEC_SEGMENTS`` (default
+    1, a stream decoded by one session from its first packet)."""
+    text = os.environ.get("ADMCUDA_NVDEC_SEGMENTS", "1").strip() or "1"
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 32:
+        raise AdmError(f"ADMCUDA_NVDEC_SEGMENTS must be a whole number 1 to 32, got {text!r}")
+    return value
+
+
+def _is_idr(codec: str, data: bytes) -> bool:
+    """Whether an Annex B packet of ``codec`` holds an IDR picture's NAL unit."""
+    shift, mask, types = _IDR_NAL_TYPES[codec]
+    return any((nal[0] >> shift) & mask in types for nal in _annexb_nals(data))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Frames ``start`` to ``start + len(pts) - 1`` in display order: the packets from
+    ``packet`` to the next segment's, whose presentation times in display order are ``pts``."""
+
+    packet: int
+    start: int
+    pts: tuple[int, ...]
+
+
+def plan_segments(
+    pts: Sequence[int | None], idr: Sequence[bool], min_frames: int = MIN_SEGMENT_FRAMES
+) -> list[Segment] | None:
+    """Cut a stream, given each packet's presentation time and IDR flag in decode order, into
+    segments that fresh decoders can decode apart; None where there is no cut.
+
+    A cut goes before an IDR packet that every earlier packet is shown before (so the frames
+    decoded from there on are exactly the frames shown from there on), at least
+    ``min_frames`` packets after the last cut and before the end. Timestamps must be known
+    and distinct: the decoded frames are checked against them.
+    """
+    n = len(pts)
+    if n < 2 * min_frames or any(t is None for t in pts) or len(set(pts)) != n:
+        return None
+    suffix_min = [0] * (n + 1)
+    low = None
+    for j in range(n - 1, -1, -1):
+        low = pts[j] if low is None else min(low, pts[j])
+        suffix_min[j] = low
+    cuts, high = [0], pts[0]
+    for j in range(1, n):
+        if idr[j] and high < suffix_min[j] and j - cuts[-1] >= min_frames and n - j >= min_frames:
+            cuts.append(j)
+        high = max(high, pts[j])
+    if len(cuts) == 1:
+        return None
+    bounds = [*cuts, n]
+    return [
+        Segment(packet=a, start=a, pts=tuple(sorted(pts[a:b])))
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
+
+
+def _frame_pts(frame: Any) -> int | None:
+    """A decoded frame's presentation time, as the binding gives it (None if it does not)."""
+    get = getattr(frame, "getPTS", None)
+    if callable(get):
+        return int(get())
+    value = getattr(frame, "timestamp", None)
+    return None if value is None else int(value)
+
+
+_END, _CLOSED = object(), object()
 
 
 class NvdecReader(ClosingReader):
@@ -387,6 +488,8 @@ class NvdecReader(ClosingReader):
         self.gpu = int(gpu)
         self.where = f"{label} file {str(self.path)!r}"
         self._sessions: set[_Session] = set()
+        self._sessions_lock = threading.Lock()
+        self._segments: list[Segment] | None | bool = False  # False: not planned yet
         self._stream: Any = None
         self.nvdec_engines: int | None = None
         check_input_file(self.path, self.where, "video file")
@@ -520,12 +623,14 @@ class NvdecReader(ClosingReader):
                 f"{self.where}: NVDEC cannot open a {CODECS[self.codec]} decoder on GPU "
                 f"{self.gpu}: {_one_line(exc)}"
             ) from None
-        self._sessions.add(session)
+        with self._sessions_lock:
+            self._sessions.add(session)
         return session
 
     def _close_session(self, session: _Session) -> None:
         session.release()
-        self._sessions.discard(session)
+        with self._sessions_lock:
+            self._sessions.discard(session)
 
     def _decode_error(self, exc: BaseException, index: int) -> AdmError:
         return AdmError(
@@ -533,9 +638,9 @@ class NvdecReader(ClosingReader):
             f"({CODECS[self.codec]} on GPU {self.gpu}): {_one_line(exc)}"
         )
 
-    def _frames(self, session: _Session) -> Iterator[Any]:
+    def _frames(self, session: _Session, first_packet: int = 0) -> Iterator[Any]:
         """The session's frames, with the binding's errors turned into :class:`AdmError`."""
-        frames = session.frames()
+        frames = session.frames(first_packet)
         index = 0
         while True:
             try:
@@ -617,9 +722,10 @@ class NvdecReader(ClosingReader):
                 "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
             )
 
-    def _luma(self, frame: Any, index: int) -> Any:
-        """Frame ``index``'s luma as a new contiguous CuPy array, complete on return."""
-        stream = self._copy_stream()
+    def _luma(self, frame: Any, index: int, stream: Any = None) -> Any:
+        """Frame ``index``'s luma as a new contiguous CuPy array, complete on return; copied
+        on ``stream`` (default: this reader's copy stream)."""
+        stream = stream or self._copy_stream()
         with self._device(), stream:
             plane, fmt = self._luma_view(frame, index)
             if _SURFACE_BITDEPTH[fmt] != self.bitdepth:
@@ -639,7 +745,9 @@ class NvdecReader(ClosingReader):
 
     def close(self) -> None:
         """Release every NVDEC session still open; an iteration in progress then ends."""
-        for session in list(self._sessions):
+        with self._sessions_lock:
+            sessions = list(self._sessions)
+        for session in sessions:
             self._close_session(session)
 
     def __iter__(self) -> Iterator[Any]:
@@ -674,6 +782,11 @@ class NvdecReader(ClosingReader):
         total = None if count is None else start + max(int(count), 0)
         if total is not None and total <= start:
             return
+        sessions = segment_sessions()
+        plan = self.segments() if sessions > 1 else None
+        if plan:
+            yield from self._iter_segments(plan, sessions, start, total)
+            return
         session = self._open_session()
         try:
             for index, frame in enumerate(self._frames(session)):
@@ -683,6 +796,142 @@ class NvdecReader(ClosingReader):
                     return
         finally:
             self._close_session(session)
+
+    def segments(self) -> list[Segment] | None:
+        """How the stream is cut for several sessions (:func:`plan_segments`), from one pass
+        of the demuxer over its packets; None where it cannot be cut."""
+        if self._segments is False:
+            self._segments = None
+            if self.codec in _IDR_NAL_TYPES:
+                try:
+                    self._segments = self._plan()
+                except Exception as exc:  # noqa: BLE001 - the demuxer's own errors
+                    raise AdmError(
+                        f"{self.where}: PyNvVideoCodec's demuxer failed: {_one_line(exc)}"
+                    ) from None
+        return self._segments or None
+
+    def _plan(self) -> list[Segment] | None:
+        demuxer = self._nvc.CreateDemuxer(filename=str(self.path))
+        pts: list[int | None] = []
+        idr: list[bool] = []
+        for packet in demuxer:
+            if packet.bsl == 0:
+                break
+            value = getattr(packet, "pts", None)
+            pts.append(None if value is None or value < -(1 << 62) else int(value))
+            key = bool(getattr(packet, "key", True))
+            idr.append(key and _is_idr(self.codec, ctypes.string_at(packet.bsl_data, packet.bsl)))
+        return plan_segments(pts, idr)
+
+    def _iter_segments(
+        self, plan: list[Segment], sessions: int, start: int, total: int | None
+    ) -> Iterator[Any]:
+        """Frames ``start`` to ``total`` (or the end), each segment of ``plan`` decoded by its
+        own session in a thread, up to ``sessions`` at once, and yielded in display order."""
+        stop = threading.Event()
+        frame_bytes = self.width * self.height * (1 if self.bitdepth == 8 else 2)
+        depth = max(SEGMENT_BUFFER_BYTES // (sessions * frame_bytes), 2)
+        running: dict[int, tuple[threading.Thread, queue.Queue]] = {}
+
+        def launch(k: int) -> None:
+            q: queue.Queue = queue.Queue(maxsize=depth)
+            t = threading.Thread(
+                target=self._decode_segment, args=(plan[k], q, stop), daemon=True,
+                name=f"admcuda-nvdec-segment-{k}",
+            )  # fmt: skip
+            running[k] = (t, q)
+            t.start()
+
+        todo = [k for k, seg in enumerate(plan) if seg.start + len(seg.pts) > start]
+        if total is not None:
+            todo = [k for k in todo if plan[k].start < total]
+        try:
+            for k in todo[:sessions]:
+                launch(k)
+            for n, k in enumerate(todo):
+                _, q = running[k]
+                index = plan[k].start
+                while True:
+                    item = q.get()
+                    if item is _END:
+                        break
+                    if item is _CLOSED:
+                        return
+                    if isinstance(item, BaseException):
+                        raise item
+                    if index >= start:
+                        yield item
+                    index += 1
+                    if total is not None and index >= total:
+                        return
+                running.pop(k)[0].join()
+                if n + sessions < len(todo):
+                    launch(todo[n + sessions])
+        finally:
+            stop.set()
+            for t, q in running.values():
+                while t.is_alive():
+                    with contextlib.suppress(queue.Empty):
+                        q.get(timeout=0.05)
+                t.join()
+
+    def _decode_segment(self, seg: Segment, q: queue.Queue, stop: threading.Event) -> None:
+        """Decode one segment in a session of its own into ``q``: its frames, then ``_END``,
+        or the error that stopped it. Each frame's presentation time is checked against the
+        segment's, in order; the frame decoded from the priming first packet is dropped."""
+        import cupy as cp
+
+        def put(item: Any) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.05)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        session = None
+        try:
+            with self._device():
+                stream = cp.cuda.Stream(non_blocking=True)
+            session = self._open_session()
+            want, wanted, pos = seg.pts, set(seg.pts), 0
+            for frame in self._frames(session, seg.packet):
+                if stop.is_set():
+                    return
+                pts = _frame_pts(frame)
+                if pts is None:
+                    raise AdmError(
+                        f"{self.where}: this PyNvVideoCodec gives no frame timestamps, so "
+                        "segments cannot be checked; set ADMCUDA_NVDEC_SEGMENTS=1"
+                    )
+                if pos == 0 and pts not in wanted:
+                    continue  # the first packet's frame, decoded for its parameter sets
+                if pts != want[pos]:
+                    raise AdmError(
+                        f"{self.where}: NVDEC's segment from frame {seg.start} gave the frame "
+                        f"shown at {pts} where {want[pos]} was due; set ADMCUDA_NVDEC_SEGMENTS=1"
+                    )
+                if not put(self._luma(frame, seg.start + pos, stream)):
+                    return
+                pos += 1
+                if pos == len(want):
+                    break
+            if session.closed:  # the reader was closed: the iteration ends
+                put(_CLOSED)
+                return
+            if pos < len(want):
+                raise AdmError(
+                    f"{self.where}: NVDEC's segment from frame {seg.start} ended after {pos} of "
+                    f"its {len(want)} frames; set ADMCUDA_NVDEC_SEGMENTS=1"
+                )
+            put(_END)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
+            put(exc)
+        finally:
+            if session is not None:
+                self._close_session(session)
 
     def __repr__(self) -> str:
         return (

@@ -191,12 +191,32 @@ SPS_INTERLACED = bytes.fromhex("67640015acd9444fcb808800000300080000030190f8a14c
 
 
 class Packet:
-    """A demuxed packet: ``bsl`` bytes at address ``bsl_data``, as the binding gives them."""
+    """A demuxed packet: ``bsl`` bytes at address ``bsl_data``, as the binding gives them,
+    with its presentation time and key flag."""
 
-    def __init__(self, payload: bytes = b"", display: int = -1) -> None:
+    def __init__(self, payload: bytes = b"", display: int = -1, key: bool = False) -> None:
         self._buffer = ctypes.create_string_buffer(payload, len(payload) or 1)
         self.bsl, self.bsl_data = len(payload), ctypes.addressof(self._buffer)
         self.display = display
+        self.pts, self.key = pts_of(display), int(key)
+
+
+def pts_of(display: int) -> int:
+    """The fakes' presentation time of frame ``display``: not the index itself."""
+    return 1000 + 40 * display
+
+
+def closed_gop_order(frames: int, gop: int) -> list[int]:
+    """Decode order of ``frames`` in closed GOPs of ``gop``: in each, the first frame, then
+    every third frame ahead of the two shown before it."""
+    order = []
+    for a in range(0, frames, gop):
+        b = min(a + gop, frames)
+        order.append(a)
+        for anchor in range(a + 3, b + 2, 3):
+            shown = [f for f in (min(anchor, b - 1), anchor - 2, anchor - 1) if a < f < b]
+            order += [f for f in dict.fromkeys(shown) if f not in order]
+    return order
 
 
 class FakeVideo:
@@ -218,11 +238,15 @@ class FakeVideo:
         low_bits_at=None,
         caps=None,
         sps=SPS_PROGRESSIVE,
+        idr_packets=None,
+        drop_display=None,
     ):
         self.codec, self.width, self.height, self.fmt = codec, width, height, fmt
         self.frames, self.shift, self.buggy_strides = frames, shift, buggy_strides
         self.fail_at, self.out_width, self.chroma = fail_at, out_width, chroma
         self.low_bits_at, self.sps = low_bits_at, sps
+        # which packets hold an IDR picture (all if None) and a frame the decoder loses
+        self.idr_packets, self.drop_display = idr_packets, drop_display
         self.caps = caps if caps is not None else {
             "supported": 1, "num_decoder_engines": 7,
             "width_min": 32, "height_min": 16, "width_max": 8192, "height_max": 8192,
@@ -240,9 +264,13 @@ class FakeVideo:
 
 
 class FakeFrame:
-    def __init__(self, fmt: str, surface: np.ndarray) -> None:
+    def __init__(self, fmt: str, surface: np.ndarray, pts: int) -> None:
         self.format = Enum(fmt)
         self._surface = surface
+        self._pts = pts
+
+    def getPTS(self):  # noqa: N802 - the binding's name
+        return self._pts
 
     def __dlpack__(self, **kwargs):
         return self._surface.__dlpack__(**kwargs)
@@ -272,7 +300,12 @@ class FakeDemuxer:
             if n == self.video.fail_at:
                 raise RuntimeError("Decode failed\nError code : 7\nat /project/NvDecoder.cpp:1")
             header = b"\0\0\0\1" + self.video.sps if n == 0 and self.video.sps else b""
-            yield Packet(header + b"\0\0\1\x65\x88\x84", i)
+            idr = self.video.idr_packets is None or n in self.video.idr_packets
+            if self.video.codec == "HEVC":
+                nal = b"\x26\x01" if idr else b"\x02\x01"  # IDR_W_RADL (19) or TRAIL_R (1)
+            else:
+                nal = b"\x65\x88" if idr else b"\x41\x9a"  # IDR slice (5) or non-IDR (1)
+            yield Packet(header + b"\0\0\1" + nal + b"\x84", i, key=idr)
         yield Packet()
 
 
@@ -287,7 +320,7 @@ class FakeDecoder:
         assert kwargs["codec"].name == video.codec
         self.video = video
         self.pending: set[int] = set()
-        self.next = 0
+        self.shown = 0  # frames output so far
         self.pool: list[np.ndarray] = []
         video.decoders.append(self)
 
@@ -318,11 +351,16 @@ class FakeDecoder:
         if not flush:
             self.pending.add(packet.display)
         shown = []
-        while self.next in self.pending and (flush or len(self.pending) > 1):
-            self.pending.discard(self.next)
-            shown.append(self.next)
-            self.next += 1
-        return [FakeFrame(self.video.fmt, self._surface(k, i)) for k, i in enumerate(shown)]
+        # the earliest frame fed, once another is held back (or at the flush)
+        while self.pending and (flush or len(self.pending) > 1):
+            first = min(self.pending)
+            self.pending.discard(first)
+            if first != self.video.drop_display:
+                shown.append(first)
+        self.shown += len(shown)
+        return [
+            FakeFrame(self.video.fmt, self._surface(k, i), pts_of(i)) for k, i in enumerate(shown)
+        ]
 
 
 def fake_binding(videos: dict[str, FakeVideo]) -> types.ModuleType:
@@ -404,7 +442,7 @@ def test_fake_frames_in_display_order_flushed_cropped_and_copied(fake, fmt):
         assert plane.dtype == (np.uint8 if fmt == "NV12" else np.uint16)
         np.testing.assert_array_equal(plane, video.luma(i), err_msg=f"frame {i}")
     # the last frames only come out of the end-of-stream flush
-    assert video.decoders[-1].next == video.frames and not reader._sessions
+    assert video.decoders[-1].shown == video.frames and not reader._sessions
 
 
 def test_fake_start_and_count(fake):
@@ -540,6 +578,95 @@ class BitWriter:
                 out.append(3)
             out.append(byte)
         return b"\x67" + bytes(out)
+
+
+# -- one stream on several sessions
+
+
+def test_plan_cuts_only_before_idr_packets_shown_after_all_earlier_ones():
+    order = closed_gop_order(12, 4)
+    pts = [pts_of(i) for i in order]
+    idr = [i % 4 == 0 for i in order]
+    plan = nvdec.plan_segments(pts, idr, min_frames=4)
+    assert [(g.packet, g.start) for g in plan] == [(0, 0), (4, 4), (8, 8)]
+    assert [g.pts for g in plan] == [tuple(pts_of(i) for i in range(a, a + 4)) for a in (0, 4, 8)]
+    # no segment shorter than min_frames, the last included
+    assert [g.start for g in nvdec.plan_segments(pts, idr, min_frames=3)] == [0, 4, 8]
+    assert nvdec.plan_segments(pts, idr, min_frames=5) is None
+    # no IDR past the first, or an IDR that a frame decoded before it is shown after: no cut
+    assert nvdec.plan_segments(pts, [True] + [False] * 11, min_frames=4) is None
+    late = [pts_of(i) for i in (0, 1, 2, 5, 4, 3, 6, 7, 8, 9, 10, 11)]
+    cut = nvdec.plan_segments(late, [n in (0, 4, 8) for n in range(12)], min_frames=4)
+    assert [g.start for g in cut] == [0, 8]
+    # timestamps unknown or repeated: no plan
+    assert nvdec.plan_segments([None, *pts[1:]], idr, min_frames=4) is None
+    assert nvdec.plan_segments([pts[0], *pts[:-1]], idr, min_frames=4) is None
+
+
+def test_segment_sessions_setting(monkeypatch):
+    monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
+    assert nvdec.segment_sessions() == 1
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "4")
+    assert nvdec.segment_sessions() == 4
+    for bad in ("0", "x", "33"):
+        monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", bad)
+        with pytest.raises(AdmError, match="ADMCUDA_NVDEC_SEGMENTS must be a whole number"):
+            nvdec.segment_sessions()
+
+
+def gop_video(codec: str, frames: int = 200, gop: int = 50, **kw) -> FakeVideo:
+    """A stand-in stream of closed GOPs, an IDR picture where each begins."""
+    order = closed_gop_order(frames, gop)
+    idr = {n for n, i in enumerate(order) if i % gop == 0}
+    fmt = "NV12" if codec == "H264" else "P016"
+    return FakeVideo(codec=codec, fmt=fmt, frames=frames, order=order, idr_packets=idr, **kw)
+
+
+@pytest.mark.parametrize("codec", ["H264", "HEVC"])
+@pytest.mark.parametrize("sessions", [2, 3, 8])
+def test_fake_segments_give_the_frames_of_one_session(fake, monkeypatch, codec, sessions):
+    video = gop_video(codec)
+    monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
+    with nvdec.open_nvdec(fake(video)) as reader:
+        one = list(reader)
+        before = len(video.decoders)
+        monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", str(sessions))
+        assert [g.start for g in reader.segments()] == [0, 50, 100, 150]
+        got = list(reader)
+        assert len(video.decoders) - before == 4  # a session per segment
+        assert len(got) == len(one) == video.frames
+        for i, (a, b) in enumerate(zip(got, one, strict=True)):
+            np.testing.assert_array_equal(a, b, err_msg=f"frame {i}")
+            np.testing.assert_array_equal(a, video.luma(i), err_msg=f"frame {i}")
+        # start and count: segments before start and after the count are not decoded
+        before = len(video.decoders)
+        part = list(reader.iter_luma(start=120, count=40))
+        assert len(video.decoders) - before == 2
+        assert len(part) == 40
+        for i, a in enumerate(part, start=120):
+            np.testing.assert_array_equal(a, video.luma(i), err_msg=f"frame {i}")
+        assert not reader._sessions
+
+
+def test_fake_stream_without_idr_cuts_is_read_by_one_session(fake, monkeypatch):
+    video = gop_video("HEVC")
+    video.idr_packets = {0}  # open GOPs: only the first picture is an IDR
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "4")
+    with nvdec.open_nvdec(fake(video)) as reader:
+        assert reader.segments() is None
+        before = len(video.decoders)
+        got = list(reader)
+    assert len(video.decoders) - before == 1 and len(got) == video.frames
+
+
+def test_fake_segment_losing_a_frame_is_an_error(fake, monkeypatch):
+    video = gop_video("H264", drop_display=130)
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "3")
+    with nvdec.open_nvdec(fake(video)) as reader:
+        want = "segment from frame 100 gave the frame shown at 6240 where 6200 was due"
+        with pytest.raises(AdmError, match=want):
+            list(reader)
+        assert not reader._sessions
 
 
 @pytest.mark.parametrize("frames_only", [True, False])

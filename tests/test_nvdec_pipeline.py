@@ -105,3 +105,85 @@ def test_worker_error_is_one_line(tmp_path):
         assert "\n" not in str(info.value)
     finally:
         source.close()
+
+
+# -- one stream on several NVDEC sessions (ADMCUDA_NVDEC_SEGMENTS), against ffmpeg's decode
+
+_GOP = "keyint=48:min-keyint=48:scenecut=0"
+_SEGMENT_ENCODES = {
+    # closed GOPs: an IDR every 48 frames, so 5 segments of 48 in 240 frames
+    "h264": (8, ["-c:v", "libx264", "-preset", "veryfast", "-bf", "3", "-x264-params", _GOP]),
+    "hevc10": (10, ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                    f"{_GOP}:open-gop=0:bframes=3:log-level=error"]),
+    # open GOPs (x265's default): CRA pictures only, no cut, one session
+    "hevc10_open": (10, ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                         f"{_GOP}:bframes=3:log-level=error"]),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def segment_encodes(tmp_path_factory):
+    """Noisy moving 320x180 content, 240 frames, encoded as above; and a distorted copy."""
+    import numpy as np
+
+    from _media import encode
+
+    folder = tmp_path_factory.mktemp("segments")
+    rng = np.random.default_rng(7)
+    h, w, n = 180, 320, 240
+    yy, xx = np.mgrid[0:h, 0:w]
+    out = {}
+    for kind, noise in (("ref", 4), ("dis", 14)):
+        frames = []
+        for k in range(n):
+            y = 128 + 70 * np.sin((xx + 3 * k) / 11.0) * np.cos((yy - 2 * k) / 7.0)
+            y = np.clip(y + rng.normal(0, noise, (h, w)), 0, 255).astype(np.uint8)
+            frames.append(y.tobytes() + bytes([128]) * (w * h // 2))
+        raw = folder / f"{kind}.yuv"
+        raw.write_bytes(b"".join(frames))
+        for name, (bitdepth, codec) in _SEGMENT_ENCODES.items():
+            pix = ["-pix_fmt", "yuv420p" if bitdepth == 8 else "yuv420p10le"]
+            out[kind, name] = encode(raw, folder / f"{kind}_{name}.mp4", w, h, "420", 8,
+                                     [*pix, *codec])  # fmt: skip
+    return out
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _nvdec_ok(), reason="needs PyNvVideoCodec, CuPy and a GPU")
+@pytest.mark.parametrize("name", sorted(_SEGMENT_ENCODES))
+def test_segments_equal_ffmpeg_frame_for_frame(segment_encodes, name, monkeypatch):
+    import cupy as cp
+    import numpy as np
+
+    from admcuda.nvdec import open_nvdec
+    from admcuda.video import VideoReader
+
+    path = segment_encodes["ref", name]
+    with VideoReader(path) as v:
+        want = list(v)
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "3")
+    with open_nvdec(path) as reader:
+        plan = reader.segments()
+        if name == "hevc10_open":
+            assert plan is None
+        else:
+            assert [g.start for g in plan] == [0, 48, 96, 144, 192]
+        got = [cp.asnumpy(p) for p in reader.iter_luma()]
+        part = [cp.asnumpy(p) for p in reader.iter_luma(start=60, count=100)]
+    assert len(got) == len(want) == 240
+    bad = [i for i, (a, b) in enumerate(zip(got, want, strict=True)) if not np.array_equal(a, b)]
+    assert not bad, f"{len(bad)} frames differ from ffmpeg's, the first {bad[:8]}"
+    assert len(part) == 100
+    assert all(np.array_equal(a, b) for a, b in zip(part, want[60:160], strict=True))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _nvdec_ok(), reason="needs PyNvVideoCodec, CuPy and a GPU")
+@pytest.mark.parametrize("name", ["h264", "hevc10"])
+def test_score_on_nvdec_segments_equals_ffmpeg(segment_encodes, name, monkeypatch):
+    ref, dis = segment_encodes["ref", name], segment_encodes["dis", name]
+    want = admcuda.score(ref, dis, backend="cuda", decoder="ffmpeg", batch=20)
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "4")
+    got = admcuda.score(ref, dis, backend="cuda", decoder="nvdec", batch=20)
+    assert len(got.frames) == len(want.frames) == 240
+    assert got.frames == want.frames
