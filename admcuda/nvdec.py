@@ -441,6 +441,19 @@ def _frame_pts(frame: Any) -> int | None:
 _END, _CLOSED = object(), object()
 
 
+def _next_item(q: queue.Queue, worker: threading.Thread, stop: threading.Event) -> Any:
+    """The next item a segment's worker put in ``q``; ``_CLOSED`` once ``stop`` is set (the
+    worker may then end without a word)."""
+    while True:
+        try:
+            return q.get(timeout=0.05)
+        except queue.Empty:
+            if stop.is_set():
+                return _CLOSED
+            if not worker.is_alive() and q.empty():
+                raise AdmError(f"{worker.name} ended without its frames") from None
+
+
 class NvdecReader(ClosingReader):
     """Luma frames of an encoded video, decoded by NVDEC into CuPy arrays.
 
@@ -489,6 +502,7 @@ class NvdecReader(ClosingReader):
         self.where = f"{label} file {str(self.path)!r}"
         self._sessions: set[_Session] = set()
         self._sessions_lock = threading.Lock()
+        self._stops: set[threading.Event] = set()  # of the segmented iterations running
         self._segments: list[Segment] | None | bool = False  # False: not planned yet
         self._stream: Any = None
         self.nvdec_engines: int | None = None
@@ -747,6 +761,8 @@ class NvdecReader(ClosingReader):
         """Release every NVDEC session still open; an iteration in progress then ends."""
         with self._sessions_lock:
             sessions = list(self._sessions)
+            for stop in self._stops:
+                stop.set()
         for session in sessions:
             self._close_session(session)
 
@@ -830,6 +846,8 @@ class NvdecReader(ClosingReader):
         """Frames ``start`` to ``total`` (or the end), each segment of ``plan`` decoded by its
         own session in a thread, up to ``sessions`` at once, and yielded in display order."""
         stop = threading.Event()
+        with self._sessions_lock:
+            self._stops.add(stop)
         frame_bytes = self.width * self.height * (1 if self.bitdepth == 8 else 2)
         depth = max(SEGMENT_BUFFER_BYTES // (sessions * frame_bytes), 2)
         running: dict[int, tuple[threading.Thread, queue.Queue]] = {}
@@ -850,13 +868,13 @@ class NvdecReader(ClosingReader):
             for k in todo[:sessions]:
                 launch(k)
             for n, k in enumerate(todo):
-                _, q = running[k]
+                t, q = running[k]
                 index = plan[k].start
                 while True:
-                    item = q.get()
+                    item = _next_item(q, t, stop)
                     if item is _END:
                         break
-                    if item is _CLOSED:
+                    if item is _CLOSED or stop.is_set():
                         return
                     if isinstance(item, BaseException):
                         raise item
@@ -870,6 +888,8 @@ class NvdecReader(ClosingReader):
                     launch(todo[n + sessions])
         finally:
             stop.set()
+            with self._sessions_lock:
+                self._stops.discard(stop)
             for t, q in running.values():
                 while t.is_alive():
                     with contextlib.suppress(queue.Empty):

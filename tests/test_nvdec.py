@@ -659,6 +659,22 @@ def test_fake_stream_without_idr_cuts_is_read_by_one_session(fake, monkeypatch):
     assert len(video.decoders) - before == 1 and len(got) == video.frames
 
 
+def test_fake_close_ends_a_segmented_iteration(fake, monkeypatch):
+    import threading
+
+    video = gop_video("HEVC")
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "3")
+    reader = nvdec.open_nvdec(fake(video))
+    it = reader.iter_luma()
+    first = [next(it) for _ in range(5)]
+    reader.close()
+    assert list(it) == []  # the iteration ends there, without an error
+    for i, a in enumerate(first):
+        np.testing.assert_array_equal(a, video.luma(i), err_msg=f"frame {i}")
+    assert not reader._sessions
+    assert not [t for t in threading.enumerate() if t.name.startswith("admcuda-nvdec-segment")]
+
+
 def test_fake_segment_losing_a_frame_is_an_error(fake, monkeypatch):
     video = gop_video("H264", drop_display=130)
     monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "3")

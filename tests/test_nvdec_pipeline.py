@@ -125,7 +125,6 @@ _SEGMENT_ENCODES = {
 def segment_encodes(tmp_path_factory):
     """Noisy moving 320x180 content, 240 frames, encoded as above; and a distorted copy."""
     import numpy as np
-
     from _media import encode
 
     folder = tmp_path_factory.mktemp("segments")
