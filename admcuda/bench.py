@@ -15,6 +15,11 @@ file to a temporary folder (so they sit in the page cache) and reports, from one
   frames through its public C API, its CPU ``adm`` on every core and, where that
   library was built with CUDA, its ``adm_cuda`` fed from host pictures, with ratios.
 
+``--encoded REF DIS`` (or ``--make-encoded WxH``, which has ffmpeg make H.264 and HEVC
+10-bit pairs) times encoded input: decoding alone through the pipeline (NVDEC, NVDEC in
+segments, ffmpeg), ``admcuda score`` for each of ``--decoders`` with their scores compared,
+and with ``--libvmaf`` libvmaf's ADM fed by ffmpeg's decode; ``--rungs`` makes ladders.
+
 ``--cpu-scaling`` times the CPU backend (``admcuda score --backend cpu``) at one thread
 and at all cores on 1080p frames. Content is a smooth picture with noise, distorted by
 more noise, a few distinct frames repeated, so that no stage sees constant input.
@@ -709,7 +714,8 @@ def _parser() -> argparse.ArgumentParser:
         nargs=2,
         type=Path,
         metavar=("REF", "DIS"),
-        help="also time an encoded pair: NVDEC decode only, --decoder nvdec and ffmpeg",
+        help="also time an encoded pair: decode-only ceilings, the --decoders rows and, "
+        "with --libvmaf, libvmaf fed by ffmpeg's decode",
     )
     p.add_argument(
         "--make-encoded",
@@ -744,7 +750,8 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         nargs="+",
         default=[1],
-        help="with --encoded: ladders of this many copies of DIS (default: 1, the pair)",
+        help="with --encoded or --make-encoded: ladders of this many copies of DIS "
+        "(default: 1, the pair)",
     )
     p.add_argument(
         "--profile",
