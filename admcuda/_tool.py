@@ -26,6 +26,26 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
+    """argparse type: a decimal integer >= ``low``; with ``zero``, 0 is accepted too and
+    read as ``zero`` (libvmaf's 0 for "no limit" or "the default")."""
+
+    def parse(text: str) -> int | None:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
+        if value == 0 and zero is not None:
+            return zero or None
+        if value < low:
+            floor = 0 if zero is not None else low
+            raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= {floor})")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
 # libvmaf's feature names for its integer ADM extractor: the CPU one and the CUDA one.
 # Both are the same feature here (libvmaf's adm_cuda writes a subset of the outputs).
 ADM_FEATURES: tuple[str, ...] = ("adm", "adm_cuda")

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, fail, parse_option_args
+from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail, parse_option_args
 from admcuda._tool import run_tool as _run_tool
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
@@ -1166,26 +1166,6 @@ def _announce(plan: _Plan, client: Any, where: str, backend: str) -> None:
         )
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= 1)")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= 0)")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda batch`` argument parser (its ``error`` raises UsageError)."""
     parser = Parser(
@@ -1210,7 +1190,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a running cluster: tcp://host:8786, or a scheduler file (*.json)",
     )  # fmt: skip
     parser.add_argument(
-        "--workers", type=_positive, metavar="N",
+        "--workers", type=counter(1), metavar="N",
         help="local cluster: worker processes (default: CPU cores; GPUs with dask-cuda)",
     )  # fmt: skip
     parser.add_argument(
@@ -1220,12 +1200,12 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument("--force", action="store_true", help="score pairs already done, too")
     parser.add_argument(
-        "--retries", type=_non_negative, default=DEFAULT_RETRIES, metavar="N",
+        "--retries", type=counter(0), default=DEFAULT_RETRIES, metavar="N",
         help="Dask retries of a task that failed unexpectedly (default %(default)s); a "
         "worker that dies is covered by the scheduler's allowed-failures",
     )  # fmt: skip
     parser.add_argument(
-        "--rungs-per-task", dest="rungs_per_task", type=_positive, metavar="N",
+        "--rungs-per-task", dest="rungs_per_task", type=counter(1), metavar="N",
         help="split ladders into tasks of at most N rungs (default: whole ladders)",
     )  # fmt: skip
     parser.add_argument(

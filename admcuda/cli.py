@@ -41,6 +41,7 @@ from pathlib import Path
 from admcuda import __version__, _LadderRun, _run_ladder
 from admcuda._tool import Parser as _Parser
 from admcuda._tool import UsageError as _UsageError
+from admcuda._tool import counter as _counter
 from admcuda._tool import parse_feature_args, parse_option_args
 from admcuda.backends import BACKENDS, select_backend
 from admcuda.errors import AdmError
@@ -99,26 +100,6 @@ def _options_epilog() -> str:
         "integer_adm2 into integer_adm2_egl_1.2.",
     ]
     return "\n".join(lines)
-
-
-def _counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
-    """argparse type: a decimal integer >= ``low``; with ``zero``, 0 is accepted too and
-    read as ``zero`` (libvmaf's 0 for "no limit" or "the default")."""
-
-    def parse(text: str) -> int | None:
-        try:
-            value = int(text, 10)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
-        if value == 0 and zero is not None:
-            return zero or None
-        if value < low:
-            floor = 0 if zero is not None else low
-            raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= {floor})")
-        return value
-
-    parse.__name__ = "integer"
-    return parse
 
 
 def _scaler(text: str) -> str:
