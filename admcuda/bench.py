@@ -374,7 +374,8 @@ as streaming ladders are cut; the reference at CRF 18 and the distorted at CRF 3
 
 # --decoders: the ``admcuda score`` rows of an encoded pair, and the environment of each
 _DECODER_ROWS: dict[str, tuple[str, dict[str, str]]] = {
-    "nvdec": ("nvdec", {}),
+    "nvdec": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "auto"}),  # the default
+    "nvdec-one-session": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "1"}),
     "nvdec-processes": ("nvdec", {"ADMCUDA_NVDEC_PROCESSES": "1"}),
     "nvdec-segments": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "4"}),
     "ffmpeg": ("ffmpeg", {}),

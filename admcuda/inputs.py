@@ -380,7 +380,12 @@ def _nvdec_reader(path: Any, label: str, decoder: str, gpu: int) -> Any:
     from admcuda import nvdec
 
     if decoder == "auto":
-        if not nvdec.nvdec_available() or not nvdec.nvdec_supports(path, gpu=gpu)[0]:
+        if not nvdec.nvdec_available():
+            return None
+        # Opened once: a reader that opens has passed every check nvdec_supports makes.
+        try:
+            return nvdec.open_nvdec(path, label, gpu)
+        except AdmError:
             return None
     return nvdec.open_nvdec(path, label, gpu)
 
@@ -662,6 +667,7 @@ def open_inputs(
                 raw.close()
         raise
     opened = readers  # type: ignore[assignment]
+    _plan_nvdec_sessions(opened)
     head = opened[0]
     return InputSet(
         ref=head,
@@ -671,6 +677,19 @@ def open_inputs(
         bitdepth=head.bitdepth,
         pixel_format=head.pixel_format,
     )
+
+
+def _plan_nvdec_sessions(readers: Sequence[Any]) -> None:
+    """Give each NVDEC reader its sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``,
+    now that the number of NVDEC streams read together is known."""
+    streams = [r for r in readers if getattr(r, "kind", None) == "nvdec"]
+    if not streams:
+        return
+    from admcuda.nvdec import auto_sessions
+
+    for reader in streams:
+        reader.auto_sessions = auto_sessions(reader.codec, reader.width, reader.height,
+                                             len(streams))  # fmt: skip
 
 
 def _reader_where(reader: FrameReader) -> str:

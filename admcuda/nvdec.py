@@ -367,17 +367,43 @@ MIN_SEGMENT_FRAMES = 48
 SEGMENT_BUFFER_BYTES = 4 << 30
 
 
-def segment_sessions() -> int:
-    """NVDEC sessions that may decode one stream at once: ``ADMCUDA_NVDEC_SEGMENTS`` (default
-    1, a stream decoded by one session from its first packet)."""
-    text = os.environ.get("ADMCUDA_NVDEC_SEGMENTS", "1").strip() or "1"
+def segment_sessions() -> int | None:
+    """NVDEC sessions that may decode one stream at once, as ``ADMCUDA_NVDEC_SEGMENTS`` sets
+    them (1: a stream decoded by one session from its first packet); None where it is unset
+    or ``auto`` (the reader's :attr:`NvdecReader.auto_sessions` then)."""
+    text = os.environ.get("ADMCUDA_NVDEC_SEGMENTS", "auto").strip() or "auto"
+    if text.lower() == "auto":
+        return None
     try:
         value = int(text)
     except ValueError:
         value = 0
     if not 1 <= value <= 32:
-        raise AdmError(f"ADMCUDA_NVDEC_SEGMENTS must be a whole number 1 to 32, got {text!r}")
+        raise AdmError(
+            f"ADMCUDA_NVDEC_SEGMENTS must be auto or a whole number 1 to 32, got {text!r}"
+        )
     return value
+
+
+#: Sessions per stream that ``auto`` gives where segments paid (see :func:`auto_sessions`).
+AUTO_SEGMENT_SESSIONS = 4
+
+
+def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
+    """Sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``, for one of ``streams`` NVDEC
+    streams read together: :data:`AUTO_SEGMENT_SESSIONS` for a pair (two streams at most) of
+    H.264 at 1920x1080 or more pixels, or of HEVC at 3840x2160 or more, else 1.
+
+    The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1, 2, 3 and
+    4 sessions): segments were faster in steady state for those pairs, where one session
+    decodes a stream slowly, and slower for the 1080p HEVC pair and for every 4-rung ladder,
+    where one process's sessions already decode about as fast as they can together. Smaller
+    or other streams were not measured and keep one session.
+    """
+    if streams > 2 or codec not in _IDR_NAL_TYPES:
+        return 1
+    least = 1920 * 1080 if codec == "H264" else 3840 * 2160
+    return AUTO_SEGMENT_SESSIONS if width * height >= least else 1
 
 
 def _is_idr(codec: str, data: bytes) -> bool:
@@ -483,6 +509,10 @@ class NvdecReader(ClosingReader):
         Not known before decoding; ``len()`` is not available.
     nvdec_engines : int or None
         NVDEC engines on the GPU, as its decoder capabilities report them (None if unknown).
+    auto_sessions : int
+        Sessions per stream where ``ADMCUDA_NVDEC_SEGMENTS`` is unset or ``auto``: 1, or what
+        :func:`auto_sessions` gives once :func:`admcuda.inputs.open_inputs` knows how many
+        NVDEC streams are read together.
 
     Raises
     ------
@@ -505,6 +535,10 @@ class NvdecReader(ClosingReader):
         self._stops: set[threading.Event] = set()  # of the segmented iterations running
         self._segments: list[Segment] | None | bool = False  # False: not planned yet
         self._stream: Any = None
+        # the session that found the bit depth, paused on frame 0, for the first iteration
+        self._probe: tuple[_Session, Any, Any, Iterator[Any]] | None = None
+        #: sessions per stream where ADMCUDA_NVDEC_SEGMENTS is auto (set by open_inputs)
+        self.auto_sessions = 1
         self.nvdec_engines: int | None = None
         check_input_file(self.path, self.where, "video file")
         reason = _unavailable_reason()
@@ -667,18 +701,35 @@ class NvdecReader(ClosingReader):
             index += 1
 
     def _first_frame_bitdepth(self) -> int:
-        """Decode up to the first frame: its surface format gives the bit depth."""
+        """Decode up to the first frame: its surface format gives the bit depth.
+
+        The session is kept, paused on that frame (whose buffer no later ``Decode`` call has
+        reused yet), and the first iteration of one session goes on from there: a decoder
+        start, the first frame's decode and a decoder release fewer per input.
+        """
         session = self._open_session()
+        frames = self._frames(session)
         try:
-            for frame in self._frames(session):
+            for frame in frames:
                 with self._device(), self._copy_stream():
                     plane, fmt = self._luma_view(frame, 0)
                     if fmt == "P016":
                         self._check_low_bits(plane, 0)
+                self._probe = (session, frame, (plane, fmt), frames)
                 return _SURFACE_BITDEPTH[fmt]
-        finally:
+        except BaseException:
             self._close_session(session)
+            raise
+        self._close_session(session)
         raise AdmError(f"{self.where}: NVDEC decoded no frames")
+
+    def _take_probe(self) -> tuple[_Session, Any, Any, Iterator[Any]] | None:
+        """The paused first session, once (None if taken, closed or never made)."""
+        with self._sessions_lock:
+            probe, self._probe = self._probe, None
+        if probe is not None and probe[0].closed:
+            return None
+        return probe
 
     def _device(self) -> Any:
         import cupy as cp
@@ -736,12 +787,13 @@ class NvdecReader(ClosingReader):
                 "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
             )
 
-    def _luma(self, frame: Any, index: int, stream: Any = None) -> Any:
+    def _luma(self, frame: Any, index: int, stream: Any = None, view: Any = None) -> Any:
         """Frame ``index``'s luma as a new contiguous CuPy array, complete on return; copied
-        on ``stream`` (default: this reader's copy stream)."""
+        on ``stream`` (default: this reader's copy stream), from ``view`` where the frame's
+        luma view was taken already (on this reader's copy stream)."""
         stream = stream or self._copy_stream()
         with self._device(), stream:
-            plane, fmt = self._luma_view(frame, index)
+            plane, fmt = view if view is not None else self._luma_view(frame, index)
             if _SURFACE_BITDEPTH[fmt] != self.bitdepth:
                 raise AdmError(
                     f"{self.where}: NVDEC's frame {index} is a {fmt} surface, but the stream "
@@ -761,6 +813,7 @@ class NvdecReader(ClosingReader):
         """Release every NVDEC session still open; an iteration in progress then ends."""
         with self._sessions_lock:
             sessions = list(self._sessions)
+            self._probe = None
             for stop in self._stops:
                 stop.set()
         for session in sessions:
@@ -773,8 +826,11 @@ class NvdecReader(ClosingReader):
     def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[Any]:
         """Decode and yield Y planes from frame ``start`` on.
 
-        Each call opens its own NVDEC session and decodes from the first packet; frames before
-        ``start`` are decoded and dropped, as :class:`admcuda.video.VideoReader` does.
+        Each call decodes from the first packet, the first call in the session that opened the
+        reader, later ones in a session of their own; frames before ``start`` are decoded and
+        dropped, as :class:`admcuda.video.VideoReader` does. Where the stream is cut into
+        segments (``ADMCUDA_NVDEC_SEGMENTS``, or :attr:`auto_sessions` when that is unset or
+        ``auto``), each segment is decoded by a session of its own, several at once.
 
         Parameters
         ----------
@@ -798,14 +854,28 @@ class NvdecReader(ClosingReader):
         total = None if count is None else start + max(int(count), 0)
         if total is not None and total <= start:
             return
-        sessions = segment_sessions()
+        sessions = segment_sessions() or self.auto_sessions
         plan = self.segments() if sessions > 1 else None
+        probe = self._take_probe()
         if plan:
+            if probe is not None:
+                self._close_session(probe[0])
             yield from self._iter_segments(plan, sessions, start, total)
             return
-        session = self._open_session()
+        if probe is None:
+            session = self._open_session()
+            frames, first = self._frames(session), 0
+        else:
+            session, frame, view, frames = probe
+            first = 1
         try:
-            for index, frame in enumerate(self._frames(session)):
+            if probe is not None:
+                if start == 0:
+                    yield self._luma(frame, 0, view=view)
+                del frame, view
+                if total is not None and total <= 1:
+                    return
+            for index, frame in enumerate(frames, start=first):
                 if index >= start:
                     yield self._luma(frame, index)
                 if total is not None and index + 1 >= total:

@@ -535,6 +535,31 @@ def test_fake_binding_errors_become_one_line(fake, tmp_path):
         nvdec.open_nvdec(unknown)
 
 
+@pytest.mark.parametrize(("start", "count"), [(0, None), (0, 1), (0, 3), (1, None), (4, 2)])
+def test_fake_first_iteration_goes_on_in_the_opening_session(fake, start, count):
+    video = FakeVideo()
+    reader = nvdec.open_nvdec(fake(video))
+    assert len(video.decoders) == 1 and len(reader._sessions) == 1  # paused on frame 0
+    got = list(reader.iter_luma(start, count))
+    assert len(video.decoders) == 1 and not reader._sessions
+    want = range(start, video.frames if count is None else start + count)
+    assert len(got) == len(want)
+    for i, plane in zip(want, got, strict=True):
+        np.testing.assert_array_equal(plane, video.luma(i), err_msg=f"frame {i}")
+    again = list(reader.iter_luma())  # a later iteration: a session of its own
+    assert len(video.decoders) == 2 and len(again) == video.frames
+    np.testing.assert_array_equal(again[0], video.luma(0))
+
+
+def test_fake_close_releases_the_opening_session(fake):
+    video = FakeVideo()
+    reader = nvdec.open_nvdec(fake(video))
+    reader.close()
+    assert not reader._sessions and reader._probe is None
+    got = list(reader)  # reopened from the first packet
+    assert len(video.decoders) == 2 and len(got) == video.frames
+
+
 def test_fake_close_ends_an_iteration(fake):
     reader = nvdec.open_nvdec(fake(FakeVideo()))
     frames = reader.iter_luma()
@@ -605,13 +630,73 @@ def test_plan_cuts_only_before_idr_packets_shown_after_all_earlier_ones():
 
 def test_segment_sessions_setting(monkeypatch):
     monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
-    assert nvdec.segment_sessions() == 1
-    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "4")
-    assert nvdec.segment_sessions() == 4
-    for bad in ("0", "x", "33"):
+    assert nvdec.segment_sessions() is None
+    for text, value in (("auto", None), (" AUTO ", None), ("1", 1), ("4", 4), ("32", 32)):
+        monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", text)
+        assert nvdec.segment_sessions() == value
+    for bad in ("0", "x", "33", "-2"):
         monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", bad)
-        with pytest.raises(AdmError, match="ADMCUDA_NVDEC_SEGMENTS must be a whole number"):
+        with pytest.raises(AdmError, match="must be auto or a whole number 1 to 32"):
             nvdec.segment_sessions()
+
+
+def test_auto_sessions_only_where_segments_were_measured_to_pay():
+    n = nvdec.AUTO_SEGMENT_SESSIONS
+    assert n > 1
+    # pairs: H.264 from 1080p, HEVC from 2160p
+    assert nvdec.auto_sessions("H264", 1920, 1080, 2) == n
+    assert nvdec.auto_sessions("H264", 3840, 2160, 1) == n
+    assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == n
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == 1
+    assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
+    assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
+    # ladders, and codecs without IDR cuts
+    assert nvdec.auto_sessions("H264", 1920, 1080, 3) == 1
+    assert nvdec.auto_sessions("HEVC", 3840, 2160, 5) == 1
+    assert nvdec.auto_sessions("AV1", 3840, 2160, 2) == 1
+    assert nvdec.auto_sessions("VP9", 3840, 2160, 2) == 1
+
+
+def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
+    from admcuda.inputs import open_inputs
+
+    big = [fake(FakeVideo(codec="H264", fmt="NV12", width=1920, height=1080, frames=4,
+                          order=[0, 3, 1, 2]))
+                for _ in range(3)]  # fmt: skip
+    with open_inputs(big[0], big[1:2], decoder="nvdec") as pair:
+        assert [r.auto_sessions for r in (pair.ref, *pair.dis)] == [4, 4]
+    with open_inputs(big[0], big[1:], decoder="nvdec") as ladder:
+        assert [r.auto_sessions for r in (ladder.ref, *ladder.dis)] == [1, 1, 1]
+    assert nvdec.open_nvdec(big[0]).auto_sessions == 1  # alone, the reader does not guess
+
+
+def test_fake_decoder_auto_opens_each_input_once(fake):
+    from admcuda.inputs import open_inputs
+
+    videos = [FakeVideo(codec="H264", fmt="NV12"), FakeVideo(codec="H264", fmt="NV12")]
+    ref, dis = (fake(v) for v in videos)
+    with open_inputs(ref, [dis], decoder="auto") as pair:
+        assert [r.kind for r in (pair.ref, *pair.dis)] == ["nvdec", "nvdec"]
+        assert [len(v.decoders) for v in videos] == [1, 1]  # no second open to check
+        got = list(pair.dis[0])
+    assert [len(v.decoders) for v in videos] == [1, 1]
+    np.testing.assert_array_equal(got[-1], videos[1].luma(videos[1].frames - 1))
+
+
+def test_fake_auto_segments_follow_the_reader(fake, monkeypatch):
+    video = gop_video("H264")
+    monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
+    with nvdec.open_nvdec(fake(video)) as reader:
+        reader.auto_sessions = 3
+        before = len(video.decoders)
+        got = list(reader)
+        assert len(video.decoders) - before == 4  # a session per segment
+        monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "1")  # the setting wins
+        before = len(video.decoders)
+        assert len(list(reader)) == len(got) == video.frames
+        assert len(video.decoders) - before == 1
+    for i, a in enumerate(got):
+        np.testing.assert_array_equal(a, video.luma(i), err_msg=f"frame {i}")
 
 
 def gop_video(codec: str, frames: int = 200, gop: int = 50, **kw) -> FakeVideo:
@@ -656,7 +741,8 @@ def test_fake_stream_without_idr_cuts_is_read_by_one_session(fake, monkeypatch):
         assert reader.segments() is None
         before = len(video.decoders)
         got = list(reader)
-    assert len(video.decoders) - before == 1 and len(got) == video.frames
+    # the session that opened the reader went on: no decoder started
+    assert len(video.decoders) - before == 0 and len(got) == video.frames
 
 
 def test_fake_close_ends_a_segmented_iteration(fake, monkeypatch):
