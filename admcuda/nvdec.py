@@ -53,6 +53,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import itertools
 import logging
 import os
 import queue
@@ -423,15 +424,20 @@ class Segment:
 
 
 def plan_segments(
-    pts: Sequence[int | None], idr: Sequence[bool], min_frames: int = MIN_SEGMENT_FRAMES
+    pts: Sequence[int | None],
+    idr: Sequence[bool],
+    min_frames: int = MIN_SEGMENT_FRAMES,
+    length: int | None = None,
 ) -> list[Segment] | None:
     """Cut a stream, given each packet's presentation time and IDR flag in decode order, into
     segments that fresh decoders can decode apart; None where there is no cut.
 
     A cut goes before an IDR packet that every earlier packet is shown before (so the frames
     decoded from there on are exactly the frames shown from there on), at least
-    ``min_frames`` packets after the last cut and before the end. Timestamps must be known
-    and distinct: the decoded frames are checked against them.
+    ``min_frames`` packets after the last cut and before the end. Without ``length`` every
+    such packet is a cut; with it, the stream is cut into ``ceil(n / length)`` segments as
+    even as those packets allow (each cut the one nearest its even share). Timestamps must be
+    known and distinct: the decoded frames are checked against them.
     """
     n = len(pts)
     if n < 2 * min_frames or any(t is None for t in pts) or len(set(pts)) != n:
@@ -441,11 +447,25 @@ def plan_segments(
     for j in range(n - 1, -1, -1):
         low = pts[j] if low is None else min(low, pts[j])
         suffix_min[j] = low
-    cuts, high = [0], pts[0]
+    valid, high = [], pts[0]
     for j in range(1, n):
-        if idr[j] and high < suffix_min[j] and j - cuts[-1] >= min_frames and n - j >= min_frames:
-            cuts.append(j)
+        if idr[j] and high < suffix_min[j] and min_frames <= j <= n - min_frames:
+            valid.append(j)
         high = max(high, pts[j])
+    cuts = [0]
+    if length is None:
+        for j in valid:
+            if j - cuts[-1] >= min_frames:
+                cuts.append(j)
+    else:
+        parts = -(-n // max(int(length), 1))
+        for k in range(1, parts):
+            ideal = k * n / parts
+            near = [j for j in valid if j - cuts[-1] >= min_frames]
+            if near:
+                best = min(near, key=lambda j: abs(j - ideal))
+                if abs(best - ideal) < n / parts:  # else no cut is near this share
+                    cuts.append(best)
     if len(cuts) == 1:
         return None
     bounds = [*cuts, n]
@@ -533,7 +553,8 @@ class NvdecReader(ClosingReader):
         self._sessions: set[_Session] = set()
         self._sessions_lock = threading.Lock()
         self._stops: set[threading.Event] = set()  # of the segmented iterations running
-        self._segments: list[Segment] | None | bool = False  # False: not planned yet
+        # each packet's presentation time and IDR flag, from one demuxer pass (None: not read)
+        self._packets: tuple[list[int | None], list[bool]] | None = None
         self._stream: Any = None
         # the session that found the bit depth, paused on frame 0, for the first iteration
         self._probe: tuple[_Session, Any, Any, Iterator[Any]] | None = None
@@ -715,6 +736,8 @@ class NvdecReader(ClosingReader):
                     plane, fmt = self._luma_view(frame, 0)
                     if fmt == "P016":
                         self._check_low_bits(plane, 0)
+                    # the decoder's write of the frame done: the view may be read on any stream
+                    self._copy_stream().synchronize()
                 self._probe = (session, frame, (plane, fmt), frames)
                 return _SURFACE_BITDEPTH[fmt]
         except BaseException:
@@ -790,7 +813,7 @@ class NvdecReader(ClosingReader):
     def _luma(self, frame: Any, index: int, stream: Any = None, view: Any = None) -> Any:
         """Frame ``index``'s luma as a new contiguous CuPy array, complete on return; copied
         on ``stream`` (default: this reader's copy stream), from ``view`` where the frame's
-        luma view was taken already (on this reader's copy stream)."""
+        luma view was taken already (and its data written)."""
         stream = stream or self._copy_stream()
         with self._device(), stream:
             plane, fmt = view if view is not None else self._luma_view(frame, index)
@@ -855,12 +878,10 @@ class NvdecReader(ClosingReader):
         if total is not None and total <= start:
             return
         sessions = segment_sessions() or self.auto_sessions
-        plan = self.segments() if sessions > 1 else None
+        plan = self.segments(sessions) if sessions > 1 else None
         probe = self._take_probe()
         if plan:
-            if probe is not None:
-                self._close_session(probe[0])
-            yield from self._iter_segments(plan, sessions, start, total)
+            yield from self._iter_segments(plan, sessions, start, total, probe)
             return
         if probe is None:
             session = self._open_session()
@@ -883,21 +904,34 @@ class NvdecReader(ClosingReader):
         finally:
             self._close_session(session)
 
-    def segments(self) -> list[Segment] | None:
-        """How the stream is cut for several sessions (:func:`plan_segments`), from one pass
-        of the demuxer over its packets; None where it cannot be cut."""
-        if self._segments is False:
-            self._segments = None
-            if self.codec in _IDR_NAL_TYPES:
-                try:
-                    self._segments = self._plan()
-                except Exception as exc:  # noqa: BLE001 - the demuxer's own errors
-                    raise AdmError(
-                        f"{self.where}: PyNvVideoCodec's demuxer failed: {_one_line(exc)}"
-                    ) from None
-        return self._segments or None
+    def _segment_depth(self, sessions: int) -> int:
+        """Frames each of ``sessions`` segments decoding at once may hold ahead."""
+        frame_bytes = self.width * self.height * (1 if self.bitdepth == 8 else 2)
+        return max(SEGMENT_BUFFER_BYTES // (sessions * frame_bytes), 2)
 
-    def _plan(self) -> list[Segment] | None:
+    def segments(self, sessions: int = AUTO_SEGMENT_SESSIONS) -> list[Segment] | None:
+        """How the stream is cut for ``sessions`` sessions at once (:func:`plan_segments`),
+        from one pass of the demuxer over its packets; None where it cannot be cut.
+
+        Segments are as long as an even share of the stream, but no longer than the frames a
+        segment may hold decoded ahead: each segment costs a decoder start and release, and
+        a longer one would wait for the reader instead of decoding ahead.
+        """
+        if self.codec not in _IDR_NAL_TYPES:
+            return None
+        if self._packets is None:
+            try:
+                self._packets = self._read_packets()
+            except Exception as exc:  # noqa: BLE001 - the demuxer's own errors
+                raise AdmError(
+                    f"{self.where}: PyNvVideoCodec's demuxer failed: {_one_line(exc)}"
+                ) from None
+        pts, idr = self._packets
+        share = -(-len(pts) // max(sessions, 1))
+        length = min(share, self._segment_depth(sessions))
+        return plan_segments(pts, idr, length=max(length, MIN_SEGMENT_FRAMES))
+
+    def _read_packets(self) -> tuple[list[int | None], list[bool]]:
         demuxer = self._nvc.CreateDemuxer(filename=str(self.path))
         pts: list[int | None] = []
         idr: list[bool] = []
@@ -908,24 +942,24 @@ class NvdecReader(ClosingReader):
             pts.append(None if value is None or value < -(1 << 62) else int(value))
             key = bool(getattr(packet, "key", True))
             idr.append(key and _is_idr(self.codec, ctypes.string_at(packet.bsl_data, packet.bsl)))
-        return plan_segments(pts, idr)
+        return pts, idr
 
     def _iter_segments(
-        self, plan: list[Segment], sessions: int, start: int, total: int | None
+        self, plan: list[Segment], sessions: int, start: int, total: int | None, probe: Any
     ) -> Iterator[Any]:
         """Frames ``start`` to ``total`` (or the end), each segment of ``plan`` decoded by its
-        own session in a thread, up to ``sessions`` at once, and yielded in display order."""
+        own session in a thread, up to ``sessions`` at once, and yielded in display order;
+        the first segment by ``probe`` (the opening session, paused on frame 0) where given."""
         stop = threading.Event()
         with self._sessions_lock:
             self._stops.add(stop)
-        frame_bytes = self.width * self.height * (1 if self.bitdepth == 8 else 2)
-        depth = max(SEGMENT_BUFFER_BYTES // (sessions * frame_bytes), 2)
+        depth = self._segment_depth(sessions)
         running: dict[int, tuple[threading.Thread, queue.Queue]] = {}
 
-        def launch(k: int) -> None:
+        def launch(k: int, probe: Any = None) -> None:
             q: queue.Queue = queue.Queue(maxsize=depth)
             t = threading.Thread(
-                target=self._decode_segment, args=(plan[k], q, stop), daemon=True,
+                target=self._decode_segment, args=(plan[k], q, stop, probe), daemon=True,
                 name=f"admcuda-nvdec-segment-{k}",
             )  # fmt: skip
             running[k] = (t, q)
@@ -934,9 +968,12 @@ class NvdecReader(ClosingReader):
         todo = [k for k, seg in enumerate(plan) if seg.start + len(seg.pts) > start]
         if total is not None:
             todo = [k for k in todo if plan[k].start < total]
+        if probe is not None and (not todo or todo[0] != 0):
+            self._close_session(probe[0])
+            probe = None
         try:
-            for k in todo[:sessions]:
-                launch(k)
+            for n, k in enumerate(todo[:sessions]):
+                launch(k, probe if n == 0 else None)
             for n, k in enumerate(todo):
                 t, q = running[k]
                 index = plan[k].start
@@ -966,10 +1003,13 @@ class NvdecReader(ClosingReader):
                         q.get(timeout=0.05)
                 t.join()
 
-    def _decode_segment(self, seg: Segment, q: queue.Queue, stop: threading.Event) -> None:
+    def _decode_segment(
+        self, seg: Segment, q: queue.Queue, stop: threading.Event, probe: Any = None
+    ) -> None:
         """Decode one segment in a session of its own into ``q``: its frames, then ``_END``,
         or the error that stopped it. Each frame's presentation time is checked against the
-        segment's, in order; the frame decoded from the priming first packet is dropped."""
+        segment's, in order; the frame decoded from the priming first packet is dropped.
+        The first segment may go on in ``probe``, the opening session paused on frame 0."""
         import cupy as cp
 
         def put(item: Any) -> bool:
@@ -985,9 +1025,17 @@ class NvdecReader(ClosingReader):
         try:
             with self._device():
                 stream = cp.cuda.Stream(non_blocking=True)
-            session = self._open_session()
+            if probe is None:
+                session = self._open_session()
+                frames: Iterator[tuple[Any, Any]] = (
+                    (f, None) for f in self._frames(session, seg.packet)
+                )
+            else:
+                session, first, view, rest = probe
+                frames = itertools.chain([(first, view)], ((f, None) for f in rest))
+                del first, view, probe
             want, wanted, pos = seg.pts, set(seg.pts), 0
-            for frame in self._frames(session, seg.packet):
+            for frame, view in frames:
                 if stop.is_set():
                     return
                 pts = _frame_pts(frame)
@@ -1003,7 +1051,7 @@ class NvdecReader(ClosingReader):
                         f"{self.where}: NVDEC's segment from frame {seg.start} gave the frame "
                         f"shown at {pts} where {want[pos]} was due; set ADMCUDA_NVDEC_SEGMENTS=1"
                     )
-                if not put(self._luma(frame, seg.start + pos, stream)):
+                if not put(self._luma(frame, seg.start + pos, stream, view)):
                     return
                 pos += 1
                 if pos == len(want):

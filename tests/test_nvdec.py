@@ -628,6 +628,39 @@ def test_plan_cuts_only_before_idr_packets_shown_after_all_earlier_ones():
     assert nvdec.plan_segments([pts[0], *pts[:-1]], idr, min_frames=4) is None
 
 
+def test_plan_with_a_length_cuts_even_shares_at_the_nearest_idr():
+    def gops(n, gop):
+        order = closed_gop_order(n, gop)
+        return [pts_of(i) for i in order], [i % gop == 0 for i in order]
+
+    pts, idr = gops(600, 60)
+    assert [g.start for g in nvdec.plan_segments(pts, idr)] == list(range(0, 600, 60))
+    assert [g.start for g in nvdec.plan_segments(pts, idr, length=150)] == [0, 120, 300, 420]
+    assert [g.start for g in nvdec.plan_segments(pts, idr, length=300)] == [0, 300]
+    assert nvdec.plan_segments(pts, idr, length=600) is None
+    pts, idr = gops(3000, 60)
+    plan = nvdec.plan_segments(pts, idr, length=512)
+    sizes = [len(g.pts) for g in plan]
+    assert len(plan) == 6 and sum(sizes) == 3000 and max(sizes) <= 512 + 60
+    # a stream whose only IDR pictures are far from the even shares: the cuts it has
+    pts, idr = gops(600, 300)
+    assert [g.start for g in nvdec.plan_segments(pts, idr, length=100)] == [0, 300]
+
+
+def test_fake_first_segment_goes_on_in_the_opening_session(fake, monkeypatch):
+    video = gop_video("HEVC")
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "4")
+    with nvdec.open_nvdec(fake(video)) as reader:
+        assert len(video.decoders) == 1
+        got = list(reader)
+        assert len(video.decoders) == 4 and not reader._sessions  # 4 segments, 3 started
+        late = list(reader.iter_luma(start=60))  # the first segment skipped
+        assert len(video.decoders) == 7 and len(late) == 140
+    for i, a in enumerate(got):
+        np.testing.assert_array_equal(a, video.luma(i), err_msg=f"frame {i}")
+    np.testing.assert_array_equal(late[0], video.luma(60))
+
+
 def test_segment_sessions_setting(monkeypatch):
     monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
     assert nvdec.segment_sessions() is None
@@ -688,9 +721,10 @@ def test_fake_auto_segments_follow_the_reader(fake, monkeypatch):
     monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
     with nvdec.open_nvdec(fake(video)) as reader:
         reader.auto_sessions = 3
+        assert [g.start for g in reader.segments(3)] == [0, 50, 150]
         before = len(video.decoders)
         got = list(reader)
-        assert len(video.decoders) - before == 4  # a session per segment
+        assert len(video.decoders) - before == 2  # the first goes on in the opening session
         monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "1")  # the setting wins
         before = len(video.decoders)
         assert len(list(reader)) == len(got) == video.frames
@@ -708,17 +742,23 @@ def gop_video(codec: str, frames: int = 200, gop: int = 50, **kw) -> FakeVideo:
 
 
 @pytest.mark.parametrize("codec", ["H264", "HEVC"])
-@pytest.mark.parametrize("sessions", [2, 3, 8])
-def test_fake_segments_give_the_frames_of_one_session(fake, monkeypatch, codec, sessions):
+@pytest.mark.parametrize(
+    ("sessions", "starts", "partial"),
+    [(2, [0, 100], 1), (3, [0, 50, 150], 2), (8, [0, 50, 100, 150], 2)],
+)
+def test_fake_segments_give_the_frames_of_one_session(
+    fake, monkeypatch, codec, sessions, starts, partial
+):
     video = gop_video(codec)
     monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
     with nvdec.open_nvdec(fake(video)) as reader:
         one = list(reader)
         before = len(video.decoders)
         monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", str(sessions))
-        assert [g.start for g in reader.segments()] == [0, 50, 100, 150]
+        # an even share each (48 frames at least), cut at the nearest GOP
+        assert [g.start for g in reader.segments(sessions)] == starts
         got = list(reader)
-        assert len(video.decoders) - before == 4  # a session per segment
+        assert len(video.decoders) - before == len(starts)  # a session per segment
         assert len(got) == len(one) == video.frames
         for i, (a, b) in enumerate(zip(got, one, strict=True)):
             np.testing.assert_array_equal(a, b, err_msg=f"frame {i}")
@@ -726,7 +766,7 @@ def test_fake_segments_give_the_frames_of_one_session(fake, monkeypatch, codec, 
         # start and count: segments before start and after the count are not decoded
         before = len(video.decoders)
         part = list(reader.iter_luma(start=120, count=40))
-        assert len(video.decoders) - before == 2
+        assert len(video.decoders) - before == partial
         assert len(part) == 40
         for i, a in enumerate(part, start=120):
             np.testing.assert_array_equal(a, video.luma(i), err_msg=f"frame {i}")
@@ -765,7 +805,7 @@ def test_fake_segment_losing_a_frame_is_an_error(fake, monkeypatch):
     video = gop_video("H264", drop_display=130)
     monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "3")
     with nvdec.open_nvdec(fake(video)) as reader:
-        want = "segment from frame 100 gave the frame shown at 6240 where 6200 was due"
+        want = "segment from frame 50 gave the frame shown at 6240 where 6200 was due"
         with pytest.raises(AdmError, match=want):
             list(reader)
         assert not reader._sessions
