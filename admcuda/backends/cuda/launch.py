@@ -210,6 +210,14 @@ def _check_bands(arr: Any, geom: ScaleGeometry, name: str) -> int:
     return _frame_stride(arr, name)
 
 
+def _check_band_pair(ref: Any, dis: Any, geom: ScaleGeometry, stage: str) -> int:
+    """The frame stride that reference and distorted bands of one level share."""
+    fs = _check_bands(ref, geom, f"{stage} ref")
+    if _check_bands(dis, geom, f"{stage} dis") != fs or dis.shape != ref.shape:
+        raise ValueError(f"{stage} ref and dis must share shape and layout")
+    return fs
+
+
 def _check_acc(acc: Any, n: int, name: str) -> int:
     K.check_array(acc, np.int64, name, ndim=2, contiguous=False)
     if acc.shape != (n, K.ACC_COUNT) or acc.strides[1] != 8:
@@ -254,9 +262,7 @@ def csf(
     region : (row0, row1, col0, col1), optional
         Positions to compute; defaults to ``geom.region``.
     """
-    fs = _check_bands(ref, geom, "csf ref")
-    if _check_bands(dis, geom, "csf dis") != fs or dis.shape != ref.shape:
-        raise ValueError("csf ref and dis must share shape and layout")
+    fs = _check_band_pair(ref, dis, geom, "csf")
     n = ref.shape[0]
     sets = 2 if do_aim else 1
     K.check_array(flt, geom.band_dtype, "csf flt", ndim=5)
@@ -361,9 +367,7 @@ def cm(
         (n, ACC_COUNT) int64; slots ``NUM``, (with ``do_aim``) ``AIM`` and (with
         ``do_den``) ``DEN`` are added to.
     """
-    fs = _check_bands(ref, geom, "cm ref")
-    if _check_bands(dis, geom, "cm dis") != fs or dis.shape != ref.shape:
-        raise ValueError("cm ref and dis must share shape and layout")
+    fs = _check_band_pair(ref, dis, geom, "cm")
     n = ref.shape[0]
     afs = _check_acc(acc, n, "cm acc")
     top, bottom, left, right = geom.crop
