@@ -386,25 +386,37 @@ def segment_sessions() -> int | None:
     return value
 
 
-#: Sessions per stream that ``auto`` gives where segments paid (see :func:`auto_sessions`).
+#: Sessions per stream that ``auto`` gives a pair where segments paid (see :func:`auto_sessions`).
 AUTO_SEGMENT_SESSIONS = 4
+#: ... and an H.264 ladder of up to :data:`AUTO_LADDER_STREAMS` streams.
+AUTO_LADDER_SESSIONS = 2
+AUTO_LADDER_STREAMS = 5
 
 
 def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
     """Sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``, for one of ``streams`` NVDEC
-    streams read together: :data:`AUTO_SEGMENT_SESSIONS` for a pair (two streams at most) of
-    H.264 at 1920x1080 or more pixels, or of HEVC at 3840x2160 or more, else 1.
+    streams read together.
 
-    The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1, 2, 3 and
-    4 sessions): segments were faster in steady state for those pairs, where one session
-    decodes a stream slowly, and slower for the 1080p HEVC pair and for every 4-rung ladder,
-    where one process's sessions already decode about as fast as they can together. Smaller
-    or other streams were not measured and keep one session.
+    - H.264 of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair (two
+      streams at most), :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
+      :data:`AUTO_LADDER_STREAMS` streams;
+    - HEVC of 3840x2160 or more: :data:`AUTO_SEGMENT_SESSIONS` in a pair;
+    - else 1.
+
+    The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1 to 4
+    sessions a stream): segments were faster there, where one session decodes a stream
+    slowly, and slower for the 1080p HEVC pair and HEVC ladders, where one process's sessions
+    already decode about as fast as they can together. Other sizes and layouts were not
+    measured and keep one session.
     """
-    if streams > 2 or codec not in _IDR_NAL_TYPES:
-        return 1
-    least = 1920 * 1080 if codec == "H264" else 3840 * 2160
-    return AUTO_SEGMENT_SESSIONS if width * height >= least else 1
+    pixels = width * height
+    if codec == "H264" and pixels >= 1920 * 1080:
+        if streams <= 2:
+            return AUTO_SEGMENT_SESSIONS
+        return AUTO_LADDER_SESSIONS if streams <= AUTO_LADDER_STREAMS else 1
+    if codec == "HEVC" and pixels >= 3840 * 2160 and streams <= 2:
+        return AUTO_SEGMENT_SESSIONS
+    return 1
 
 
 def _is_idr(codec: str, data: bytes) -> bool:

@@ -683,9 +683,16 @@ def test_auto_sessions_only_where_segments_were_measured_to_pay():
     assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == 1
     assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
     assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
-    # ladders, and codecs without IDR cuts
-    assert nvdec.auto_sessions("H264", 1920, 1080, 3) == 1
+    # ladders: H.264 from 1080p on fewer sessions, up to 5 streams; HEVC on one
+    ladder = nvdec.AUTO_LADDER_SESSIONS
+    assert 1 < ladder < n
+    assert nvdec.auto_sessions("H264", 1920, 1080, 3) == ladder
+    assert nvdec.auto_sessions("H264", 3840, 2160, 5) == ladder
+    assert nvdec.auto_sessions("H264", 1920, 1080, 6) == 1
+    assert nvdec.auto_sessions("H264", 1280, 720, 5) == 1
+    assert nvdec.auto_sessions("HEVC", 3840, 2160, 3) == 1
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 5) == 1
+    # codecs without IDR cuts
     assert nvdec.auto_sessions("AV1", 3840, 2160, 2) == 1
     assert nvdec.auto_sessions("VP9", 3840, 2160, 2) == 1
 
@@ -699,7 +706,9 @@ def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
     with open_inputs(big[0], big[1:2], decoder="nvdec") as pair:
         assert [r.auto_sessions for r in (pair.ref, *pair.dis)] == [4, 4]
     with open_inputs(big[0], big[1:], decoder="nvdec") as ladder:
-        assert [r.auto_sessions for r in (ladder.ref, *ladder.dis)] == [1, 1, 1]
+        assert [r.auto_sessions for r in (ladder.ref, *ladder.dis)] == [2, 2, 2]
+    with open_inputs(big[0], [big[1]] * 5, decoder="nvdec") as ladder:
+        assert {r.auto_sessions for r in (ladder.ref, *ladder.dis)} == {1}
     assert nvdec.open_nvdec(big[0]).auto_sessions == 1  # alone, the reader does not guess
 
 
