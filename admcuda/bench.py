@@ -17,7 +17,8 @@ file to a temporary folder (so they sit in the page cache) and reports, from one
 
 ``--encoded REF DIS`` (or ``--make-encoded WxH``, which has ffmpeg make H.264 and HEVC
 10-bit pairs) times encoded input: decoding alone through the pipeline (NVDEC, NVDEC in
-segments, ffmpeg), ``admcuda score`` for each of ``--decoders`` with their scores compared,
+segments, ffmpeg), ``admcuda score`` for each of ``--decoders`` with their scores compared
+(``nvdec`` is the default, ``ADMCUDA_NVDEC_SEGMENTS=auto``),
 and with ``--libvmaf`` libvmaf's ADM fed by ffmpeg's decode; ``--rungs`` makes ladders.
 
 ``--cpu-scaling`` times the CPU backend (``admcuda score --backend cpu``) at one thread
@@ -484,7 +485,8 @@ def bench_encoded(
     has_nvdec = gpu and nvdec_available()
     ceilings: dict[str, Any] = {"NVDEC": None, "NVDEC, ADMCUDA_NVDEC_SEGMENTS=4": None}
     if has_nvdec:
-        for what, env in zip(ceilings, ({}, _DECODER_ROWS["nvdec-segments"][1]), strict=True):
+        envs = (_DECODER_ROWS["nvdec-one-session"][1], _DECODER_ROWS["nvdec-segments"][1])
+        for what, env in zip(ceilings, envs, strict=True):
             with _environ(env):
                 ceilings[what] = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
     ceilings["ffmpeg"] = (
