@@ -363,9 +363,10 @@ _IDR_NAL_TYPES: dict[str, tuple[int, int, frozenset[int]]] = {
 }
 # no segment shorter than this many frames (each costs a session start and one more frame)
 MIN_SEGMENT_FRAMES = 48
-# frames each segment may hold decoded ahead of the reader, in all (divided by the segments
-# decoding at once): 4 GiB
+# frames a stream's segments may hold decoded ahead of the reader, in all (divided by the
+# segments decoding at once): 4 GiB, and no more than a sixteenth of the GPU's memory
 SEGMENT_BUFFER_BYTES = 4 << 30
+SEGMENT_BUFFER_SHARE = 16
 
 
 def segment_sessions() -> int | None:
@@ -919,7 +920,17 @@ class NvdecReader(ClosingReader):
     def _segment_depth(self, sessions: int) -> int:
         """Frames each of ``sessions`` segments decoding at once may hold ahead."""
         frame_bytes = self.width * self.height * (1 if self.bitdepth == 8 else 2)
-        return max(SEGMENT_BUFFER_BYTES // (sessions * frame_bytes), 2)
+        return max(self._segment_buffer_bytes() // (sessions * frame_bytes), 2)
+
+    def _segment_buffer_bytes(self) -> int:
+        """:data:`SEGMENT_BUFFER_BYTES`, or a :data:`SEGMENT_BUFFER_SHARE` th of the GPU's
+        memory where that is less (the figure alone if CuPy cannot say)."""
+        try:
+            with self._device() as device:
+                total = int(device.mem_info[1])
+        except Exception:  # noqa: BLE001 - no answer: the fixed budget
+            return SEGMENT_BUFFER_BYTES
+        return min(SEGMENT_BUFFER_BYTES, max(total // SEGMENT_BUFFER_SHARE, 1))
 
     def segments(self, sessions: int = AUTO_SEGMENT_SESSIONS) -> list[Segment] | None:
         """How the stream is cut for ``sessions`` sessions at once (:func:`plan_segments`),

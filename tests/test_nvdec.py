@@ -647,6 +647,17 @@ def test_plan_with_a_length_cuts_even_shares_at_the_nearest_idr():
     assert [g.start for g in nvdec.plan_segments(pts, idr, length=100)] == [0, 300]
 
 
+def test_fake_segments_no_longer_than_a_sixteenth_of_gpu_memory_holds(fake, monkeypatch):
+    video = gop_video("HEVC", frames=400)  # 40x30 10-bit: 2,400 bytes a frame
+    with nvdec.open_nvdec(fake(video)) as reader:
+        assert [g.start for g in reader.segments(2)] == [0, 200]  # no memory size: halves
+        device = sys.modules["cupy"].cuda.Device
+        monkeypatch.setattr(device, "mem_info", (0, 16 * 2 * 2400 * 100), raising=False)
+        assert [g.start for g in reader.segments(2)] == [0, 100, 200, 300]  # 100 frames each
+        monkeypatch.setattr(device, "mem_info", (0, 1 << 50), raising=False)  # the 4 GiB cap
+        assert [g.start for g in reader.segments(2)] == [0, 200]
+
+
 def test_fake_first_segment_goes_on_in_the_opening_session(fake, monkeypatch):
     video = gop_video("HEVC")
     monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "4")
