@@ -658,6 +658,7 @@ def open_inputs(
                 _check_same(head, other)
             readers[i] = ScaledReader(other, width=head.width, height=head.height,
                                       scaler=scaler)  # type: ignore[arg-type]  # fmt: skip
+        _plan_nvdec_sessions(readers)
     except BaseException:
         for reader in readers:
             if reader is not None:
@@ -667,7 +668,6 @@ def open_inputs(
                 raw.close()
         raise
     opened = readers  # type: ignore[assignment]
-    _plan_nvdec_sessions(opened)
     head = opened[0]
     return InputSet(
         ref=head,
@@ -685,7 +685,9 @@ def _plan_nvdec_sessions(readers: Sequence[Any]) -> None:
     streams = [r for r in readers if getattr(r, "kind", None) == "nvdec"]
     if not streams:
         return
-    from admcuda.nvdec import auto_sessions
+    from admcuda.nvdec import auto_sessions, segment_sessions
+
+    segment_sessions()  # a bad ADMCUDA_NVDEC_SEGMENTS is an error before any frame is read
 
     for reader in streams:
         reader.auto_sessions = auto_sessions(reader.codec, reader.width, reader.height,

@@ -721,6 +721,13 @@ def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
     with open_inputs(big[0], [big[1]] * 5, decoder="nvdec") as ladder:
         assert {r.auto_sessions for r in (ladder.ref, *ladder.dis)} == {1}
     assert nvdec.open_nvdec(big[0]).auto_sessions == 1  # alone, the reader does not guess
+    monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", "many")
+    opened: list = []
+    monkeypatch.setattr(nvdec, "open_nvdec", lambda *a: opened.append(nvdec.NvdecReader(
+        a[0], label=a[1], gpu=a[2])) or opened[-1])  # fmt: skip
+    with pytest.raises(AdmError, match="ADMCUDA_NVDEC_SEGMENTS must be auto or a whole"):
+        open_inputs(big[0], big[1:2], decoder="nvdec")
+    assert len(opened) == 2 and not any(r._sessions for r in opened)  # closed again
 
 
 def test_fake_decoder_auto_opens_each_input_once(fake):
