@@ -398,25 +398,24 @@ def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
     """Sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``, for one of ``streams`` NVDEC
     streams read together.
 
-    - H.264 of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair (two
-      streams at most), :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
-      :data:`AUTO_LADDER_STREAMS` streams;
-    - HEVC of 3840x2160 or more: :data:`AUTO_SEGMENT_SESSIONS` in a pair;
+    - H.264 or HEVC of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair
+      (two streams at most);
+    - :data:`AUTO_LADDER_SESSIONS` in a ladder of up to :data:`AUTO_LADDER_STREAMS` streams:
+      H.264 from 1080p, HEVC from 1080p to below 3840x2160;
     - else 1.
 
     The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1 to 4
     sessions a stream): segments were faster there, where one session decodes a stream
-    slowly, and slower for the 1080p HEVC pair and HEVC ladders, where one process's sessions
-    already decode about as fast as they can together. Other sizes and layouts were not
-    measured and keep one session.
+    more slowly than the engines allow together. Other sizes and layouts were not measured
+    and keep one session; so does an HEVC ladder at 2160p, measured with one session only.
     """
     pixels = width * height
-    if codec == "H264" and pixels >= 1920 * 1080:
-        if streams <= 2:
-            return AUTO_SEGMENT_SESSIONS
-        return AUTO_LADDER_SESSIONS if streams <= AUTO_LADDER_STREAMS else 1
-    if codec == "HEVC" and pixels >= 3840 * 2160 and streams <= 2:
+    if codec not in _IDR_NAL_TYPES or pixels < 1920 * 1080:
+        return 1
+    if streams <= 2:
         return AUTO_SEGMENT_SESSIONS
+    if streams <= AUTO_LADDER_STREAMS and (codec == "H264" or pixels < 3840 * 2160):
+        return AUTO_LADDER_SESSIONS
     return 1
 
 
@@ -486,6 +485,54 @@ def plan_segments(
         Segment(packet=a, start=a, pts=tuple(sorted(pts[a:b])))
         for a, b in zip(bounds, bounds[1:], strict=False)
     ]
+
+
+# P016 luma to 10-bit values, one kernel a frame: each sample shifted down, and a flag set
+# where any sample has one of the low bits set (a 12-bit stream). The flag is copied back
+# with the frame, so a frame costs one kernel and one wait, not a reduction and two waits:
+# with several sessions decoding in threads of one process that per-frame work, done under
+# the GIL, had limited how fast they decoded together.
+_P016_KERNEL_SOURCE = f"y = x >> {P016_SHIFT}; if (x & {_P016_LOW_BITS}) atomicOr(&flag[0], 1);"
+
+
+@functools.lru_cache(maxsize=1)
+def _p016_kernel() -> Any:
+    import cupy as cp
+
+    return cp.ElementwiseKernel(
+        "uint16 x", "uint16 y, raw int32 flag", _P016_KERNEL_SOURCE, "admcuda_p016_to_10bit"
+    )
+
+
+class _P016Shift:
+    """Shifts P016 luma views down to new contiguous 10-bit planes on the current device,
+    noting whether any sample had low bits set. One per thread: its flag is its own.
+
+    Calling it returns ``(plane, finer)``, the plane complete (``stream`` waited for) and
+    ``finer`` true once any sample shifted by this instance had low bits set.
+    """
+
+    def __init__(self) -> None:
+        import cupy as cp
+
+        self._cp = cp
+        self._flag = cp.zeros(1, np.int32)
+        cp.cuda.Stream.null.synchronize()  # zeroed before a kernel on another stream sets it
+        self._pinned = cp.cuda.alloc_pinned_memory(4)
+        self._seen = np.frombuffer(self._pinned, np.int32, 1)
+        self._seen[0] = 0
+
+    def __call__(self, plane: Any, stream: Any) -> tuple[Any, bool]:
+        cp = self._cp
+        out = cp.empty(plane.shape, np.uint16)
+        with stream:
+            _p016_kernel()(plane, out, self._flag)
+        cp.cuda.runtime.memcpyAsync(
+            self._seen.ctypes.data, self._flag.data.ptr, 4,
+            cp.cuda.runtime.memcpyDeviceToHost, stream.ptr,
+        )  # fmt: skip
+        stream.synchronize()
+        return out, bool(self._seen[0])
 
 
 def _frame_pts(frame: Any) -> int | None:
@@ -569,6 +616,7 @@ class NvdecReader(ClosingReader):
         # each packet's presentation time and IDR flag, from one demuxer pass (None: not read)
         self._packets: tuple[list[int | None], list[bool]] | None = None
         self._stream: Any = None
+        self._shifts = threading.local()  # each decoding thread's _P016Shift
         # the session that found the bit depth, paused on frame 0, for the first iteration
         self._probe: tuple[_Session, Any, Any, Iterator[Any]] | None = None
         #: sessions per stream where ADMCUDA_NVDEC_SEGMENTS is auto (set by open_inputs)
@@ -816,12 +864,23 @@ class NvdecReader(ClosingReader):
         # decoder writes every plane as packed rows of `width` samples from the surface's start.
         return cp.lib.stride_tricks.as_strided(surface, shape=(h, w), strides=(w * item, item)), fmt
 
+    def _low_bits_error(self, index: int) -> AdmError:
+        return AdmError(
+            f"{self.where}: NVDEC's frame {index} has samples finer than 10 bits (a 12-bit "
+            "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
+        )
+
     def _check_low_bits(self, plane: Any, index: int) -> None:
         if bool((plane & _P016_LOW_BITS).any()):
-            raise AdmError(
-                f"{self.where}: NVDEC's frame {index} has samples finer than 10 bits (a 12-bit "
-                "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
-            )
+            raise self._low_bits_error(index)
+
+    def _p016_shift(self) -> _P016Shift:
+        """This thread's :class:`_P016Shift` (made on first use, on this reader's GPU)."""
+        shift = getattr(self._shifts, "shift", None)
+        if shift is None:
+            with self._device():
+                shift = self._shifts.shift = _P016Shift()
+        return shift
 
     def _luma(self, frame: Any, index: int, stream: Any = None, view: Any = None) -> Any:
         """Frame ``index``'s luma as a new contiguous CuPy array, complete on return; copied
@@ -835,14 +894,15 @@ class NvdecReader(ClosingReader):
                     f"{self.where}: NVDEC's frame {index} is a {fmt} surface, but the stream "
                     f"began {self.bitdepth}-bit; a bit-depth change is not supported"
                 )
-            if fmt == "NV12":
-                out = plane.copy()
-            else:
-                self._check_low_bits(plane, index)
-                out = plane >> np.uint16(P016_SHIFT)
             # The decoder reuses its buffer on the next Decode call, and the consumer may
             # read the plane on another stream: hand it over finished.
-            stream.synchronize()
+            if fmt == "NV12":
+                out = plane.copy()
+                stream.synchronize()
+            else:
+                out, finer = self._p016_shift()(plane, stream)
+                if finer:
+                    raise self._low_bits_error(index)
         return out
 
     def close(self) -> None:

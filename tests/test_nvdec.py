@@ -412,12 +412,25 @@ def fake_cupy() -> types.ModuleType:
     return cp
 
 
+class FakeP016Shift:
+    """What nvdec._P016Shift's kernel does, in NumPy (the kernel is tested on the GPU)."""
+
+    def __init__(self) -> None:
+        self.finer = False
+
+    def __call__(self, plane, stream):
+        self.finer |= bool((plane & np.uint16(nvdec._P016_LOW_BITS)).any())
+        stream.synchronize()
+        return np.ascontiguousarray(plane >> np.uint16(nvdec.P016_SHIFT)), self.finer
+
+
 @pytest.fixture
 def fake(fresh_nvdec, monkeypatch, tmp_path):
     """Register stand-in videos: ``path = fake(FakeVideo(...))`` gives a file to open."""
     videos: dict[str, FakeVideo] = {}
     monkeypatch.setitem(sys.modules, "PyNvVideoCodec", fake_binding(videos))
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
+    monkeypatch.setattr(nvdec, "_P016Shift", FakeP016Shift)
     monkeypatch.setattr(nvdec, "_nvcuvid_reason", lambda: "")
 
     def register(video: FakeVideo) -> Path:
@@ -687,20 +700,24 @@ def test_segment_sessions_setting(monkeypatch):
 def test_auto_sessions_only_where_segments_were_measured_to_pay():
     n = nvdec.AUTO_SEGMENT_SESSIONS
     assert n > 1
-    # pairs: H.264 from 1080p, HEVC from 2160p
+    # pairs: H.264 and HEVC from 1080p
     assert nvdec.auto_sessions("H264", 1920, 1080, 2) == n
     assert nvdec.auto_sessions("H264", 3840, 2160, 1) == n
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == n
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == 1
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == n
     assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
     assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
-    # ladders: H.264 from 1080p on fewer sessions, up to 5 streams; HEVC on one
+    assert nvdec.auto_sessions("HEVC", 1920, 1078, 2) == 1
+    # ladders from 1080p on fewer sessions, up to 5 streams; HEVC's at 2160p on one
     ladder = nvdec.AUTO_LADDER_SESSIONS
     assert 1 < ladder < n
     assert nvdec.auto_sessions("H264", 1920, 1080, 3) == ladder
     assert nvdec.auto_sessions("H264", 3840, 2160, 5) == ladder
     assert nvdec.auto_sessions("H264", 1920, 1080, 6) == 1
     assert nvdec.auto_sessions("H264", 1280, 720, 5) == 1
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 5) == ladder
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 6) == 1
+    assert nvdec.auto_sessions("HEVC", 1280, 720, 3) == 1
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 3) == 1
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 5) == 1
     # codecs without IDR cuts
@@ -925,6 +942,37 @@ def test_nvdec_luma_equals_ffmpeg(gpu_nvdec, name):
     bad = [i for i, (g, w) in enumerate(zip(hashes, want, strict=False)) if g != w]
     assert len(hashes) == len(want), f"NVDEC gave {len(hashes)} frames, ffmpeg {len(want)}"
     assert not bad, f"{len(bad)} frames differ from ffmpeg's, the first {bad[:8]}"
+
+
+@pytest.fixture
+def gpu_cupy():
+    cp = pytest.importorskip("cupy")
+    try:
+        cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001 - no driver or no device
+        pytest.skip(f"no CUDA device: {exc}")
+    return cp
+
+
+@pytest.mark.cuda
+def test_p016_shift_kernel_on_the_gpu(gpu_cupy):
+    cp = gpu_cupy
+    values = np.random.default_rng(7).integers(0, 1024, (37, 53), dtype=np.uint16)
+    surface = cp.zeros((37 + 19, 64), np.uint16)  # rows longer than the width, chroma below
+    surface[:37, :53] = cp.asarray(values << nvdec.P016_SHIFT)
+    surface[:37, 53:] = 1  # past the width: not read
+    view = surface[:37, :53]
+    stream = cp.cuda.Stream(non_blocking=True)
+    shift = nvdec._P016Shift()
+    out, finer = shift(view, stream)
+    assert not finer and out.flags.c_contiguous and out.dtype == np.uint16
+    np.testing.assert_array_equal(cp.asnumpy(out), values)
+    surface[36, 52] |= 1 << (nvdec.P016_SHIFT - 1)  # the last sample, one low bit
+    out, finer = shift(view, stream)
+    assert finer
+    np.testing.assert_array_equal(cp.asnumpy(out)[:36], values[:36])
+    assert shift(view[:36], stream)[1]  # the flag stays set
+    assert not nvdec._P016Shift()(view[:36], stream)[1]  # another thread's is its own
 
 
 @pytest.mark.cuda
