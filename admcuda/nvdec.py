@@ -400,21 +400,23 @@ def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
 
     - H.264 or HEVC of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair
       (two streams at most);
-    - :data:`AUTO_LADDER_SESSIONS` in a ladder of up to :data:`AUTO_LADDER_STREAMS` streams:
-      H.264 from 1080p, HEVC from 1080p to below 3840x2160;
+    - H.264 from 1080p: :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
+      :data:`AUTO_LADDER_STREAMS` streams;
     - else 1.
 
     The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1 to 4
     sessions a stream): segments were faster there, where one session decodes a stream
-    more slowly than the engines allow together. Other sizes and layouts were not measured
-    and keep one session; so does an HEVC ladder at 2160p, measured with one session only.
+    more slowly than the engines allow together. HEVC ladders keep one session: at 1080p
+    two a stream were faster in steady state but slower in all on a 600-frame ladder, and
+    at 2160p only one session was measured. Other sizes and layouts were not measured and
+    keep one session too.
     """
     pixels = width * height
     if codec not in _IDR_NAL_TYPES or pixels < 1920 * 1080:
         return 1
     if streams <= 2:
         return AUTO_SEGMENT_SESSIONS
-    if streams <= AUTO_LADDER_STREAMS and (codec == "H264" or pixels < 3840 * 2160):
+    if codec == "H264" and streams <= AUTO_LADDER_STREAMS:
         return AUTO_LADDER_SESSIONS
     return 1
 

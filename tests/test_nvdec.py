@@ -708,16 +708,15 @@ def test_auto_sessions_only_where_segments_were_measured_to_pay():
     assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
     assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
     assert nvdec.auto_sessions("HEVC", 1920, 1078, 2) == 1
-    # ladders from 1080p on fewer sessions, up to 5 streams; HEVC's at 2160p on one
+    # ladders: H.264 from 1080p on fewer sessions, up to 5 streams; HEVC on one
     ladder = nvdec.AUTO_LADDER_SESSIONS
     assert 1 < ladder < n
     assert nvdec.auto_sessions("H264", 1920, 1080, 3) == ladder
     assert nvdec.auto_sessions("H264", 3840, 2160, 5) == ladder
     assert nvdec.auto_sessions("H264", 1920, 1080, 6) == 1
     assert nvdec.auto_sessions("H264", 1280, 720, 5) == 1
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 5) == ladder
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 6) == 1
-    assert nvdec.auto_sessions("HEVC", 1280, 720, 3) == 1
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 3) == 1
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 5) == 1
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 3) == 1
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 5) == 1
     # codecs without IDR cuts
