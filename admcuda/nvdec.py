@@ -787,21 +787,19 @@ class NvdecReader(ClosingReader):
     def _first_frame_bitdepth(self) -> int:
         """Decode up to the first frame: its surface format gives the bit depth.
 
-        The session is kept, paused on that frame (whose buffer no later ``Decode`` call has
-        reused yet), and the first iteration of one session goes on from there: a decoder
-        start, the first frame's decode and a decoder release fewer per input.
+        The frame's luma is taken (and a 10-bit one checked) at once. The session is kept,
+        paused after that frame, and the first iteration of one session goes on from there:
+        a decoder start, the first frame's decode and a decoder release fewer per input.
         """
         session = self._open_session()
         frames = self._frames(session)
         try:
             for frame in frames:
-                with self._device(), self._copy_stream():
+                stream = self._copy_stream()
+                with self._device(), stream:
                     plane, fmt = self._luma_view(frame, 0)
-                    if fmt == "P016":
-                        self._check_low_bits(plane, 0)
-                    # the decoder's write of the frame done: the view may be read on any stream
-                    self._copy_stream().synchronize()
-                self._probe = (session, frame, (plane, fmt), frames)
+                    first = self._finish(plane, fmt, 0, stream)
+                self._probe = (session, frame, first, frames)
                 return _SURFACE_BITDEPTH[fmt]
         except BaseException:
             self._close_session(session)
@@ -872,10 +870,6 @@ class NvdecReader(ClosingReader):
             "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
         )
 
-    def _check_low_bits(self, plane: Any, index: int) -> None:
-        if bool((plane & _P016_LOW_BITS).any()):
-            raise self._low_bits_error(index)
-
     def _p016_shift(self) -> _P016Shift:
         """This thread's :class:`_P016Shift` (made on first use, on this reader's GPU)."""
         shift = getattr(self._shifts, "shift", None)
@@ -884,28 +878,35 @@ class NvdecReader(ClosingReader):
                 shift = self._shifts.shift = _P016Shift()
         return shift
 
-    def _luma(self, frame: Any, index: int, stream: Any = None, view: Any = None) -> Any:
-        """Frame ``index``'s luma as a new contiguous CuPy array, complete on return; copied
-        on ``stream`` (default: this reader's copy stream), from ``view`` where the frame's
-        luma view was taken already (and its data written)."""
+    def _finish(self, plane: Any, fmt: str, index: int, stream: Any) -> Any:
+        """Frame ``index``'s luma view as a new contiguous plane of its values, complete on
+        return: NV12's copied, P016's shifted down and checked for finer samples. Call with
+        this reader's device and ``stream`` current.
+
+        The decoder reuses its buffer on the next ``Decode`` call, and the consumer may
+        read the plane on another stream: it is handed over finished.
+        """
+        if fmt == "NV12":
+            out = plane.copy()
+            stream.synchronize()
+            return out
+        out, finer = self._p016_shift()(plane, stream)
+        if finer:
+            raise self._low_bits_error(index)
+        return out
+
+    def _luma(self, frame: Any, index: int, stream: Any = None) -> Any:
+        """Frame ``index``'s luma as a new contiguous CuPy array, complete on return, made
+        on ``stream`` (default: this reader's copy stream)."""
         stream = stream or self._copy_stream()
         with self._device(), stream:
-            plane, fmt = view if view is not None else self._luma_view(frame, index)
+            plane, fmt = self._luma_view(frame, index)
             if _SURFACE_BITDEPTH[fmt] != self.bitdepth:
                 raise AdmError(
                     f"{self.where}: NVDEC's frame {index} is a {fmt} surface, but the stream "
                     f"began {self.bitdepth}-bit; a bit-depth change is not supported"
                 )
-            # The decoder reuses its buffer on the next Decode call, and the consumer may
-            # read the plane on another stream: hand it over finished.
-            if fmt == "NV12":
-                out = plane.copy()
-                stream.synchronize()
-            else:
-                out, finer = self._p016_shift()(plane, stream)
-                if finer:
-                    raise self._low_bits_error(index)
-        return out
+            return self._finish(plane, fmt, index, stream)
 
     def close(self) -> None:
         """Release every NVDEC session still open; an iteration in progress then ends."""
@@ -962,13 +963,13 @@ class NvdecReader(ClosingReader):
             session = self._open_session()
             frames, first = self._frames(session), 0
         else:
-            session, frame, view, frames = probe
+            session, _, plane, frames = probe
             first = 1
         try:
             if probe is not None:
                 if start == 0:
-                    yield self._luma(frame, 0, view=view)
-                del frame, view
+                    yield plane
+                del plane
                 if total is not None and total <= 1:
                     return
             for index, frame in enumerate(frames, start=first):
@@ -1116,11 +1117,11 @@ class NvdecReader(ClosingReader):
                     (f, None) for f in self._frames(session, seg.packet)
                 )
             else:
-                session, first, view, rest = probe
-                frames = itertools.chain([(first, view)], ((f, None) for f in rest))
-                del first, view, probe
+                session, first, plane, rest = probe
+                frames = itertools.chain([(first, plane)], ((f, None) for f in rest))
+                del first, plane, probe
             want, wanted, pos = seg.pts, set(seg.pts), 0
-            for frame, view in frames:
+            for frame, done in frames:
                 if stop.is_set():
                     return
                 pts = _frame_pts(frame)
@@ -1136,7 +1137,8 @@ class NvdecReader(ClosingReader):
                         f"{self.where}: NVDEC's segment from frame {seg.start} gave the frame "
                         f"shown at {pts} where {want[pos]} was due; set ADMCUDA_NVDEC_SEGMENTS=1"
                     )
-                if not put(self._luma(frame, seg.start + pos, stream, view)):
+                luma = done if done is not None else self._luma(frame, seg.start + pos, stream)
+                if not put(luma):
                     return
                 pos += 1
                 if pos == len(want):
