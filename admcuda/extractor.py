@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from types import TracebackType
 from typing import Any
 
 import numpy as np
 
+from admcuda._closing import Closing
 from admcuda.errors import AdmError
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,
@@ -117,7 +117,7 @@ def _as_array(x: Any, *, on_gpu: bool, what: str) -> Any:
     raise AdmError(f"{what} must be a NumPy, CuPy or DLPack-capable array, got {type(x).__name__}")
 
 
-class AdmExtractor:
+class AdmExtractor(Closing):
     """libvmaf's integer ADM for one frame size and bit depth.
 
     Parameters
@@ -243,17 +243,6 @@ class AdmExtractor:
     def closed(self) -> bool:
         """Whether :meth:`close` has been called."""
         return self._closed
-
-    def __enter__(self) -> AdmExtractor:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"frames_extracted={self.frames_extracted}"

@@ -19,8 +19,9 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import IO
+
+from admcuda._closing import Closing
 
 __all__ = ["Progress", "format_duration"]
 
@@ -44,7 +45,7 @@ def format_duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-class Progress:
+class Progress(Closing):
     """Frames-done counter drawn on one terminal line.
 
     Parameters
@@ -100,17 +101,6 @@ class Progress:
             return bool(self.stream.isatty())
         except (AttributeError, ValueError, OSError):
             return False
-
-    def __enter__(self) -> Progress:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def update(self, n: int = 1) -> None:
         """Count ``n`` more frames; redraw if the last redraw is 0.1 s old, or on the last frame."""

@@ -14,11 +14,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import TypeVar
 
 import numpy as np
 
+from admcuda._closing import Closing
 from admcuda.errors import AdmError
 
 __all__ = [
@@ -368,26 +367,9 @@ def decode_plane(
     return plane
 
 
-_Reader = TypeVar("_Reader", bound="ClosingReader")
-
-
-class ClosingReader:
+class ClosingReader(Closing):
     """The context-manager surface every frame reader shares: ``with reader:`` closes it
     (its ``close()``) on the way out."""
-
-    def close(self) -> None:  # pragma: no cover - every reader defines its own
-        raise NotImplementedError
-
-    def __enter__(self: _Reader) -> _Reader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class YuvReader(ClosingReader):
