@@ -43,8 +43,8 @@ from admcuda.yuv import (
     check_geometry,
     check_input_file,
     decode_plane,
+    decode_planes,
     frame_bytes,
-    plane_shapes,
 )
 
 __all__ = [
@@ -401,14 +401,10 @@ class Y4mReader(ClosingReader):
     def read_planes(self, index: int) -> tuple[np.ndarray, ...]:
         """Return all planes of frame ``index`` (Y, U, V; Y only for mono)."""
         buf = memoryview(self._read(index, self.frame_size))
-        planes = []
-        offset = 0
-        sample = 1 if self.bitdepth == 8 else 2
-        for rows, cols in plane_shapes(self.width, self.height, self.pixel_format):
-            nbytes = rows * cols * sample
-            planes.append(self._plane(buf[offset : offset + nbytes], (rows, cols), index))
-            offset += nbytes
-        return tuple(planes)
+        return decode_planes(
+            buf, self.width, self.height, self.pixel_format, self.bitdepth,
+            check_range=self.check_range, where=self.where, index=index,
+        )  # fmt: skip
 
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ __all__ = [
     "check_geometry",
     "check_input_file",
     "decode_plane",
+    "decode_planes",
     "frame_bytes",
     "name_hints",
     "plane_shapes",
@@ -367,6 +369,27 @@ def decode_plane(
     return plane
 
 
+def decode_planes(
+    buf: bytes | bytearray | memoryview,
+    width: int,
+    height: int,
+    pixel_format: str | int,
+    bitdepth: int,
+    **check: Any,
+) -> tuple[np.ndarray, ...]:
+    """Every plane of one frame's bytes (Y, U, V; Y only for 4:0:0), each as
+    :func:`decode_plane` turns it into an array; ``check`` is its ``check_range``,
+    ``where`` and ``index``."""
+    sample = 1 if bitdepth == 8 else 2
+    planes = []
+    offset = 0
+    for rows, cols in plane_shapes(width, height, pixel_format):
+        nbytes = rows * cols * sample
+        planes.append(decode_plane(buf[offset : offset + nbytes], (rows, cols), bitdepth, **check))
+        offset += nbytes
+    return tuple(planes)
+
+
 class ClosingReader(Closing):
     """The context-manager surface every frame reader shares: ``with reader:`` closes it
     (its ``close()``) on the way out."""
@@ -530,13 +553,10 @@ class YuvReader(ClosingReader):
         """
         index = self._check_index(index)
         buf = self._read(index * self.frame_size, self.frame_size, index)
-        planes = []
-        offset = 0
-        for rows, cols in plane_shapes(self.width, self.height, self.pixel_format):
-            nbytes = rows * cols * self.dtype.itemsize
-            planes.append(self._plane(buf[offset : offset + nbytes], (rows, cols), index))
-            offset += nbytes
-        return tuple(planes)
+        return decode_planes(
+            buf, self.width, self.height, self.pixel_format, self.bitdepth,
+            check_range=self.check_range, where=self.where, index=index,
+        )  # fmt: skip
 
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""
