@@ -23,20 +23,25 @@ the sources of an earlier 2.x release, and the demuxer's checked on the 2.2.4 wh
   ``CUVID_PKT_ENDOFSTREAM``, which flushes the frames the decoder still holds.
 - ``GetDecoderCaps(gpuid=, codec=, chromaformat=, bitdepth=)`` tells whether the GPU's NVDEC
   has the codec and the frame sizes it accepts, checked before a decoder starts.
-- ``CreateDecoder(gpuid=, codec=, usedevicememory=True, latency=NATIVE)``: the cuvid parser
+- ``CreateDecoder(gpuid=, codec=, cudacontext=, cudastream=, usedevicememory=True,
+  latency=NATIVE)``: the cuvid parser
   calls back in display order (``ZERO`` latency would give decode order), so ``Decode(packet)``
   returns the frames that became displayable, in display order, as ffmpeg's
   ``-fps_mode passthrough`` does. The decoder crops each surface to the stream's display area
   (a 1920x1088 coded H.264 frame comes out 1920x1080) and copies it into one of its own
-  buffers, which the next ``Decode`` call reuses.
+  buffers, which the next ``Decode`` call reuses. Given ``cudastream``, ``Decode`` queues that
+  copy on it and returns without waiting (checked on the 2.2.4 wheel on an H200: with a
+  kernel still running on the stream, the returned frame's buffer was filled only after it;
+  without ``cudastream``, ``Decode`` waited for its own copy).
 - Each decoded frame exports its whole surface through DLPack: NV12 ``(h * 3 // 2, w)`` uint8,
   or P016 uint16 with the sample in the high bits (``value << 6`` for 10-bit). The luma plane
   is the first ``h`` rows.
 
-So each yielded plane is a fresh CuPy array: copied (8-bit) or shifted down (10-bit) on a
-stream of this reader, and complete when it is yielded (the copy is waited for), so that the
-decoder may reuse its buffer and the consumer may read the plane on any stream. No frame is
-copied to the host.
+So each yielded plane is a fresh CuPy array, copied (8-bit) or shifted down (10-bit) by a
+kernel on the stream the session's decoder copies its frames on: the decoder cannot reuse a
+buffer before the kernel has read it, and the kernels of a group of frames are waited for
+once (:class:`_Finisher`). A plane is complete when it is yielded, so the consumer may read it
+on any stream. No frame is copied to the host.
 
 A CUDA driver error inside the binding's decoder set-up ends the process (it logs FATAL and
 exits), which is why :func:`nvdec_available` asks CuPy for a device and GPU ordinals are
@@ -288,13 +293,20 @@ def open_nvdec(path: str | os.PathLike[str], label: str = "input", gpu: int = 0)
 
 
 class _Session:
-    """One demuxer and one NVDEC decoder reading a file from its first packet."""
+    """One demuxer and one NVDEC decoder reading a file from its first packet, the decoder
+    copying its frames on ``stream`` (of ``context``), where :attr:`finisher` works too."""
 
-    def __init__(self, nvc: Any, path: Path, gpu: int, codec: Any) -> None:
+    def __init__(
+        self, nvc: Any, path: Path, gpu: int, codec: Any, context: int, stream: Any
+    ) -> None:
+        self.stream = stream
+        self.finisher: _Finisher | None = None
         self.demuxer = nvc.CreateDemuxer(filename=str(path))
         self.decoder = nvc.CreateDecoder(
             gpuid=gpu,
             codec=codec,
+            cudacontext=context,
+            cudastream=stream.ptr,
             usedevicememory=True,
             latency=nvc.DisplayDecodeLatencyType.NATIVE,
         )
@@ -323,7 +335,10 @@ class _Session:
                 yield frame
 
     def release(self) -> None:
-        """Drop the decoder, then the demuxer (the binding's samples free them in that order)."""
+        """Drop the decoder, then the demuxer (the binding's samples free them in that order),
+        once the kernels still reading the decoder's buffers are done."""
+        if self.decoder is not None:
+            self.stream.synchronize()
         self.decoder = None
         self.demuxer = None
 
@@ -489,52 +504,102 @@ def plan_segments(
     ]
 
 
-# P016 luma to 10-bit values, one kernel a frame: each sample shifted down, and a flag set
-# where any sample has one of the low bits set (a 12-bit stream). The flag is copied back
-# with the frame, so a frame costs one kernel and one wait, not a reduction and two waits:
-# with several sessions decoding in threads of one process that per-frame work, done under
-# the GIL, had limited how fast they decoded together.
-_P016_KERNEL_SOURCE = f"y = x >> {P016_SHIFT}; if (x & {_P016_LOW_BITS}) atomicOr(&flag[0], 1);"
+# A decoded surface's luma rows to a new contiguous plane, one kernel a frame: NV12's copied,
+# P016's shifted down to 10-bit values, flag[slot] set where a sample has one of the low bits
+# (a 12-bit stream). Rows are `pitch` samples apart in the surface.
+_LUMA_KERNEL_SOURCE = (
+    f"#define P016_SHIFT {P016_SHIFT}\n#define P016_LOW {_P016_LOW_BITS}\n"
+    + r"""
+extern "C" __global__ void admcuda_luma_p016(const unsigned short* __restrict__ src,
+                                             long long pitch, unsigned short* __restrict__ dst,
+                                             int width, int* __restrict__ flag, int slot) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= width) return;
+    const long long y = blockIdx.y;
+    const unsigned short v = __ldg(src + y * pitch + x);
+    dst[y * width + x] = (unsigned short)(v >> P016_SHIFT);
+    if (v & P016_LOW) flag[slot] = 1;
+}
+extern "C" __global__ void admcuda_luma_nv12(const unsigned char* __restrict__ src,
+                                             long long pitch, unsigned char* __restrict__ dst,
+                                             int width) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= width) return;
+    const long long y = blockIdx.y;
+    dst[y * width + x] = __ldg(src + y * pitch + x);
+}
+"""
+)
+_LUMA_BLOCK = 256
 
 
 @functools.lru_cache(maxsize=1)
-def _p016_kernel() -> Any:
+def _luma_kernels() -> tuple[Any, Any]:
     import cupy as cp
 
-    return cp.ElementwiseKernel(
-        "uint16 x", "uint16 y, raw int32 flag", _P016_KERNEL_SOURCE, "admcuda_p016_to_10bit"
-    )
+    module = cp.RawModule(code=_LUMA_KERNEL_SOURCE)
+    return module.get_function("admcuda_luma_nv12"), module.get_function("admcuda_luma_p016")
 
 
-class _P016Shift:
-    """Shifts P016 luma views down to new contiguous 10-bit planes on the current device,
-    noting whether any sample had low bits set. One per thread: its flag is its own.
+class _Finisher:
+    """Makes decoded luma views into new contiguous planes of their values on one session's
+    stream, a group of frames at a time, so that decoding waits once a group, not once a frame.
 
-    Calling it returns ``(plane, finer)``, the plane complete (``stream`` waited for) and
-    ``finer`` true once any sample shifted by this instance had low bits set.
+    :meth:`add` launches the frame's kernel and returns; the decoder, which copies frames on
+    the same stream, cannot overwrite its buffer before the kernel has read it. :meth:`drain`
+    waits for the group, checks that no P016 frame of it had samples finer than 10 bits
+    (``low_bits_error(index)`` is raised for the first that had), and returns its planes,
+    complete, for any stream to read.
     """
 
-    def __init__(self) -> None:
+    GROUP = 8
+
+    def __init__(self, stream: Any, low_bits_error: Any) -> None:
         import cupy as cp
 
-        self._cp = cp
-        self._flag = cp.zeros(1, np.int32)
-        cp.cuda.Stream.null.synchronize()  # zeroed before a kernel on another stream sets it
-        self._pinned = cp.cuda.alloc_pinned_memory(4)
-        self._seen = np.frombuffer(self._pinned, np.int32, 1)
-        self._seen[0] = 0
-
-    def __call__(self, plane: Any, stream: Any) -> tuple[Any, bool]:
-        cp = self._cp
-        out = cp.empty(plane.shape, np.uint16)
+        self._cp, self._stream, self._error = cp, stream, low_bits_error
         with stream:
-            _p016_kernel()(plane, out, self._flag)
-        cp.cuda.runtime.memcpyAsync(
-            self._seen.ctypes.data, self._flag.data.ptr, 4,
-            cp.cuda.runtime.memcpyDeviceToHost, stream.ptr,
-        )  # fmt: skip
-        stream.synchronize()
-        return out, bool(self._seen[0])
+            self._flags = cp.zeros(self.GROUP, np.int32)
+        self._pinned = cp.cuda.alloc_pinned_memory(4 * self.GROUP)
+        self._seen = np.frombuffer(self._pinned, np.int32, self.GROUP)
+        self._pending: list[tuple[int, Any]] = []
+
+    @property
+    def full(self) -> bool:
+        return len(self._pending) >= self.GROUP
+
+    def add(self, view: Any, fmt: str, index: int) -> None:
+        """Queue frame ``index``: ``view`` its luma rows (unit column stride), ``fmt`` its
+        surface format. Call with the plane's device current, and no more than
+        :attr:`GROUP` times between drains."""
+        cp = self._cp
+        h, w = view.shape
+        nv12, p016 = _luma_kernels()
+        pitch = np.int64(view.strides[0] // view.itemsize)
+        grid = (-(-w // _LUMA_BLOCK), h)
+        with self._stream:
+            out = cp.empty((h, w), view.dtype)
+            if fmt == "NV12":
+                nv12(grid, (_LUMA_BLOCK,), (view, pitch, out, np.int32(w)))
+            else:
+                slot = np.int32(len(self._pending))
+                p016(grid, (_LUMA_BLOCK,), (view, pitch, out, np.int32(w), self._flags, slot))
+        self._pending.append((index, out))
+
+    def drain(self) -> list[Any]:
+        """The queued frames' planes, complete, in the order they were added."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return []
+        n, ptr = 4 * len(pending), self._stream.ptr
+        rt = self._cp.cuda.runtime
+        rt.memcpyAsync(self._seen.ctypes.data, self._flags.data.ptr, n, rt.memcpyDeviceToHost, ptr)
+        rt.memsetAsync(self._flags.data.ptr, 0, n, ptr)
+        self._stream.synchronize()
+        for slot, (index, _) in enumerate(pending):
+            if self._seen[slot]:
+                raise self._error(index)
+        return [plane for _, plane in pending]
 
 
 def _frame_pts(frame: Any) -> int | None:
@@ -617,8 +682,6 @@ class NvdecReader(ClosingReader):
         self._stops: set[threading.Event] = set()  # of the segmented iterations running
         # each packet's presentation time and IDR flag, from one demuxer pass (None: not read)
         self._packets: tuple[list[int | None], list[bool]] | None = None
-        self._stream: Any = None
-        self._shifts = threading.local()  # each decoding thread's _P016Shift
         # the session that found the bit depth, paused on frame 0, for the first iteration
         self._probe: tuple[_Session, Any, Any, Iterator[Any]] | None = None
         #: sessions per stream where ADMCUDA_NVDEC_SEGMENTS is auto (set by open_inputs)
@@ -748,13 +811,21 @@ class NvdecReader(ClosingReader):
             )
 
     def _open_session(self) -> _Session:
+        import cupy as cp
+
+        with self._device():
+            # Non-blocking: the session's copies wait for nobody's work but its decoder's.
+            stream = cp.cuda.Stream(non_blocking=True)
+            context = cp.cuda.driver.ctxGetCurrent()
         try:
-            session = _Session(self._nvc, self.path, self.gpu, self._codec)
+            session = _Session(self._nvc, self.path, self.gpu, self._codec, context, stream)
         except Exception as exc:  # noqa: BLE001
             raise AdmError(
                 f"{self.where}: NVDEC cannot open a {CODECS[self.codec]} decoder on GPU "
                 f"{self.gpu}: {_one_line(exc)}"
             ) from None
+        with self._device():
+            session.finisher = _Finisher(stream, self._low_bits_error)
         with self._sessions_lock:
             self._sessions.add(session)
         return session
@@ -795,10 +866,8 @@ class NvdecReader(ClosingReader):
         frames = self._frames(session)
         try:
             for frame in frames:
-                stream = self._copy_stream()
-                with self._device(), stream:
-                    plane, fmt = self._luma_view(frame, 0)
-                    first = self._finish(plane, fmt, 0, stream)
+                fmt = self._add(session, frame, 0)
+                (first,) = session.finisher.drain()
                 self._probe = (session, frame, first, frames)
                 return _SURFACE_BITDEPTH[fmt]
         except BaseException:
@@ -820,20 +889,11 @@ class NvdecReader(ClosingReader):
 
         return cp.cuda.Device(self.gpu)
 
-    def _copy_stream(self) -> Any:
-        import cupy as cp
-
-        if self._stream is None:
-            with self._device():
-                # Non-blocking: the copies wait for nobody's work but the decoder's.
-                self._stream = cp.cuda.Stream(non_blocking=True)
-        return self._stream
-
     def _luma_view(self, frame: Any, index: int) -> tuple[Any, str]:
         """The luma rows of a decoded surface as a CuPy view (no copy), and its format.
 
-        Call with this reader's device and copy stream current: importing through DLPack
-        makes that stream wait for the decoder's copy of the frame.
+        Call with this reader's device and the session's stream current: importing through
+        DLPack makes that stream wait for the decoder's copy of the frame.
         """
         import cupy as cp
 
@@ -870,43 +930,27 @@ class NvdecReader(ClosingReader):
             "stream?); NVDEC is used for 8- and 10-bit streams only; use the ffmpeg decoder"
         )
 
-    def _p016_shift(self) -> _P016Shift:
-        """This thread's :class:`_P016Shift` (made on first use, on this reader's GPU)."""
-        shift = getattr(self._shifts, "shift", None)
-        if shift is None:
-            with self._device():
-                shift = self._shifts.shift = _P016Shift()
-        return shift
-
-    def _finish(self, plane: Any, fmt: str, index: int, stream: Any) -> Any:
-        """Frame ``index``'s luma view as a new contiguous plane of its values, complete on
-        return: NV12's copied, P016's shifted down and checked for finer samples. Call with
-        this reader's device and ``stream`` current.
-
-        The decoder reuses its buffer on the next ``Decode`` call, and the consumer may
-        read the plane on another stream: it is handed over finished.
-        """
-        if fmt == "NV12":
-            out = plane.copy()
-            stream.synchronize()
-            return out
-        out, finer = self._p016_shift()(plane, stream)
-        if finer:
-            raise self._low_bits_error(index)
-        return out
-
-    def _luma(self, frame: Any, index: int, stream: Any = None) -> Any:
-        """Frame ``index``'s luma as a new contiguous CuPy array, complete on return, made
-        on ``stream`` (default: this reader's copy stream)."""
-        stream = stream or self._copy_stream()
-        with self._device(), stream:
-            plane, fmt = self._luma_view(frame, index)
-            if _SURFACE_BITDEPTH[fmt] != self.bitdepth:
+    def _add(self, session: _Session, frame: Any, index: int) -> str:
+        """Queue frame ``index``'s luma on the session's finisher; its surface format."""
+        with self._device(), session.stream:
+            view, fmt = self._luma_view(frame, index)
+            if index and _SURFACE_BITDEPTH[fmt] != self.bitdepth:
                 raise AdmError(
                     f"{self.where}: NVDEC's frame {index} is a {fmt} surface, but the stream "
                     f"began {self.bitdepth}-bit; a bit-depth change is not supported"
                 )
-            return self._finish(plane, fmt, index, stream)
+            session.finisher.add(view, fmt, index)
+        return fmt
+
+    def _finished(self, session: _Session, numbered: Iterator[tuple[int, Any]]) -> Iterator[Any]:
+        """The luma planes of ``numbered`` ((index, decoded frame) pairs of ``session``),
+        each a new contiguous CuPy array, complete when yielded; one wait a group of frames."""
+        finisher = session.finisher
+        for index, frame in numbered:
+            self._add(session, frame, index)
+            if finisher.full:
+                yield from finisher.drain()
+        yield from finisher.drain()
 
     def close(self) -> None:
         """Release every NVDEC session still open; an iteration in progress then ends."""
@@ -972,11 +1016,10 @@ class NvdecReader(ClosingReader):
                 del plane
                 if total is not None and total <= 1:
                     return
-            for index, frame in enumerate(frames, start=first):
-                if index >= start:
-                    yield self._luma(frame, index)
-                if total is not None and index + 1 >= total:
-                    return
+            numbered = enumerate(frames, start=first)
+            skip = max(start - first, 0)
+            wanted = itertools.islice(numbered, skip, None if total is None else total - first)
+            yield from self._finished(session, wanted)
         finally:
             self._close_session(session)
 
@@ -1096,7 +1139,6 @@ class NvdecReader(ClosingReader):
         or the error that stopped it. Each frame's presentation time is checked against the
         segment's, in order; the frame decoded from the priming first packet is dropped.
         The first segment may go on in ``probe``, the opening session paused on frame 0."""
-        import cupy as cp
 
         def put(item: Any) -> bool:
             while not stop.is_set():
@@ -1107,49 +1149,64 @@ class NvdecReader(ClosingReader):
                     continue
             return False
 
+        def timestamp(frame: Any) -> int:
+            pts = _frame_pts(frame)
+            if pts is None:
+                raise AdmError(
+                    f"{self.where}: this PyNvVideoCodec gives no frame timestamps, so "
+                    "segments cannot be checked; set ADMCUDA_NVDEC_SEGMENTS=1"
+                )
+            return pts
+
+        def out_of_order(pts: int, pos: int) -> AdmError:
+            return AdmError(
+                f"{self.where}: NVDEC's segment from frame {seg.start} gave the frame "
+                f"shown at {pts} where {want[pos]} was due; set ADMCUDA_NVDEC_SEGMENTS=1"
+            )
+
+        want, wanted = seg.pts, set(seg.pts)
+        done = 0  # the segment's frames handed on or queued so far
         session = None
         try:
-            with self._device():
-                stream = cp.cuda.Stream(non_blocking=True)
             if probe is None:
                 session = self._open_session()
-                frames: Iterator[tuple[Any, Any]] = (
-                    (f, None) for f in self._frames(session, seg.packet)
-                )
+                frames = self._frames(session, seg.packet)
             else:
-                session, first, plane, rest = probe
-                frames = itertools.chain([(first, plane)], ((f, None) for f in rest))
-                del first, plane, probe
-            want, wanted, pos = seg.pts, set(seg.pts), 0
-            for frame, done in frames:
-                if stop.is_set():
+                session, first, plane, frames = probe
+                del probe
+                if timestamp(first) != want[0]:
+                    raise out_of_order(timestamp(first), 0)
+                del first
+                if not put(plane):
                     return
-                pts = _frame_pts(frame)
-                if pts is None:
-                    raise AdmError(
-                        f"{self.where}: this PyNvVideoCodec gives no frame timestamps, so "
-                        "segments cannot be checked; set ADMCUDA_NVDEC_SEGMENTS=1"
-                    )
-                if pos == 0 and pts not in wanted:
-                    continue  # the first packet's frame, decoded for its parameter sets
-                if pts != want[pos]:
-                    raise AdmError(
-                        f"{self.where}: NVDEC's segment from frame {seg.start} gave the frame "
-                        f"shown at {pts} where {want[pos]} was due; set ADMCUDA_NVDEC_SEGMENTS=1"
-                    )
-                luma = done if done is not None else self._luma(frame, seg.start + pos, stream)
-                if not put(luma):
+                del plane
+                done = 1
+
+            def numbered() -> Iterator[tuple[int, Any]]:
+                nonlocal done
+                for frame in frames:
+                    if stop.is_set() or done == len(want):
+                        return
+                    pts = timestamp(frame)
+                    if done == 0 and pts not in wanted:
+                        continue  # the first packet's frame, decoded for its parameter sets
+                    if pts != want[done]:
+                        raise out_of_order(pts, done)
+                    yield seg.start + done, frame
+                    done += 1
+
+            for plane in self._finished(session, numbered()):
+                if not put(plane):
                     return
-                pos += 1
-                if pos == len(want):
-                    break
+            if stop.is_set():
+                return
             if session.closed:  # the reader was closed: the iteration ends
                 put(_CLOSED)
                 return
-            if pos < len(want):
+            if done < len(want):
                 raise AdmError(
-                    f"{self.where}: NVDEC's segment from frame {seg.start} ended after {pos} of "
-                    f"its {len(want)} frames; set ADMCUDA_NVDEC_SEGMENTS=1"
+                    f"{self.where}: NVDEC's segment from frame {seg.start} ended after {done} "
+                    f"of its {len(want)} frames; set ADMCUDA_NVDEC_SEGMENTS=1"
                 )
             put(_END)
         except BaseException as exc:  # noqa: BLE001 - handed to the reading thread

@@ -194,6 +194,9 @@ class IterSource:
         if not on_gpu and read_into is not None:
             return read_into(out, n)  # decoded straight into the slot where it can be
         count = n
+        # GPU frames are kept until their copies are done: a CuPy array dropped earlier could
+        # have its memory reused, on the stream it was made on, while the copy still reads it.
+        copied = []
         for k in range(n):
             frame = next(self._frames, None)
             if frame is None:
@@ -205,6 +208,7 @@ class IterSource:
                 raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
             if on_gpu:
                 out[k] = frame  # device to device, on this thread's stream
+                copied.append(frame)
             else:
                 np.copyto(out[k], frame)
         if on_gpu:

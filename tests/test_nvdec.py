@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import itertools
 import json
 import math
 import subprocess
@@ -318,6 +319,8 @@ class FakeDecoder:
         assert kwargs["usedevicememory"] is True
         assert kwargs["latency"].name == "NATIVE"
         assert kwargs["codec"].name == video.codec
+        assert kwargs["cudacontext"] == 0xC0
+        self.stream = kwargs["cudastream"]
         self.video = video
         self.pending: set[int] = set()
         self.shown = 0  # frames output so far
@@ -390,10 +393,12 @@ def fake_binding(videos: dict[str, FakeVideo]) -> types.ModuleType:
 
 def fake_cupy() -> types.ModuleType:
     cp = types.ModuleType("cupy")
+    streams = itertools.count(0x5000, 0x10)
 
     class Context:
         def __init__(self, *args, **kwargs) -> None:
             self.synced = 0
+            self.ptr = next(streams)
 
         def __enter__(self):
             return self
@@ -407,21 +412,42 @@ def fake_cupy() -> types.ModuleType:
     cp.from_dlpack = np.from_dlpack
     cp.lib = np.lib
     cp.cuda = types.SimpleNamespace(
-        Device=Context, Stream=Context, runtime=types.SimpleNamespace(getDeviceCount=lambda: 1)
+        Device=Context,
+        Stream=Context,
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
+        driver=types.SimpleNamespace(ctxGetCurrent=lambda: 0xC0),
     )
     return cp
 
 
-class FakeP016Shift:
-    """What nvdec._P016Shift's kernel does, in NumPy (the kernel is tested on the GPU)."""
+class FakeFinisher:
+    """What nvdec._Finisher's kernels do, in NumPy, at once (the kernels are tested on the
+    GPU); it keeps the group rule, in groups of 3 frames, and notes the stream it was given."""
 
-    def __init__(self) -> None:
-        self.finer = False
+    GROUP = 3
+    streams: list = []
 
-    def __call__(self, plane, stream):
-        self.finer |= bool((plane & np.uint16(nvdec._P016_LOW_BITS)).any())
-        stream.synchronize()
-        return np.ascontiguousarray(plane >> np.uint16(nvdec.P016_SHIFT)), self.finer
+    def __init__(self, stream, low_bits_error) -> None:
+        self.stream, self.error, self.pending = stream, low_bits_error, []
+        FakeFinisher.streams.append(stream.ptr)
+
+    @property
+    def full(self):
+        return len(self.pending) >= self.GROUP
+
+    def add(self, view, fmt, index):
+        assert len(self.pending) < self.GROUP
+        finer = fmt == "P016" and bool((view & np.uint16(nvdec._P016_LOW_BITS)).any())
+        plane = view >> np.uint16(nvdec.P016_SHIFT) if fmt == "P016" else view
+        self.pending.append((index, np.array(plane, order="C"), finer))
+
+    def drain(self):
+        pending, self.pending = self.pending, []
+        self.stream.synchronize()
+        for index, _, finer in pending:
+            if finer:
+                raise self.error(index)
+        return [plane for _, plane, _ in pending]
 
 
 @pytest.fixture
@@ -430,7 +456,8 @@ def fake(fresh_nvdec, monkeypatch, tmp_path):
     videos: dict[str, FakeVideo] = {}
     monkeypatch.setitem(sys.modules, "PyNvVideoCodec", fake_binding(videos))
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
-    monkeypatch.setattr(nvdec, "_P016Shift", FakeP016Shift)
+    monkeypatch.setattr(nvdec, "_Finisher", FakeFinisher)
+    monkeypatch.setattr(FakeFinisher, "streams", [])
     monkeypatch.setattr(nvdec, "_nvcuvid_reason", lambda: "")
 
     def register(video: FakeVideo) -> Path:
@@ -479,6 +506,14 @@ def test_fake_p016_with_a_wrong_column_stride(fake):
 def test_fake_12_bit_is_refused_at_open(fake):
     with pytest.raises(AdmError, match="finer than 10 bits"):
         nvdec.open_nvdec(fake(FakeVideo(shift=4)))
+
+
+def test_fake_sessions_finish_frames_on_their_decoders_stream(fake):
+    video = FakeVideo()
+    reader = nvdec.open_nvdec(fake(video))
+    assert len(list(reader)) == len(list(reader.iter_luma(start=2))) + 2
+    assert len(video.decoders) == 2  # the opening session's, then the second iteration's
+    assert [d.stream for d in video.decoders] == FakeFinisher.streams
 
 
 def test_fake_12_bit_samples_later_stop_the_iteration(fake):
@@ -954,24 +989,40 @@ def gpu_cupy():
 
 
 @pytest.mark.cuda
-def test_p016_shift_kernel_on_the_gpu(gpu_cupy):
+def test_luma_finisher_kernels_on_the_gpu(gpu_cupy):
     cp = gpu_cupy
-    values = np.random.default_rng(7).integers(0, 1024, (37, 53), dtype=np.uint16)
-    surface = cp.zeros((37 + 19, 64), np.uint16)  # rows longer than the width, chroma below
-    surface[:37, :53] = cp.asarray(values << nvdec.P016_SHIFT)
-    surface[:37, 53:] = 1  # past the width: not read
-    view = surface[:37, :53]
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 1024, (3, 37, 53), dtype=np.uint16)
+    surfaces = cp.zeros((3, 37 + 19, 64), np.uint16)  # rows longer than the width, chroma below
+    surfaces[:, :37, :53] = cp.asarray(values << nvdec.P016_SHIFT)
+    surfaces[:, :37, 53:] = 1  # past the width: not read
     stream = cp.cuda.Stream(non_blocking=True)
-    shift = nvdec._P016Shift()
-    out, finer = shift(view, stream)
-    assert not finer and out.flags.c_contiguous and out.dtype == np.uint16
-    np.testing.assert_array_equal(cp.asnumpy(out), values)
-    surface[36, 52] |= 1 << (nvdec.P016_SHIFT - 1)  # the last sample, one low bit
-    out, finer = shift(view, stream)
-    assert finer
-    np.testing.assert_array_equal(cp.asnumpy(out)[:36], values[:36])
-    assert shift(view[:36], stream)[1]  # the flag stays set
-    assert not nvdec._P016Shift()(view[:36], stream)[1]  # another thread's is its own
+    finisher = nvdec._Finisher(stream, lambda index: AdmError(f"finer at frame {index}"))
+    other = nvdec._Finisher(stream, lambda index: AdmError("other"))
+    for k in range(3):
+        finisher.add(surfaces[k, :37, :53], "P016", 10 + k)
+    planes = finisher.drain()
+    assert [p.flags.c_contiguous and p.dtype == np.uint16 for p in planes] == [True] * 3
+    np.testing.assert_array_equal(cp.asnumpy(cp.stack(planes)), values)
+    surfaces[1, 36, 52] |= 1 << (nvdec.P016_SHIFT - 1)  # frame 21's last sample: one low bit
+    for k in range(3):
+        finisher.add(surfaces[k, :37, :53], "P016", 20 + k)
+    for k in (0, 2):  # the flags are each finisher's own: its slot 1 is clear
+        other.add(surfaces[k, :37, :53], "P016", k)
+    with pytest.raises(AdmError, match="finer at frame 21"):
+        finisher.drain()
+    assert len(other.drain()) == 2
+    finisher.add(surfaces[0, :37, :53], "P016", 30)  # drained flags start clear
+    np.testing.assert_array_equal(cp.asnumpy(finisher.drain()[0]), values[0])
+    nv12 = cp.asarray(rng.integers(0, 256, (37 + 19, 64), dtype=np.uint8))
+    for k in range(nvdec._Finisher.GROUP):
+        assert not finisher.full
+        finisher.add(nv12[:37, :53], "NV12", k)
+    assert finisher.full
+    planes = finisher.drain()
+    assert len(planes) == nvdec._Finisher.GROUP and not finisher.full
+    assert planes[0].flags.c_contiguous and planes[0].dtype == np.uint8
+    np.testing.assert_array_equal(cp.asnumpy(planes[-1]), cp.asnumpy(nv12[:37, :53]))
 
 
 @pytest.mark.cuda
