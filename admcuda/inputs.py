@@ -39,11 +39,9 @@ first frames, stop after a number of frames, keep every Nth frame.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -603,24 +601,6 @@ def open_inputs(
     kinds = [_classify(p, label, sized) for p, label in zip(paths, labels, strict=True)]
     readers: list[FrameReader | None] = [None] * len(paths)
     raws: dict[int, Path | Stream] = {}
-
-    def open_video(i: int) -> Any:
-        # -w/-h describe the reference; a distorted input of another size is told apart
-        # below, where the message can offer --scale.
-        w, h = (width, height) if i == 0 else (None, None)
-        return _open_described(
-            paths[i], "video", kinds[i][1], label=labels[i], width=w, height=h,
-            pixel_format=pixel_format, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
-        )  # fmt: skip
-
-    # Encoded videos are opened at once, each in a thread (an NVDEC reader decodes its first
-    # frame, an ffmpeg reader waits for ffprobe); their errors are raised in input order.
-    videos = [i for i, (kind, _) in enumerate(kinds) if kind == "video"]
-    opening: dict[int, Future[Any]] = {}
-    pool = ThreadPoolExecutor(len(videos), "admcuda-open") if len(videos) > 1 else None
-    if pool is not None:
-        opening = {i: pool.submit(open_video, i) for i in videos}
-        pool.shutdown(wait=False)
     try:
         for i, (path, (kind, why)) in enumerate(zip(paths, kinds, strict=True)):
             # -w/-h describe the reference; a distorted input of another size is told
@@ -641,10 +621,6 @@ def open_inputs(
                 )
             elif kind == "yuv":
                 raws[i] = Path(path)
-            elif i in opening:
-                readers[i] = opening.pop(i).result()
-            elif kind == "video":
-                readers[i] = open_video(i)
             else:
                 readers[i] = _open_described(
                     path, kind, why, label=labels[i], width=w, height=h,
@@ -684,9 +660,6 @@ def open_inputs(
                                       scaler=scaler)  # type: ignore[arg-type]  # fmt: skip
         _plan_nvdec_sessions(readers)
     except BaseException:
-        for future in opening.values():  # opened meanwhile, or failing too
-            with contextlib.suppress(BaseException):
-                future.result().close()
         for reader in readers:
             if reader is not None:
                 reader.close()

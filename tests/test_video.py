@@ -305,34 +305,3 @@ def test_read_into_refuses_a_slot_of_another_size(tmp_path):
         finally:
             pipe.close()
         stream.close()
-
-
-def test_videos_open_together_and_fail_in_input_order(tmp_path, monkeypatch):
-    import threading
-
-    from admcuda.inputs import open_inputs
-
-    _, ref, dis = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
-    threads, closed = set(), []
-    init, close = VideoReader.__init__, VideoReader.close
-
-    def note_init(self, *args, **kwargs):
-        threads.add(threading.current_thread().name)
-        init(self, *args, **kwargs)
-
-    def note_close(self):
-        closed.append(self.path)
-        close(self)
-
-    monkeypatch.setattr(VideoReader, "__init__", note_init)
-    monkeypatch.setattr(VideoReader, "close", note_close)
-    with open_inputs(ref, [dis, dis]) as inputs:
-        assert (inputs.width, inputs.height, len(inputs.dis)) == (160, 90, 2)
-    assert len(threads) == 3 and all(name.startswith("admcuda-open") for name in threads)
-    for name in ("bad.mp4", "worse.mp4"):
-        (tmp_path / name).write_text("this is not a video\n" * 20)
-    closed.clear()
-    # Both fail: the error is the earlier input's, and the readers that opened are closed.
-    with pytest.raises(AdmError, match=r"distorted file '.*bad\.mp4' is not a video"):
-        open_inputs(ref, [dis, tmp_path / "bad.mp4", tmp_path / "worse.mp4"])
-    assert sorted(map(str, closed)) == sorted(map(str, [ref, dis]))
