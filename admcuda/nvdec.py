@@ -934,10 +934,11 @@ class NvdecReader(ClosingReader):
         """Queue frame ``index``'s luma on the session's finisher; its surface format."""
         with self._device(), session.stream:
             view, fmt = self._luma_view(frame, index)
-            if index and _SURFACE_BITDEPTH[fmt] != self.bitdepth:
+            began = getattr(self, "bitdepth", None)  # unset while the opening frame is read
+            if began is not None and _SURFACE_BITDEPTH[fmt] != began:
                 raise AdmError(
                     f"{self.where}: NVDEC's frame {index} is a {fmt} surface, but the stream "
-                    f"began {self.bitdepth}-bit; a bit-depth change is not supported"
+                    f"began {began}-bit; a bit-depth change is not supported"
                 )
             session.finisher.add(view, fmt, index)
         return fmt

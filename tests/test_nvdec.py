@@ -241,6 +241,7 @@ class FakeVideo:
         sps=SPS_PROGRESSIVE,
         idr_packets=None,
         drop_display=None,
+        other_fmt_from=None,
     ):
         self.codec, self.width, self.height, self.fmt = codec, width, height, fmt
         self.frames, self.shift, self.buggy_strides = frames, shift, buggy_strides
@@ -248,6 +249,7 @@ class FakeVideo:
         self.low_bits_at, self.sps = low_bits_at, sps
         # which packets hold an IDR picture (all if None) and a frame the decoder loses
         self.idr_packets, self.drop_display = idr_packets, drop_display
+        self.other_fmt_from = other_fmt_from  # frames from here on in the other format
         self.caps = caps if caps is not None else {
             "supported": 1, "num_decoder_engines": 7,
             "width_min": 32, "height_min": 16, "width_max": 8192, "height_max": 8192,
@@ -257,6 +259,11 @@ class FakeVideo:
         assert sorted(self.order) == list(range(frames))
         self.bitdepth = 8 if fmt == "NV12" else 16 - shift
         self.decoders: list = []
+
+    def fmt_of(self, i: int) -> str:
+        if self.other_fmt_from is None or i < self.other_fmt_from:
+            return self.fmt
+        return "NV12" if self.fmt == "P016" else "P016"
 
     def luma(self, i: int) -> np.ndarray:
         rng = np.random.default_rng(i)
@@ -331,14 +338,17 @@ class FakeDecoder:
         v = self.video
         w = v.out_width or v.width
         rows = v.height + v.height // 2
-        dtype = np.uint8 if v.fmt == "NV12" else np.uint16
+        fmt = v.fmt_of(i)
+        dtype = np.uint8 if fmt == "NV12" else np.uint16
         while len(self.pool) <= slot:
             self.pool.append(np.zeros(2 * rows * w, dtype))
+        if self.pool[slot].dtype != dtype:  # the stream changed format
+            self.pool[slot] = np.zeros(2 * rows * w, dtype)
         buf = self.pool[slot]
         packed = buf[: rows * w].reshape(rows, w)
         packed[:] = np.iinfo(dtype).max  # chroma rows: anything but luma
         luma = v.luma(i)[:, :w]
-        if v.fmt == "NV12":
+        if fmt == "NV12":
             packed[: v.height] = luma
         else:
             packed[: v.height] = luma << v.shift
@@ -362,7 +372,8 @@ class FakeDecoder:
                 shown.append(first)
         self.shown += len(shown)
         return [
-            FakeFrame(self.video.fmt, self._surface(k, i), pts_of(i)) for k, i in enumerate(shown)
+            FakeFrame(self.video.fmt_of(i), self._surface(k, i), pts_of(i))
+            for k, i in enumerate(shown)
         ]
 
 
@@ -514,6 +525,13 @@ def test_fake_sessions_finish_frames_on_their_decoders_stream(fake):
     assert len(list(reader)) == len(list(reader.iter_luma(start=2))) + 2
     assert len(video.decoders) == 2  # the opening session's, then the second iteration's
     assert [d.stream for d in video.decoders] == FakeFinisher.streams
+
+
+def test_fake_bit_depth_change_stops_the_iteration(fake):
+    reader = nvdec.open_nvdec(fake(FakeVideo(other_fmt_from=4)))
+    assert reader.bitdepth == 10
+    with pytest.raises(AdmError, match="frame 4 is a NV12 surface, but the stream began 10-bit"):
+        list(reader)
 
 
 def test_fake_12_bit_samples_later_stop_the_iteration(fake):
