@@ -1,10 +1,13 @@
 """NVDEC decoding in a process of its own per input, the planes handed over on the GPU
 (opt-in: ``ADMCUDA_NVDEC_PROCESSES=1``).
 
-PyNvVideoCodec holds the GIL while it decodes, so several sessions driven from threads of
-one process share one interpreter lock. Decoding alone, 1080p H.264 on an H200, 2, 4 and 7
-threads gave about 690, 870 and 1,050 frames/s in all, 2, 4 and 7 processes about 900,
-1,700 and 1,700. :class:`NvdecProcessSource` decodes an encoded input in a child process
+It was written because several sessions driven from threads of one process seemed to
+share one interpreter lock: decoding alone, with each frame's luma taken and waited for,
+1080p H.264 on an H200 (session 3), 2, 4 and 7 threads gave about 690, 870 and 1,050
+frames/s in all, 2, 4 and 7 processes about 900, 1,700 and 1,700. Bare ``Decode()`` loops
+(session 7, HEVC 10-bit) decoded about as fast in threads as in processes: the per-frame
+work around each decode, since grouped in :mod:`admcuda.nvdec`, was what held threads
+back. :class:`NvdecProcessSource` decodes an encoded input in a child process
 (``python -m admcuda.nvdec_worker``), which writes each luma plane straight into the
 pipeline's device buffer through CUDA IPC and says how many frames it wrote once they are
 complete. Nothing crosses the host but a few bytes per batch.
