@@ -25,45 +25,69 @@
 #define ADM_CM_STEP 30
 #define ADM_CM_MAX_ROWS 64  // rows_per_block at most
 
-// Value of one sample after masking, before the row sum. x is the source sample, thr the
-// summed threshold of the position. Scale 0: |x * rf| - (thr << sub) in int64.
-// Scales 1..3: CSF-weight x first, then |.| - thr truncated to int32 (libvmaf's i4 path).
-// Both then clip at zero and cube in fixed point, the square truncated to int32.
-// The per-orientation parameters stay in shared memory (sp, the kernel's copy of its
-// parameter block) and are read where they are used instead of occupying registers.
-struct CmShifts {
-    const i64* sp;
-    int q;
-    __device__ __forceinline__ i64 rf() const { return sp[ADM_P_RF + q]; }
-    __device__ __forceinline__ int sub() const { return (int)sp[ADM_P_CM_SUB_SHIFT + q]; }
-    __device__ __forceinline__ i64 sq_rnd() const { return sp[ADM_P_CM_SQ_RND + q]; }
-    __device__ __forceinline__ int sq_shift() const { return (int)sp[ADM_P_CM_SQ_SHIFT + q]; }
-    __device__ __forceinline__ i64 cub_rnd() const { return sp[ADM_P_CM_CUB_RND + q]; }
-    __device__ __forceinline__ int cub_shift() const { return (int)sp[ADM_P_CM_CUB_SHIFT + q]; }
+// The masking stage's per-launch numbers, passed by value so that they are read from
+// the kernel's constant bank: the CSF factors rf (h, v, d), the cubing rounding and
+// shift of each orientation, the per-row rounding of the masking sums, and the
+// denominator's shifts. The squaring (round, shift) and, at scale 0, the threshold's
+// shift before the subtraction are the same for every size and option: they are
+// compile-time constants (ADM_CM0_*, ADM_CM_S123_*, from reference.constants).
+struct CmArgs {
+    i64 rf[3];
+    i64 cub_rnd[3];
+    int cub_shift[3];
+    i64 row_rnd;
+    int row_shift;
+    DenShifts den;
 };
 
-__device__ __forceinline__ i64 cm_masked(i16 x, i32 thr, const CmShifts& s) {
-    // |rf * x| <= 65535 * 32768 < 2**31: the product fits int32.
-    const i32 p = (i32)s.rf() * x;
-    return (i64)(p < 0 ? -p : p) - ((i64)thr << s.sub());
-}
-__device__ __forceinline__ i64 cm_masked(i32 x, i32 thr, const CmShifts& s) {
-    const i32 y = csf_weight(x, s.rf(), 0);
-    return (i32)((u32)c_abs32(y) - (u32)thr);
+__device__ __forceinline__ u64 cm0_sq_rnd(int q) { return q == 2 ? ADM_CM0_SQ_RND_D : ADM_CM0_SQ_RND_HV; }
+__device__ __forceinline__ int cm0_sq_shift(int q) { return q == 2 ? ADM_CM0_SQ_SHIFT_D : ADM_CM0_SQ_SHIFT_HV; }
+__device__ __forceinline__ int cm0_sub(int q) { return q == 2 ? ADM_CM0_SUB_D : ADM_CM0_SUB_HV; }
+
+// The fixed-point cube of one masked value m >= 0 (m < 2**31): the square rounded and
+// truncated to int32, times m, rounded by the orientation's cubing shift.
+__device__ __forceinline__ i64 cm_cube(i32 m, u64 sq_rnd, int sq_shift, const CmArgs& c, int q) {
+    const i32 sq = (i32)(((u64)((u32)m * (u64)(u32)m) + sq_rnd) >> sq_shift);
+    return (mul_wide(m, sq) + c.cub_rnd[q]) >> c.cub_shift[q];
 }
 
-template <typename T>
-__device__ __forceinline__ i64 cm_term(T x, i32 thr, const CmShifts& s) {
-    const i64 m = imax64(cm_masked(x, thr, s), 0);
-    if (m <= 0xffffffffLL) {
-        // The usual case, in 32x32->64 multiplies. The square's bits sh..sh+31 are the
-        // same whether it is shifted as int64 or uint64 (sh <= 32), so (int32) agrees.
-        const u32 mu = (u32)m;
-        const i32 sq = (i32)(((u64)mu * mu + (u64)s.sq_rnd()) >> s.sq_shift());
-        return (mul_u32_i32(mu, sq) + s.cub_rnd()) >> s.cub_shift();
+// Value of one sample after masking, before the row sum. x is the source sample, thr the
+// summed threshold of the position, q the orientation. Both clip at zero and cube in
+// fixed point, the square truncated to int32.
+//
+// Scale 0: |x * rf| - (thr << sub) in int64. |x * rf| <= 65535 * 32768 < 2**31, so
+// where 0 <= thr < 2**(31 - sub) (always, unless an int16 |csf| / 30 wrapped
+// negative) the difference fits int32 and so does the clipped value.
+__device__ __forceinline__ i64 cm_term(i16 x, i32 thr, const CmArgs& c, int q) {
+    const int sub = cm0_sub(q);
+    const i32 p = (i32)c.rf[q] * x;
+    const i32 ap = p < 0 ? -p : p;
+    if ((u32)thr < (1u << (31 - sub))) {
+        return cm_cube(imax32(ap - (thr << sub), 0), cm0_sq_rnd(q), cm0_sq_shift(q), c, q);
     }
-    const i64 sq = (i64)(i32)((m * m + s.sq_rnd()) >> s.sq_shift());
-    return (sq * m + s.cub_rnd()) >> s.cub_shift();
+    const i64 m = imax64((i64)ap - ((i64)thr << sub), 0);
+    if (m <= 0x7fffffffLL) return cm_cube((i32)m, cm0_sq_rnd(q), cm0_sq_shift(q), c, q);
+    // int64 products that wrap as libvmaf's do, computed in uint64 to keep that defined.
+    const i64 m2 = (i64)((u64)m * (u64)m + cm0_sq_rnd(q));
+    const i64 sq = (i64)(i32)(m2 >> cm0_sq_shift(q));
+    return (i64)((u64)sq * (u64)m + (u64)c.cub_rnd[q]) >> c.cub_shift[q];
+}
+// Scales 1..3: CSF-weight x first, then |.| - thr truncated to int32 (libvmaf's i4
+// path), so the clipped value is below 2**31 whatever thr is.
+__device__ __forceinline__ i64 cm_term(i32 x, i32 thr, const CmArgs& c, int q) {
+    const i32 y = csf_weight(x, c.rf[q], 0);
+    const i32 m = imax32((i32)((u32)c_abs32(y) - (u32)thr), 0);
+    return cm_cube(m, ADM_CM_S123_SQ_RND, ADM_CM_S123_SQ_SHIFT, c, q);
+}
+
+// One band plane of a frame's (a, v, h, d) set: the detail orientation q (0 = h,
+// 1 = v, 2 = d) at element offset at. Offsets stay in int32 (the launcher refuses
+// bands of 2**31 elements or more a frame); the load goes through __ldg on the
+// const __restrict__ frame base.
+template <typename T>
+__device__ __forceinline__ T band_at(const T* __restrict__ base, i32 plane, int q, i32 at) {
+    const int slot = q == 0 ? 2 : (q == 1 ? 1 : 3);
+    return __ldg(base + (slot * plane + at));
 }
 
 // What the masking pass keeps of one band position: the restored (r), additive (a) and
@@ -80,24 +104,23 @@ struct CmPos {
 };
 
 template <typename T>
-__device__ __forceinline__ void cm_position(const BandSet<T>& o, const BandSet<T>& t, i64 at,
-                                            const i32* __restrict__ lut, double egl,
-                                            const CmShifts* sh, bool aim, CmPos<T>* p) {
-    p->o[0] = __ldg(o.h + at);
-    p->o[1] = __ldg(o.v + at);
-    p->o[2] = __ldg(o.d + at);
-    const Decoupled<T> dc =
-        decouple(p->o[0], p->o[1], p->o[2], __ldg(t.h + at), __ldg(t.v + at), __ldg(t.d + at), lut, egl);
+__device__ __forceinline__ void cm_position(const T* __restrict__ ob, const T* __restrict__ tb,
+                                            i32 plane, i32 at, const i32* __restrict__ lut,
+                                            double egl, const CmArgs& c, bool aim, CmPos<T>* p) {
+#pragma unroll
+    for (int q = 0; q < 3; ++q) p->o[q] = band_at(ob, plane, q, at);
+    const Decoupled<T> dc = decouple(p->o[0], p->o[1], p->o[2], band_at(tb, plane, 0, at),
+                                     band_at(tb, plane, 1, at), band_at(tb, plane, 2, at), lut, egl);
     u32 fa = 0, fr = 0, ca = 0, cr = 0;
 #pragma unroll
     for (int q = 0; q < 3; ++q) {
         p->r[q] = dc.r[q];
         p->a[q] = dc.a[q];
-        const T ya = csf_weight(dc.a[q], sh[q].rf(), q);
+        const T ya = csf_weight(dc.a[q], c.rf[q], q);
         fa += (u32)(i32)csf_flt(ya);
         ca += (u32)cm_centre(ya);
         if (aim) {
-            const T yr = csf_weight(dc.r[q], sh[q].rf(), q);
+            const T yr = csf_weight(dc.r[q], c.rf[q], q);
             fr += (u32)(i32)csf_flt(yr);
             cr += (u32)cm_centre(yr);
         }
@@ -116,30 +139,35 @@ __device__ __forceinline__ bool sum_used(int k, bool aim, bool den) {
 template <typename T>
 __global__ void __launch_bounds__(32 * ADM_ROW_WARPS, ADM_CM_MIN_BLOCKS)
 adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, int hh, int ww,
-       i64 plane, const i32* __restrict__ lut, const i64* __restrict__ params,
-       i64* __restrict__ acc, i64 acc_fstride, int top, int bottom, int left, int right,
-       int rows_per_block, int rows_per_item, double egl, int do_aim, int do_den) {
+       int plane, const i32* __restrict__ lut, i64* __restrict__ acc, i64 acc_fstride, int top,
+       int bottom, int left, int right, int rows_per_block, int rows_per_item, double egl,
+       int do_aim, int do_den, i64 rf_h, i64 rf_v, i64 rf_d, i64 cub_rnd_h, i64 cub_rnd_v,
+       i64 cub_rnd_d, int cub_shift_h, int cub_shift_v, int cub_shift_d, i64 row_rnd,
+       int row_shift, u64 den_sq_rnd, int den_sq_shift, u64 den_cub_rnd, int den_cub_shift,
+       u64 den_row_rnd, int den_row_shift) {
     __shared__ u64 rowsum[ADM_CM_MAX_ROWS][9];
     __shared__ u64 red[ADM_ROW_WARPS][9][33];  // 33: lanes 2k of one read spread over banks
-    __shared__ i64 sp[ADM_P_COUNT];
     const int lane = threadIdx.x;
     const int warp = threadIdx.y;
     const int tid = warp * 32 + lane;
     const int f = blockIdx.z;
     const bool aim = do_aim != 0;
     const bool den = do_den != 0;
+    const CmArgs c = {{rf_h, rf_v, rf_d},
+                      {cub_rnd_h, cub_rnd_v, cub_rnd_d},
+                      {cub_shift_h, cub_shift_v, cub_shift_d},
+                      row_rnd,
+                      row_shift,
+                      {den_sq_rnd, den_sq_shift, den_cub_rnd, den_cub_shift, den_row_rnd, den_row_shift}};
 
-    const BandSet<T> o = band_set(ref, band_fstride, f, plane);
-    const BandSet<T> t = band_set(dis, band_fstride, f, plane);
+    const T* __restrict__ ob = ref + (i64)f * band_fstride;
+    const T* __restrict__ tb = dis + (i64)f * band_fstride;
 
     const int r0 = top + blockIdx.x * rows_per_block;
     const int r1 = imin32(bottom, r0 + rows_per_block);
     const int nrows = r1 - r0;
-    if (tid < ADM_P_COUNT) sp[tid] = __ldg(params + tid);
     for (int k = tid; k < nrows * 9; k += 32 * ADM_ROW_WARPS) rowsum[k / 9][k % 9] = 0;
     __syncthreads();
-    const CmShifts sh[3] = {{sp, 0}, {sp, 1}, {sp, 2}};
-    const DenShifts dsh = den_shifts(sp);
 
     const int nstrips = (right - left + ADM_CM_STEP - 1) / ADM_CM_STEP;
     const int nitems = nstrips * ((nrows + rows_per_item - 1) / rows_per_item);
@@ -152,11 +180,11 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
         const bool own = lane >= 1 && lane <= ADM_CM_STEP && j < right;
 
         CmPos<T> cur, nxt;
-        cm_position(o, t, (i64)tap_index(a - 1, hh) * ww + jc, lut, egl, sh, aim, &nxt);
+        cm_position(ob, tb, plane, tap_index(a - 1, hh) * ww + jc, lut, egl, c, aim, &nxt);
         u32 above[2] = {nxt.fsum[0], nxt.fsum[1]};
-        cm_position(o, t, (i64)a * ww + jc, lut, egl, sh, aim, &cur);
+        cm_position(ob, tb, plane, a * ww + jc, lut, egl, c, aim, &cur);
         for (int i = a; i < b; ++i) {
-            cm_position(o, t, (i64)tap_index(i + 1, hh) * ww + jc, lut, egl, sh, aim, &nxt);
+            cm_position(ob, tb, plane, tap_index(i + 1, hh) * ww + jc, lut, egl, c, aim, &nxt);
             u32 box[2];
 #pragma unroll
             for (int s = 0; s < 2; ++s) {
@@ -169,15 +197,15 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
             if (own) {
                 const i32 thr_num = (i32)(box[0] + cur.csum[0]);
 #pragma unroll
-                for (int q = 0; q < 3; ++q) v[q] = cm_term(cur.r[q], thr_num, sh[q]);
+                for (int q = 0; q < 3; ++q) v[q] = cm_term(cur.r[q], thr_num, c, q);
                 if (aim) {
                     const i32 thr_aim = (i32)(box[1] + cur.csum[1]);
 #pragma unroll
-                    for (int q = 0; q < 3; ++q) v[3 + q] = cm_term(cur.a[q], thr_aim, sh[q]);
+                    for (int q = 0; q < 3; ++q) v[3 + q] = cm_term(cur.a[q], thr_aim, c, q);
                 }
                 if (den) {
 #pragma unroll
-                    for (int q = 0; q < 3; ++q) v[6 + q] = (i64)den_term(cur.o[q], dsh);
+                    for (int q = 0; q < 3; ++q) v[6 + q] = (i64)den_term(cur.o[q], c.den);
                 }
             }
             // The row's nine sums over the warp, through shared memory: each lane stores
@@ -204,12 +232,11 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
     if (tid < 9) {
         const int k = tid;
         if (!sum_used(k, aim, den)) return;
-        const i64 row_rnd = sp[ADM_P_CM_ROW_RND];
-        const int row_shift = (int)sp[ADM_P_CM_ROW_SHIFT];
         u64 total = 0;
         for (int r = 0; r < nrows; ++r) {
             const u64 s = rowsum[r][k];
-            total += k < 6 ? (u64)((i64)(s + (u64)row_rnd) >> row_shift) : (s + dsh.row_rnd) >> dsh.row_shift;
+            total += k < 6 ? (u64)((i64)(s + (u64)c.row_rnd) >> c.row_shift)
+                           : (s + c.den.row_rnd) >> c.den.row_shift;
         }
         i64* __restrict__ out = acc + (i64)f * acc_fstride;
         atomicAdd((u64*)(out + (k < 6 ? ADM_ACC_NUM + k : ADM_ACC_DEN + k - 6)), total);

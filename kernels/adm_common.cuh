@@ -67,21 +67,27 @@ __device__ __forceinline__ BandSet<T> band_set(const T* base, i64 frame_stride, 
 
 // (h, v) vectors of reference and distorted within one degree: libvmaf converts each
 // int64 dot product to float, then to double, divides by 4096 and compares in double.
-__device__ __forceinline__ bool angle_test(i64 dot, i64 omag, i64 tmag) {
+// The arguments are those products already rounded to float.
+__device__ __forceinline__ bool angle_test(float dot, float omag, float tmag) {
     // Division by 4096 is exact in double; the multiply by its reciprocal is the same number.
-    const double d = __dmul_rn((double)__ll2float_rn(dot), ADM_INV_ANGLE_SCALE);
-    const double o = __dmul_rn((double)__ll2float_rn(omag), ADM_INV_ANGLE_SCALE);
-    const double t = __dmul_rn((double)__ll2float_rn(tmag), ADM_INV_ANGLE_SCALE);
+    const double d = __dmul_rn((double)dot, ADM_INV_ANGLE_SCALE);
+    const double o = __dmul_rn((double)omag, ADM_INV_ANGLE_SCALE);
+    const double t = __dmul_rn((double)tmag, ADM_INV_ANGLE_SCALE);
     return d >= 0.0 && __dmul_rn(d, d) >= __dmul_rn(__dmul_rn(ADM_COS_1DEG_SQ, o), t);
 }
-// int16 products fit int32; only their sum needs 64 bits.
+// int16 products fit int32; only the dot product's sum needs 64 bits. A squared
+// magnitude is at most 2**31, so it is summed and rounded to float as uint32: the
+// same float as the int64 conversion, both rounding the exact integer to nearest.
 __device__ __forceinline__ bool angle_flag(i16 oh, i16 ov, i16 th, i16 tv) {
-    return angle_test((i64)((i32)oh * th) + (i32)ov * tv, (i64)((i32)oh * oh) + (i32)ov * ov,
-                      (i64)((i32)th * th) + (i32)tv * tv);
+    const u32 om = (u32)((i32)oh * oh) + (u32)((i32)ov * ov);
+    const u32 tm = (u32)((i32)th * th) + (u32)((i32)tv * tv);
+    return angle_test(__ll2float_rn((i64)((i32)oh * th) + (i32)ov * tv), __uint2float_rn(om),
+                      __uint2float_rn(tm));
 }
 __device__ __forceinline__ bool angle_flag(i32 oh, i32 ov, i32 th, i32 tv) {
-    return angle_test(mul_wide(oh, th) + mul_wide(ov, tv), mul_wide(oh, oh) + mul_wide(ov, ov),
-                      mul_wide(th, th) + mul_wide(tv, tv));
+    return angle_test(__ll2float_rn(mul_wide(oh, th) + mul_wide(ov, tv)),
+                      __ll2float_rn(mul_wide(oh, oh) + mul_wide(ov, ov)),
+                      __ll2float_rn(mul_wide(th, th) + mul_wide(tv, tv)));
 }
 
 // libvmaf's Q30 reciprocal table entry for x in -32768..32768: 2**30 / x truncated

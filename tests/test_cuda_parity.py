@@ -368,6 +368,67 @@ def test_cm_parity_any_work_split(rows, size, monkeypatch):
     check_cm(refs, levels, opts)
 
 
+def _wide_bands(rng, shape, dtype, top: int) -> Bands:
+    """Bands of any value the type holds, half of them at or next to its ends."""
+    x = rng.integers(-top - 1, top + 1, (4, *shape))
+    ends = rng.choice([-top - 1, -top, top - 1, top], (4, *shape))
+    return Bands(*np.where(rng.random((4, *shape)) < 0.5, ends, x).astype(dtype))
+
+
+@pytest.mark.parametrize("options", [{}, {"adm_csf_mode": "1", "adm_csf_scale": "2.5"}])
+@pytest.mark.parametrize("scale", [0, 1, 2, 3])
+def test_cm_parity_on_wide_band_values(scale, options):
+    """The masking pass on bands no DWT of a picture gives: every value of the band type,
+    half of them at its ends, so that int16 |csf| / 30 wraps negative and the scale-0
+    threshold leaves the kernel's int32 fast path (checked here on the reference's own
+    threshold before the comparison)."""
+    from admcuda.reference.cm import threshold
+    from admcuda.reference.cnum import border
+    from admcuda.reference.csf import csf as ref_csf
+    from admcuda.reference.csf import rfactors
+    from admcuda.reference.decouple import decouple, decouple_s123
+
+    from admcuda.backends.cuda.geometry import scale_geometry
+
+    opts = make_opts(options)
+    hh, ww = 40, 70
+    dt, top = (np.int16, 2**15 - 1) if scale == 0 else (np.int32, 2**26)
+    g = scale_geometry(scale, (2 * hh, 2 * ww), opts)
+    rng = np.random.default_rng(11 + scale)
+    frames = []
+    for _ in range(2):
+        rb = _wide_bands(rng, (hh, ww), dt, top)
+        other = _wide_bands(rng, (hh, ww), dt, top)
+        db = Bands(*np.where(rng.random((4, hh, ww)) < 0.3, rb, other))
+        frames.append((rb, db))
+    acc = cp.zeros((2, 9), dtype=np.int64)
+    cm(
+        upload(stack_bands([f[0] for f in frames], dt)),
+        upload(stack_bands([f[1] for f in frames], dt)),
+        g,
+        opts.adm_enhn_gain_limit,
+        acc,
+        do_aim=True,
+        do_den=True,
+    )
+    got = acc.get()
+    crop = tuple(slice(*border(n, tap=False)) for n in (hh, ww))
+    negative = 0
+    for f, (rb, db) in enumerate(frames):
+        r, a = (decouple if scale == 0 else decouple_s123)(rb, db, opts.adm_enhn_gain_limit)
+        rf = tuple(int(x) for x in rfactors(scale, opts))
+        csf_a, csf_r = ref_csf(a, scale, rf), ref_csf(r, scale, rf)
+        negative += int((threshold(*csf_a, scale, crop) < 0).sum())
+        num = cm_accumulators(r, *csf_a, scale, rf)
+        aim = cm_accumulators(a, *csf_r, scale, rf)
+        den = den_accumulators(rb, scale)
+        assert [int(x) for x in got[f, 0:3]] == list(num[:3]), f"num scale {scale} frame {f}"
+        assert [int(x) for x in got[f, 3:6]] == list(aim[:3]), f"aim scale {scale} frame {f}"
+        assert [int(x) for x in got[f, 6:9].view(np.uint64)] == list(den[:3]), f"den frame {f}"
+    if scale == 0:
+        assert negative > 0, "no negative threshold: the int32 fast path's exit is untested"
+
+
 def test_reciprocal_equals_libvmaf_table():
     """gain_k's Q30 reciprocal equals libvmaf's table at every index (-32768..32768)."""
     from admcuda.reference import constants as C

@@ -372,6 +372,8 @@ def cm(
     afs = _check_acc(acc, n, "cm acc")
     top, bottom, left, right = geom.crop
     hh, ww = geom.shape
+    if 4 * hh * ww >= 1 << 31:
+        raise ValueError(f"cm: bands of {hh}x{ww} are too large for the masking kernel")
     rows_per_block, rows_per_item = CM_ROWS
     fn = K.function("adm_cm", geom.band_dtype)
     fn(
@@ -383,9 +385,8 @@ def cm(
             i64(fs),
             i32(hh),
             i32(ww),
-            i64(hh * ww),
+            i32(hh * ww),
             K.div_lookup(),
-            device_params(geom),
             acc,
             i64(afs),
             i32(top),
@@ -397,7 +398,41 @@ def cm(
             f64(egl),
             i32(bool(do_aim)),
             i32(bool(do_den)),
+            *_cm_args(geom),
         ),
+    )
+
+
+def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
+    """The masking kernel's per-launch numbers from ``geom.params``, in its argument
+    order (``CmArgs`` in adm_cm.cu); the squaring and threshold shifts it has compiled in
+    are checked against the block."""
+    p, at = geom.params, K.PARAM_OFFSETS
+
+    def slot(name: str, k: int = 0) -> int:
+        return p[at[name] + k]
+
+    if geom.scale == 0:
+        sq = C.CM0_SQ
+        if tuple(slot("CM_SUB_SHIFT", q) for q in range(3)) != tuple(C.CM0_SUB_SHIFT):
+            raise RuntimeError("cm: the threshold shifts differ from the kernel's")
+    else:
+        sq = (C.CM_S123_SQ,) * 3
+    if tuple((slot("CM_SQ_RND", q), slot("CM_SQ_SHIFT", q)) for q in range(3)) != tuple(sq):
+        raise RuntimeError("cm: the squaring shifts differ from the kernel's")
+    u64 = np.uint64
+    return (
+        *(i64(slot("RF", q)) for q in range(3)),
+        *(i64(slot("CM_CUB_RND", q)) for q in range(3)),
+        *(i32(slot("CM_CUB_SHIFT", q)) for q in range(3)),
+        i64(slot("CM_ROW_RND")),
+        i32(slot("CM_ROW_SHIFT")),
+        u64(slot("DEN_SQ_RND") % (1 << 64)),
+        i32(slot("DEN_SQ_SHIFT")),
+        u64(slot("DEN_CUB_RND") % (1 << 64)),
+        i32(slot("DEN_CUB_SHIFT")),
+        u64(slot("DEN_ROW_RND") % (1 << 64)),
+        i32(slot("DEN_ROW_SHIFT")),
     )
 
 
