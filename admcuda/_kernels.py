@@ -46,6 +46,7 @@ STAGES: dict[str, tuple[tuple[str, tuple[np.dtype, ...]], ...]] = {
     "adm_csf_den": (("adm_csf_den", (np.dtype(np.int16), np.dtype(np.int32))),),
     "adm_cm": (
         ("adm_cm", (np.dtype(np.int16), np.dtype(np.int32))),
+        ("adm_cm_rows", ()),
         ("adm_recip_table", ()),
     ),
 }
@@ -99,6 +100,11 @@ ROW_WARPS = 8
 # kernel ran about 20% faster at 3 (80 registers) than at 2, and 5-10% faster again at 4
 # (64 registers, some spilled to L1).
 CM_MIN_BLOCKS = 4
+# Threads per block of the DWT kernels (the launcher's block shape), and the blocks per
+# multiprocessor the scale-0 DWT is built for: 4 and 5 (48 registers, a few bytes
+# spilled) came out within run-to-run spread on an H200 (kernels/NOTES.md, v2).
+DWT_THREADS = 256
+DWT0_MIN_BLOCKS = 4
 
 _KERNEL_PACKAGE = "admcuda.kernels"
 _COMMON = "adm_common.cuh"
@@ -153,6 +159,8 @@ def preamble() -> str:
         ("ADM_CM_S123_SQ_SHIFT", str(C.CM_S123_SQ[1])),
         ("ADM_ROW_WARPS", str(ROW_WARPS)),
         ("ADM_CM_MIN_BLOCKS", str(CM_MIN_BLOCKS)),
+        ("ADM_DWT_THREADS", str(DWT_THREADS)),
+        ("ADM_DWT0_MIN_BLOCKS", str(DWT0_MIN_BLOCKS)),
         ("ADM_P_COUNT", str(PARAM_COUNT)),
         ("ADM_ACC_COUNT", str(ACC_COUNT)),
     ]

@@ -276,7 +276,7 @@ def stage_bytes(w: int, h: int, bitdepth: int) -> dict[str, tuple[int, int]]:
     the overlap).
     """
     from admcuda.backends import cuda as gpu
-    from admcuda.backends.cuda.launch import CM_ROWS
+    from admcuda.backends.cuda.launch import CM_ROWS_PER_ITEM
     from admcuda.options import AdmOptions
 
     item = 1 if bitdepth == 8 else 2
@@ -291,7 +291,9 @@ def stage_bytes(w: int, h: int, bitdepth: int) -> dict[str, tuple[int, int]]:
         top, bottom, left, right = g.crop
         r0, r1, c0, c1 = g.region  # the crop and its 1-sample masking halo
         region = (r1 - r0) * (c1 - c0) * g.band_dtype.itemsize
-        written = (bottom - top) * (CM_ROWS[1] + 2) / CM_ROWS[1] * (right - left) * 32 / 30
+        written = (
+            (bottom - top) * (CM_ROWS_PER_ITEM + 2) / CM_ROWS_PER_ITEM * (right - left) * 32 / 30
+        )
         out[f"cm s{g.scale}"] = (6 * region, int(6 * written * g.band_dtype.itemsize))
     return out
 

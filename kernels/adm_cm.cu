@@ -11,33 +11,30 @@
 // over the three orientations of |csf| / 30 at each position (the threshold adds the
 // three orientations' boxes in uint32, so the box of the sum is the same number).
 //
-// Layout: blockDim = (32, ADM_ROW_WARPS). A block owns rows_per_block crop rows and
-// every column. Its work items are strips of ADM_CM_STEP columns by rows_per_item
-// rows; a warp takes items in turn. In an item, lane L sits on column j0 - 1 + L
-// (lanes 1..30 own an output column, lanes 0 and 31 are the box's halo) and walks down
-// the rows, keeping the tap rows above, at and below in registers, so each position is
-// decoupled once per item (plus the two halo rows). Each output row's nine sums are
-// added up over the warp through shared memory and added to the block's per-row totals
-// (uint64, so wrap-around is C's); once the block is done, each row total is rounded
-// and the rounded rows are added to acc[frame * acc_fstride + ADM_ACC_NUM/AIM/DEN + q]
-// with one atomicAdd per sum.
+// Layout: blockDim = (32, ADM_ROW_WARPS), grid.z = frame. The crop of a frame is cut
+// into work items, strips of ADM_CM_STEP columns by rows_per_item rows, numbered strip
+// by strip within a band of rows; each warp of the grid takes items in turn (one each
+// where the grid has a warp per item, as the launcher sizes it). In an item, lane L
+// sits on column j0 - 1 + L (lanes 1..30 own an output column, lanes 0 and 31 are the
+// box's halo) and walks down the rows, keeping the tap rows above, at and below in
+// registers, so each position is decoupled once per item (plus the two halo rows).
+// Each output row's nine sums are added up over the warp through shared memory and
+// added to that row's totals in rows[frame][row - top][9] (uint64 in device memory,
+// zeroed by the launcher, so wrap-around is C's). adm_cm_rows then rounds each row
+// total and adds the rounded rows to acc[frame * acc_fstride + ADM_ACC_NUM/AIM/DEN + q].
 
 #define ADM_CM_STEP 30
-#define ADM_CM_MAX_ROWS 64  // rows_per_block at most
 
 // The masking stage's per-launch numbers, passed by value so that they are read from
 // the kernel's constant bank: the CSF factors rf (h, v, d), the cubing rounding and
-// shift of each orientation, the per-row rounding of the masking sums, and the
-// denominator's shifts. The squaring (round, shift) and, at scale 0, the threshold's
+// shift of each orientation, and the denominator's shifts. The squaring (round, shift) and, at scale 0, the threshold's
 // shift before the subtraction are the same for every size and option: they are
 // compile-time constants (ADM_CM0_*, ADM_CM_S123_*, from reference.constants).
 struct CmArgs {
     i64 rf[3];
     i64 cub_rnd[3];
     int cub_shift[3];
-    i64 row_rnd;
-    int row_shift;
-    DenShifts den;
+    DenShifts den;  // its row rounding is adm_cm_rows' work
 };
 
 __device__ __forceinline__ u64 cm0_sq_rnd(int q) { return q == 2 ? ADM_CM0_SQ_RND_D : ADM_CM0_SQ_RND_HV; }
@@ -139,42 +136,33 @@ __device__ __forceinline__ bool sum_used(int k, bool aim, bool den) {
 template <typename T>
 __global__ void __launch_bounds__(32 * ADM_ROW_WARPS, ADM_CM_MIN_BLOCKS)
 adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, int hh, int ww,
-       int plane, const i32* __restrict__ lut, i64* __restrict__ acc, i64 acc_fstride, int top,
-       int bottom, int left, int right, int rows_per_block, int rows_per_item, double egl,
-       int do_aim, int do_den, i64 rf_h, i64 rf_v, i64 rf_d, i64 cub_rnd_h, i64 cub_rnd_v,
-       i64 cub_rnd_d, int cub_shift_h, int cub_shift_v, int cub_shift_d, i64 row_rnd,
-       int row_shift, u64 den_sq_rnd, int den_sq_shift, u64 den_cub_rnd, int den_cub_shift,
-       u64 den_row_rnd, int den_row_shift) {
-    __shared__ u64 rowsum[ADM_CM_MAX_ROWS][9];
+       int plane, const i32* __restrict__ lut, u64* __restrict__ rows, int top, int bottom,
+       int left, int right, int rows_per_item, double egl, int do_aim, int do_den, i64 rf_h,
+       i64 rf_v, i64 rf_d, i64 cub_rnd_h, i64 cub_rnd_v, i64 cub_rnd_d, int cub_shift_h,
+       int cub_shift_v, int cub_shift_d, u64 den_sq_rnd, int den_sq_shift, u64 den_cub_rnd,
+       int den_cub_shift) {
     __shared__ u64 red[ADM_ROW_WARPS][9][33];  // 33: lanes 2k of one read spread over banks
     const int lane = threadIdx.x;
     const int warp = threadIdx.y;
-    const int tid = warp * 32 + lane;
     const int f = blockIdx.z;
     const bool aim = do_aim != 0;
     const bool den = do_den != 0;
     const CmArgs c = {{rf_h, rf_v, rf_d},
                       {cub_rnd_h, cub_rnd_v, cub_rnd_d},
                       {cub_shift_h, cub_shift_v, cub_shift_d},
-                      row_rnd,
-                      row_shift,
-                      {den_sq_rnd, den_sq_shift, den_cub_rnd, den_cub_shift, den_row_rnd, den_row_shift}};
+                      {den_sq_rnd, den_sq_shift, den_cub_rnd, den_cub_shift, 0, 0}};
 
     const T* __restrict__ ob = ref + (i64)f * band_fstride;
     const T* __restrict__ tb = dis + (i64)f * band_fstride;
-
-    const int r0 = top + blockIdx.x * rows_per_block;
-    const int r1 = imin32(bottom, r0 + rows_per_block);
-    const int nrows = r1 - r0;
-    for (int k = tid; k < nrows * 9; k += 32 * ADM_ROW_WARPS) rowsum[k / 9][k % 9] = 0;
-    __syncthreads();
+    u64* __restrict__ frows = rows + (i64)f * (bottom - top) * 9;
 
     const int nstrips = (right - left + ADM_CM_STEP - 1) / ADM_CM_STEP;
-    const int nitems = nstrips * ((nrows + rows_per_item - 1) / rows_per_item);
-    for (int item = warp; item < nitems; item += ADM_ROW_WARPS) {
+    const int nitems = nstrips * ((bottom - top + rows_per_item - 1) / rows_per_item);
+    for (int item = blockIdx.x * ADM_ROW_WARPS + warp; item < nitems;
+         item += gridDim.x * ADM_ROW_WARPS) {
         const int strip = item % nstrips;
-        const int a = r0 + (item / nstrips) * rows_per_item;
-        const int b = imin32(r1, a + rows_per_item);
+        const int a = top + (item / nstrips) * rows_per_item;
+        const int b = imin32(bottom, a + rows_per_item);
         const int j = left + strip * ADM_CM_STEP - 1 + lane;
         const int jc = tap_index(j, ww);
         const bool own = lane >= 1 && lane <= ADM_CM_STEP && j < right;
@@ -220,7 +208,7 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
 #pragma unroll
                 for (int m = 0; m < 16; ++m) sum += part[m];
                 sum += __shfl_down_sync(0x3ffffu, sum, 1);
-                if (!(lane & 1) && sum_used(k, aim, den)) atomicAdd((u64*)&rowsum[i - r0][k], sum);
+                if (!(lane & 1) && sum_used(k, aim, den)) atomicAdd(frows + (i - top) * 9 + k, sum);
             }
             __syncwarp();
             above[0] = cur.fsum[0];
@@ -228,16 +216,26 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
             cur = nxt;
         }
     }
-    __syncthreads();
-    if (tid < 9) {
-        const int k = tid;
-        if (!sum_used(k, aim, den)) return;
-        u64 total = 0;
-        for (int r = 0; r < nrows; ++r) {
-            const u64 s = rowsum[r][k];
-            total += k < 6 ? (u64)((i64)(s + (u64)c.row_rnd) >> c.row_shift)
-                           : (s + c.den.row_rnd) >> c.den.row_shift;
-        }
+}
+
+// The masking pass's second step: each row total of rows[frame][nrows][9] rounded by its
+// sum's per-row shift (the masking sums' in int64, the denominator's in uint64) and the
+// rounded rows added to the frame's accumulators. blockDim = (32, 9): warp k adds up sum
+// k over the rows, grid.x = frame.
+__global__ void adm_cm_rows(const u64* __restrict__ rows, int nrows, i64* __restrict__ acc,
+                            i64 acc_fstride, i64 row_rnd, int row_shift, u64 den_row_rnd,
+                            int den_row_shift, int do_aim, int do_den) {
+    const int k = threadIdx.y;
+    const int f = blockIdx.x;
+    if (!sum_used(k, do_aim != 0, do_den != 0)) return;
+    const u64* __restrict__ fr = rows + (i64)f * nrows * 9 + k;
+    u64 total = 0;
+    for (int r = threadIdx.x; r < nrows; r += 32) {
+        const u64 s = __ldg(fr + (i64)r * 9);
+        total += k < 6 ? (u64)((i64)(s + (u64)row_rnd) >> row_shift) : (s + den_row_rnd) >> den_row_shift;
+    }
+    total = (u64)warp_sum((i64)total);
+    if (threadIdx.x == 0) {
         i64* __restrict__ out = acc + (i64)f * acc_fstride;
         atomicAdd((u64*)(out + (k < 6 ? ADM_ACC_NUM + k : ADM_ACC_DEN + k - 6)), total);
     }

@@ -25,6 +25,31 @@ __device__ __forceinline__ void dwt_indices(int i, int n, int half, int* idx) {
     for (int k = 0; k < 4; ++k) idx[k] = dwt_src_index(i, k, n, half);
 }
 
+// The six source indices a thread's outputs i and i + 1 read (window positions 0..3 are
+// output i's taps, 2..5 output i + 1's), by the same rule as dwt_src_index where
+// half > 2: position 0 of output 0 reflects to 1, indices past the end reflect back.
+// Indices only an output past the end would read are clamped into the side.
+__device__ __forceinline__ void dwt_window(int i, int n, int* idx) {
+#pragma unroll
+    for (int p = 0; p < 6; ++p) {
+        int x = (i == 0 && p == 0) ? 1 : 2 * i - 1 + p;
+        if (x >= n) x = 2 * n - x - 1;
+        idx[p] = imin32(imax32(x, 0), n - 1);
+    }
+}
+
+// The window away from the borders: source rows (or columns) 2i - 1 .. 2i + 4.
+__device__ __forceinline__ void dwt_consecutive(int i, int* idx) {
+#pragma unroll
+    for (int p = 0; p < 6; ++p) idx[p] = 2 * i - 1 + p;
+}
+
+// Whether every thread of the warp that has outputs sits away from the borders. The
+// whole warp votes: a thread without outputs returns only after the vote.
+__device__ __forceinline__ bool warp_inner(bool valid, bool inner) {
+    return __all_sync(0xffffffffu, inner || !valid);
+}
+
 // The two 4-tap filters in the accumulator type A (u32 or i32).
 template <typename A>
 __device__ __forceinline__ A fir_lo(const A* x) {
@@ -91,48 +116,71 @@ __device__ void dwt0_one(const T* __restrict__ img, i16* __restrict__ out, int h
     dwt0_store(out + (i64)i * ww + j, (i64)hh * ww, lo, hi, lo_only);
 }
 
-// One thread computes the 2x2 outputs at (2 * ty, 2 * tx) of all four bands of one frame
-// (grid.z = frame). Away from the borders they read the 6x6 source block at (2i - 1,
-// 2j - 1): the vertical filter of each of its columns is computed once per output row and
+// The 2x2 outputs at (i, j) from the 6x6 source block whose rows and columns are ry and
+// cx: the vertical filter of each of its columns is computed once per output row and
 // shared by the two outputs of that row, and the block is loaded once for both rows.
+// Outputs past hh or ww are not stored.
+template <typename T>
+__device__ __forceinline__ void dwt0_block(const T* __restrict__ img, i16* __restrict__ fo, int w,
+                                           int hh, int ww, int i, int j, const int* ry,
+                                           const int* cx, const Dwt0& k, int lo_only) {
+    const i64 plane = (i64)hh * ww;
+    i32 lo[2][6], hi[2][6];
+#pragma unroll
+    for (int c = 0; c < 6; ++c) {
+        u32 x[6];
+#pragma unroll
+        for (int r = 0; r < 6; ++r) x[r] = (u32)__ldg(img + (i64)ry[r] * w + cx[c]);
+        dwt0_vertical(x, k, &lo[0][c], &hi[0][c]);
+        dwt0_vertical(x + 2, k, &lo[1][c], &hi[1][c]);
+    }
+#pragma unroll
+    for (int di = 0; di < 2; ++di) {
+#pragma unroll
+        for (int dj = 0; dj < 2; ++dj) {
+            if (i + di < hh && j + dj < ww) {
+                dwt0_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
+                           &hi[di][2 * dj], lo_only);
+            }
+        }
+    }
+}
+
+// One thread computes the 2x2 outputs at (2 * ty, 2 * tx) of all four bands of one frame
+// (grid.z = frame), from the 6x6 source block at (2i - 1, 2j - 1). In a warp whose
+// threads all sit away from the borders the block's rows and columns are consecutive;
+// elsewhere each comes from the border rule (dwt_window), the same arithmetic for every
+// thread of the warp, where both sides have 5 samples or more (half > 2).
 // out: [frame][4][hh][ww] int16; lo_only writes the a plane alone (adm_skip_scale0).
 template <typename T>
-__global__ void adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w,
+__global__ void __launch_bounds__(ADM_DWT_THREADS, ADM_DWT0_MIN_BLOCKS) adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w,
                             int hh, int ww, i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset,
                             int lo_only) {
     const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
     const int f = blockIdx.z;
-    if (i >= hh || j >= ww) return;
+    const bool valid = i < hh && j < ww;
+    const bool inner = warp_inner(valid, i > 0 && i + 1 < hh - 2 && j > 0 && j + 1 < ww - 2);
+    if (!valid) return;
     const T* __restrict__ img = src + (i64)f * h * w;
     i16* __restrict__ fo = out + (i64)f * 4 * hh * ww;
     const Dwt0 k = {(u32)vp_rnd, vp_shift, (u32)lo_offset, (u32)hi_offset};
-    const i64 plane = (i64)hh * ww;
-
-    if (i > 0 && i + 1 < hh - 2 && j > 0 && j + 1 < ww - 2) {
-        const T* __restrict__ p = img + (i64)(2 * i - 1) * w + (2 * j - 1);
-        i32 lo[2][6], hi[2][6];
-#pragma unroll
-        for (int c = 0; c < 6; ++c) {
-            u32 x[6];
-#pragma unroll
-            for (int r = 0; r < 6; ++r) x[r] = (u32)__ldg(p + (i64)r * w + c);
-            dwt0_vertical(x, k, &lo[0][c], &hi[0][c]);
-            dwt0_vertical(x + 2, k, &lo[1][c], &hi[1][c]);
-        }
-#pragma unroll
-        for (int di = 0; di < 2; ++di) {
-#pragma unroll
-            for (int dj = 0; dj < 2; ++dj) {
-                dwt0_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
-                           &hi[di][2 * dj], lo_only);
+    int ry[6], cx[6];
+    if (inner) {
+        // Each branch has its own copy of the block: here the offsets fold to constants.
+        dwt_consecutive(i, ry);
+        dwt_consecutive(j, cx);
+        dwt0_block(img, fo, w, hh, ww, i, j, ry, cx, k, lo_only);
+    } else if (h > 4 && w > 4) {
+        dwt_window(i, h, ry);
+        dwt_window(j, w, cx);
+        dwt0_block(img, fo, w, hh, ww, i, j, ry, cx, k, lo_only);
+    } else {
+        // A side of 3 or 4 samples (below what the pipeline scores): output by output.
+        for (int di = 0; di < 2 && i + di < hh; ++di) {
+            for (int dj = 0; dj < 2 && j + dj < ww; ++dj) {
+                dwt0_one(img, fo, h, w, hh, ww, i + di, j + dj, k, lo_only);
             }
-        }
-        return;
-    }
-    for (int di = 0; di < 2 && i + di < hh; ++di) {
-        for (int dj = 0; dj < 2 && j + dj < ww; ++dj) {
-            dwt0_one(img, fo, h, w, hh, ww, i + di, j + dj, k, lo_only);
         }
     }
 }
@@ -197,11 +245,46 @@ __device__ __forceinline__ void dwt_s123_store(i32* __restrict__ o, i64 plane, c
     o[3 * plane] = (i32)((fir_hi64(hi) + hp_rnd) >> hp_shift);
 }
 
+// The 2x2 outputs at (i, j) of scales 1..3 from the 6x6 source block whose rows and
+// columns are ry and cx, as dwt0_block does at scale 0; outputs past hh or ww are not
+// stored.
+template <typename T>
+__device__ __forceinline__ void dwt_s123_block(const T* __restrict__ img, i32* __restrict__ fo,
+                                               int w, int hh, int ww, int i, int j,
+                                               const int* ry, const int* cx, i64 vp_rnd,
+                                               int vp_shift, i64 hp_rnd, int hp_shift) {
+    const i64 plane = (i64)hh * ww;
+    i32 lo[2][6], hi[2][6];
+#pragma unroll
+    for (int c = 0; c < 6; ++c) {
+        i32 x[6];
+#pragma unroll
+        for (int r = 0; r < 6; ++r) x[r] = (i32)__ldg(img + (i64)ry[r] * w + cx[c]);
+#pragma unroll
+        for (int di = 0; di < 2; ++di) {
+            lo[di][c] = (i32)((fir_lo64(x + 2 * di) + vp_rnd) >> vp_shift);
+            hi[di][c] = (i32)((fir_hi64(x + 2 * di) + vp_rnd) >> vp_shift);
+        }
+    }
+#pragma unroll
+    for (int di = 0; di < 2; ++di) {
+#pragma unroll
+        for (int dj = 0; dj < 2; ++dj) {
+            if (i + di < hh && j + dj < ww) {
+                dwt_s123_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
+                               &hi[di][2 * dj], hp_rnd, hp_shift);
+            }
+        }
+    }
+}
+
 // Scales 1..3 from the previous level's approximation plane (T = i16 after scale 0,
 // i32 after 1 and 2). Both passes accumulate in int64 and truncate to int32 after the
 // per-scale rounding shift. `mode`, m1 and other: see dwt_border.
 //
-// One thread computes the 2x2 outputs at (2 * ty, 2 * tx), as adm_dwt2_s0 does.
+// One thread computes the 2x2 outputs at (2 * ty, 2 * tx), as adm_dwt2_s0 does, from
+// consecutive rows and columns in a warp away from the borders and by the border rule
+// elsewhere; where a side has only 3 or 4 samples, output by output (dwt_border).
 // src: plane of frame f at src + f * src_fstride, h x w, rows of w samples; m1 and
 // other likewise. out: [frame][4][hh][ww] int32.
 template <typename T>
@@ -212,36 +295,28 @@ __global__ void adm_dwt2_s123(const T* __restrict__ src, i64 src_fstride, i32* _
     const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
     const int f = blockIdx.z;
-    if (i >= hh || j >= ww) return;
+    const bool valid = i < hh && j < ww;
+    const bool inner = warp_inner(valid, i > 0 && i + 1 < hh - 2 && j > 0 && j + 1 < ww - 2);
+    if (!valid) return;
     const T* __restrict__ img = src + (i64)f * src_fstride;
     i32* __restrict__ fo = out + (i64)f * 4 * hh * ww;
     const i64 plane = (i64)hh * ww;
 
-    if (i > 0 && i + 1 < hh - 2 && j > 0 && j + 1 < ww - 2) {
-        // Away from the borders: the 6x6 block at (2i - 1, 2j - 1), constant offsets.
-        const T* __restrict__ p = img + (i64)(2 * i - 1) * w + (2 * j - 1);
-        i32 lo[2][6], hi[2][6];
-#pragma unroll
-        for (int c = 0; c < 6; ++c) {
-            i32 x[6];
-#pragma unroll
-            for (int r = 0; r < 6; ++r) x[r] = (i32)__ldg(p + (i64)r * w + c);
-#pragma unroll
-            for (int di = 0; di < 2; ++di) {
-                lo[di][c] = (i32)((fir_lo64(x + 2 * di) + vp_rnd) >> vp_shift);
-                hi[di][c] = (i32)((fir_hi64(x + 2 * di) + vp_rnd) >> vp_shift);
-            }
-        }
-#pragma unroll
-        for (int di = 0; di < 2; ++di) {
-#pragma unroll
-            for (int dj = 0; dj < 2; ++dj) {
-                dwt_s123_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
-                               &hi[di][2 * dj], hp_rnd, hp_shift);
-            }
-        }
+    int ry[6], cx[6];
+    if (inner) {
+        // Each branch has its own copy of the block: here the offsets fold to constants.
+        dwt_consecutive(i, ry);
+        dwt_consecutive(j, cx);
+        dwt_s123_block(img, fo, w, hh, ww, i, j, ry, cx, vp_rnd, vp_shift, hp_rnd, hp_shift);
         return;
     }
+    if (h > 4 && w > 4) {
+        dwt_window(i, h, ry);
+        dwt_window(j, w, cx);
+        dwt_s123_block(img, fo, w, hh, ww, i, j, ry, cx, vp_rnd, vp_shift, hp_rnd, hp_shift);
+        return;
+    }
+    // A side of 3 or 4 samples: libvmaf's out-of-range taps, output by output.
     const i16* __restrict__ fm1 = m1 ? m1 + (i64)f * m1_fstride : m1;
     const T* __restrict__ fother = other ? other + (i64)f * other_fstride : other;
     for (int di = 0; di < 2 && i + di < hh; ++di) {

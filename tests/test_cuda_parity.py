@@ -356,14 +356,14 @@ def test_cm_parity(case):
     check_cm(refs, levels, opts)
 
 
-@pytest.mark.parametrize("rows", [(1, 1), (5, 2), (7, 7), (64, 3), (64, 64)])
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 64])
 @pytest.mark.parametrize("size", [(33, 37), (576, 324)])
 def test_cm_parity_any_work_split(rows, size, monkeypatch):
-    """The masking pass gives the same sums however its rows are split into blocks and
-    work items (each item restarts its rolling window of tap rows)."""
+    """The masking pass gives the same sums however its rows are split into work items
+    (each item restarts its rolling window of tap rows)."""
     from admcuda.backends.cuda import launch
 
-    monkeypatch.setattr(launch, "CM_ROWS", rows)
+    monkeypatch.setattr(launch, "CM_ROWS_PER_ITEM", rows)
     refs, _, levels, opts = case_data(*size, 8, "random")
     check_cm(refs, levels, opts)
 

@@ -15,7 +15,7 @@ from admcuda.reference import constants as C
 from .geometry import ScaleGeometry, device_params
 
 __all__ = [
-    "CM_ROWS",
+    "CM_ROWS_PER_ITEM",
     "MAX_FRAMES_PER_LAUNCH",
     "cm",
     "csf",
@@ -26,12 +26,12 @@ __all__ = [
 ]
 
 _BLOCK = (32, 8, 1)  # elementwise kernels: one thread per band position
-_DWT_BLOCK = (32, 8, 1)  # the DWT: one thread per 2x2 output positions
+_DWT_BLOCK = (32, K.DWT_THREADS // 32, 1)  # the DWT: one thread per 2x2 output positions
 _ROW_BLOCK = (32, K.ROW_WARPS, 1)  # row-reducing kernels: one warp per row
 _ROWS_PER_BLOCK = 2 * K.ROW_WARPS
-# The masking pass: crop rows per block (at most 64, its shared row totals) and rows
-# per warp work item (each item decodes its two halo rows again).
-CM_ROWS = (16, 16)
+# The masking pass: rows per warp work item (each item decodes its two halo rows again).
+CM_ROWS_PER_ITEM = 16
+_CM_STEP = 30  # output columns per work item (adm_cm.cu's ADM_CM_STEP)
 MAX_FRAMES_PER_LAUNCH = 65535  # grid.z limit
 
 i32, i64, f64 = np.int32, np.int64, np.float64
@@ -61,6 +61,12 @@ def _empty(shape: tuple[int, ...], dtype: Any) -> Any:
     import cupy as cp
 
     return cp.empty(shape, dtype=dtype)
+
+
+def _zeros(shape: tuple[int, ...], dtype: Any) -> Any:
+    import cupy as cp
+
+    return cp.zeros(shape, dtype=dtype)
 
 
 def dwt2(src: Any, bitdepth: int, *, lo_only: bool = False, out: Any = None) -> Any:
@@ -374,10 +380,12 @@ def cm(
     hh, ww = geom.shape
     if 4 * hh * ww >= 1 << 31:
         raise ValueError(f"cm: bands of {hh}x{ww} are too large for the masking kernel")
-    rows_per_block, rows_per_item = CM_ROWS
-    fn = K.function("adm_cm", geom.band_dtype)
-    fn(
-        (_cdiv(bottom - top, rows_per_block), 1, n),
+    per_item = CM_ROWS_PER_ITEM
+    items = _cdiv(right - left, _CM_STEP) * _cdiv(bottom - top, per_item)
+    rows = _zeros((n, bottom - top, 9), np.uint64)
+    args = _cm_args(geom)
+    K.function("adm_cm", geom.band_dtype)(
+        (_cdiv(items, K.ROW_WARPS), 1, n),
         _ROW_BLOCK,
         (
             ref,
@@ -387,26 +395,30 @@ def cm(
             i32(ww),
             i32(hh * ww),
             K.div_lookup(),
-            acc,
-            i64(afs),
+            rows,
             i32(top),
             i32(bottom),
             i32(left),
             i32(right),
-            i32(rows_per_block),
-            i32(rows_per_item),
+            i32(per_item),
             f64(egl),
             i32(bool(do_aim)),
             i32(bool(do_den)),
-            *_cm_args(geom),
+            *args[:-4],
         ),
+    )
+    K.function("adm_cm_rows", None)(
+        (n,),
+        (32, 9, 1),
+        (rows, i32(bottom - top), acc, i64(afs), *args[-4:], i32(bool(do_aim)), i32(bool(do_den))),
     )
 
 
 def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
-    """The masking kernel's per-launch numbers from ``geom.params``, in its argument
-    order (``CmArgs`` in adm_cm.cu); the squaring and threshold shifts it has compiled in
-    are checked against the block."""
+    """The masking kernels' per-launch numbers from ``geom.params``: adm_cm's in its
+    argument order (``CmArgs`` in adm_cm.cu), then the four row roundings adm_cm_rows
+    takes. The squaring and threshold shifts adm_cm has compiled in are checked against
+    the block."""
     p, at = geom.params, K.PARAM_OFFSETS
 
     def slot(name: str, k: int = 0) -> int:
@@ -425,12 +437,13 @@ def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
         *(i64(slot("RF", q)) for q in range(3)),
         *(i64(slot("CM_CUB_RND", q)) for q in range(3)),
         *(i32(slot("CM_CUB_SHIFT", q)) for q in range(3)),
-        i64(slot("CM_ROW_RND")),
-        i32(slot("CM_ROW_SHIFT")),
         u64(slot("DEN_SQ_RND") % (1 << 64)),
         i32(slot("DEN_SQ_SHIFT")),
         u64(slot("DEN_CUB_RND") % (1 << 64)),
         i32(slot("DEN_CUB_SHIFT")),
+        # the per-row roundings, adm_cm_rows' (the last four)
+        i64(slot("CM_ROW_RND")),
+        i32(slot("CM_ROW_SHIFT")),
         u64(slot("DEN_ROW_RND") % (1 << 64)),
         i32(slot("DEN_ROW_SHIFT")),
     )
