@@ -182,10 +182,13 @@ __device__ __forceinline__ Decoupled<T> decouple(T oh, T ov, T od, T th, T tv, T
 // Orientation q is 0 = h, 1 = v, 2 = d; rf is the fixed-point factor of that orientation
 // (uint16 at scale 0, uint32 above).
 
+// Scale 0 in int32: rf <= 65535 and -32768 <= x <= 32767 keep rf * x + rnd within
+// [-2**31 + 2**15, 2**31 - 2**15] for either rounding (rnd <= 65535), so no bit of the
+// int64 sum is lost.
 __device__ __forceinline__ i16 csf_weight(i16 x, i64 rf, int q) {
-    const i64 rnd = q == 2 ? ADM_CSF0_RND_D : ADM_CSF0_RND_HV;
+    const i32 rnd = q == 2 ? ADM_CSF0_RND_D : ADM_CSF0_RND_HV;
     const int sh = q == 2 ? ADM_CSF0_SHIFT_D : ADM_CSF0_SHIFT_HV;
-    return (i16)((mul_wide((i32)rf, x) + rnd) >> sh);
+    return (i16)(((i32)rf * x + rnd) >> sh);
 }
 __device__ __forceinline__ i32 csf_weight(i32 x, i64 rf, int) {
     return (i32)((mul_u32_i32((u32)rf, x) + ADM_CSF_S123_DST_RND) >> ADM_CSF_S123_DST_SHIFT);
@@ -233,8 +236,8 @@ __device__ __forceinline__ DenShifts den_shifts(const i64* params) {
 }
 
 __device__ __forceinline__ u64 den_term(i16 x, const DenShifts&) {
-    const u64 m = (u64)(x < 0 ? -(i32)x : (i32)x);
-    return m * m * m;
+    const u32 m = (u32)(x < 0 ? -(i32)x : (i32)x);  // m * m <= 2**30 fits uint32
+    return (u64)(m * m) * m;
 }
 __device__ __forceinline__ u64 den_term(i32 x, const DenShifts& s) {
     const u32 m32 = mag32(x);
