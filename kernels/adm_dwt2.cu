@@ -119,32 +119,46 @@ __device__ void dwt0_one(const T* __restrict__ img, i16* __restrict__ out, int h
 // The 2x2 outputs at (i, j) from the 6x6 source block whose rows and columns are ry and
 // cx: the vertical filter of each of its columns is computed once per output row and
 // shared by the two outputs of that row, and the block is loaded once for both rows.
-// Outputs past hh or ww are not stored.
-template <typename T>
-__device__ __forceinline__ void dwt0_block(const T* __restrict__ img, i16* __restrict__ fo, int w,
-                                           int hh, int ww, int i, int j, const int* ry,
-                                           const int* cx, const Dwt0& k, int lo_only) {
+// Outputs past hh or ww are not stored. P is the level's arithmetic: its sample type A,
+// vertical(x, lo, hi) of four taps and store(o, plane, lo, hi) of four row-buffer columns.
+template <typename T, typename O, typename P>
+__device__ __forceinline__ void dwt_block(const T* __restrict__ img, O* __restrict__ fo, int w,
+                                          int hh, int ww, int i, int j, const int* ry,
+                                          const int* cx, const P& pass) {
     const i64 plane = (i64)hh * ww;
     i32 lo[2][6], hi[2][6];
 #pragma unroll
     for (int c = 0; c < 6; ++c) {
-        u32 x[6];
+        typename P::A x[6];
 #pragma unroll
-        for (int r = 0; r < 6; ++r) x[r] = (u32)__ldg(img + (i64)ry[r] * w + cx[c]);
-        dwt0_vertical(x, k, &lo[0][c], &hi[0][c]);
-        dwt0_vertical(x + 2, k, &lo[1][c], &hi[1][c]);
+        for (int r = 0; r < 6; ++r) x[r] = (typename P::A)__ldg(img + (i64)ry[r] * w + cx[c]);
+        pass.vertical(x, &lo[0][c], &hi[0][c]);
+        pass.vertical(x + 2, &lo[1][c], &hi[1][c]);
     }
 #pragma unroll
     for (int di = 0; di < 2; ++di) {
 #pragma unroll
         for (int dj = 0; dj < 2; ++dj) {
             if (i + di < hh && j + dj < ww) {
-                dwt0_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
-                           &hi[di][2 * dj], lo_only);
+                pass.store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj], &hi[di][2 * dj]);
             }
         }
     }
 }
+
+// Scale 0's arithmetic for dwt_block.
+struct Dwt0Pass {
+    typedef u32 A;
+    Dwt0 k;
+    int lo_only;
+    __device__ __forceinline__ void vertical(const u32* x, i32* lo, i32* hi) const {
+        dwt0_vertical(x, k, lo, hi);
+    }
+    __device__ __forceinline__ void store(i16* __restrict__ o, i64 plane, const i32* lo,
+                                          const i32* hi) const {
+        dwt0_store(o, plane, lo, hi, lo_only);
+    }
+};
 
 // One thread computes the 2x2 outputs at (2 * ty, 2 * tx) of all four bands of one frame
 // (grid.z = frame), from the 6x6 source block at (2i - 1, 2j - 1). In a warp whose
@@ -165,16 +179,17 @@ __global__ void __launch_bounds__(ADM_DWT_THREADS, ADM_DWT0_MIN_BLOCKS) adm_dwt2
     const T* __restrict__ img = src + (i64)f * h * w;
     i16* __restrict__ fo = out + (i64)f * 4 * hh * ww;
     const Dwt0 k = {(u32)vp_rnd, vp_shift, (u32)lo_offset, (u32)hi_offset};
+    const Dwt0Pass pass = {k, lo_only};
     int ry[6], cx[6];
     if (inner) {
         // Each branch has its own copy of the block: here the offsets fold to constants.
         dwt_consecutive(i, ry);
         dwt_consecutive(j, cx);
-        dwt0_block(img, fo, w, hh, ww, i, j, ry, cx, k, lo_only);
+        dwt_block(img, fo, w, hh, ww, i, j, ry, cx, pass);
     } else if (h > 4 && w > 4) {
         dwt_window(i, h, ry);
         dwt_window(j, w, cx);
-        dwt0_block(img, fo, w, hh, ww, i, j, ry, cx, k, lo_only);
+        dwt_block(img, fo, w, hh, ww, i, j, ry, cx, pass);
     } else {
         // A side of 3 or 4 samples (below what the pipeline scores): output by output.
         for (int di = 0; di < 2 && i + di < hh; ++di) {
@@ -245,38 +260,23 @@ __device__ __forceinline__ void dwt_s123_store(i32* __restrict__ o, i64 plane, c
     o[3 * plane] = (i32)((fir_hi64(hi) + hp_rnd) >> hp_shift);
 }
 
-// The 2x2 outputs at (i, j) of scales 1..3 from the 6x6 source block whose rows and
-// columns are ry and cx, as dwt0_block does at scale 0; outputs past hh or ww are not
-// stored.
-template <typename T>
-__device__ __forceinline__ void dwt_s123_block(const T* __restrict__ img, i32* __restrict__ fo,
-                                               int w, int hh, int ww, int i, int j,
-                                               const int* ry, const int* cx, i64 vp_rnd,
-                                               int vp_shift, i64 hp_rnd, int hp_shift) {
-    const i64 plane = (i64)hh * ww;
-    i32 lo[2][6], hi[2][6];
-#pragma unroll
-    for (int c = 0; c < 6; ++c) {
-        i32 x[6];
-#pragma unroll
-        for (int r = 0; r < 6; ++r) x[r] = (i32)__ldg(img + (i64)ry[r] * w + cx[c]);
-#pragma unroll
-        for (int di = 0; di < 2; ++di) {
-            lo[di][c] = (i32)((fir_lo64(x + 2 * di) + vp_rnd) >> vp_shift);
-            hi[di][c] = (i32)((fir_hi64(x + 2 * di) + vp_rnd) >> vp_shift);
-        }
+// Scales 1..3's arithmetic for dwt_block: both passes in int64, truncated to int32 after
+// the level's rounding shift.
+struct DwtS123Pass {
+    typedef i32 A;
+    i64 vp_rnd;
+    int vp_shift;
+    i64 hp_rnd;
+    int hp_shift;
+    __device__ __forceinline__ void vertical(const i32* x, i32* lo, i32* hi) const {
+        *lo = (i32)((fir_lo64(x) + vp_rnd) >> vp_shift);
+        *hi = (i32)((fir_hi64(x) + vp_rnd) >> vp_shift);
     }
-#pragma unroll
-    for (int di = 0; di < 2; ++di) {
-#pragma unroll
-        for (int dj = 0; dj < 2; ++dj) {
-            if (i + di < hh && j + dj < ww) {
-                dwt_s123_store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
-                               &hi[di][2 * dj], hp_rnd, hp_shift);
-            }
-        }
+    __device__ __forceinline__ void store(i32* __restrict__ o, i64 plane, const i32* lo,
+                                          const i32* hi) const {
+        dwt_s123_store(o, plane, lo, hi, hp_rnd, hp_shift);
     }
-}
+};
 
 // Scales 1..3 from the previous level's approximation plane (T = i16 after scale 0,
 // i32 after 1 and 2). Both passes accumulate in int64 and truncate to int32 after the
@@ -301,19 +301,20 @@ __global__ void adm_dwt2_s123(const T* __restrict__ src, i64 src_fstride, i32* _
     const T* __restrict__ img = src + (i64)f * src_fstride;
     i32* __restrict__ fo = out + (i64)f * 4 * hh * ww;
     const i64 plane = (i64)hh * ww;
+    const DwtS123Pass pass = {vp_rnd, vp_shift, hp_rnd, hp_shift};
 
     int ry[6], cx[6];
     if (inner) {
         // Each branch has its own copy of the block: here the offsets fold to constants.
         dwt_consecutive(i, ry);
         dwt_consecutive(j, cx);
-        dwt_s123_block(img, fo, w, hh, ww, i, j, ry, cx, vp_rnd, vp_shift, hp_rnd, hp_shift);
+        dwt_block(img, fo, w, hh, ww, i, j, ry, cx, pass);
         return;
     }
     if (h > 4 && w > 4) {
         dwt_window(i, h, ry);
         dwt_window(j, w, cx);
-        dwt_s123_block(img, fo, w, hh, ww, i, j, ry, cx, vp_rnd, vp_shift, hp_rnd, hp_shift);
+        dwt_block(img, fo, w, hh, ww, i, j, ry, cx, pass);
         return;
     }
     // A side of 3 or 4 samples: libvmaf's out-of-range taps, output by output.
