@@ -53,15 +53,15 @@ __device__ __forceinline__ i64 cm_cube(i32 m, u64 sq_rnd, int sq_shift, const Cm
 // fixed point, the square truncated to int32.
 //
 // Scale 0: |x * rf| - (thr << sub) in int64. |x * rf| <= 65535 * 32768 < 2**31, so
-// where 0 <= thr < 2**(31 - sub) (always, unless an int16 |csf| / 30 wrapped
-// negative) the difference fits int32 and so does the clipped value.
+// where 0 <= thr < 2**(31 - sub) the difference fits int32 and so does the clipped
+// value: FAST, which the caller takes where both thresholds of the position are below
+// 2**(31 - 12) (always, unless an int16 |csf| / 30 wrapped negative).
+template <bool FAST>
 __device__ __forceinline__ i64 cm_term(i16 x, i32 thr, const CmArgs& c, int q) {
     const int sub = cm0_sub(q);
     const i32 p = (i32)c.rf[q] * x;
     const i32 ap = p < 0 ? -p : p;
-    if ((u32)thr < (1u << (31 - sub))) {
-        return cm_cube(imax32(ap - (thr << sub), 0), cm0_sq_rnd(q), cm0_sq_shift(q), c, q);
-    }
+    if (FAST) return cm_cube(imax32(ap - (thr << sub), 0), cm0_sq_rnd(q), cm0_sq_shift(q), c, q);
     const i64 m = imax64((i64)ap - ((i64)thr << sub), 0);
     if (m <= 0x7fffffffLL) return cm_cube((i32)m, cm0_sq_rnd(q), cm0_sq_shift(q), c, q);
     // int64 products that wrap as libvmaf's do, computed in uint64 to keep that defined.
@@ -69,13 +69,19 @@ __device__ __forceinline__ i64 cm_term(i16 x, i32 thr, const CmArgs& c, int q) {
     const i64 sq = (i64)(i32)(m2 >> cm0_sq_shift(q));
     return (i64)((u64)sq * (u64)m + (u64)c.cub_rnd[q]) >> c.cub_shift[q];
 }
+__device__ __forceinline__ bool cm_fast(i16, i32 thr) {
+    return (u32)thr < (1u << (31 - (ADM_CM0_SUB_HV > ADM_CM0_SUB_D ? ADM_CM0_SUB_HV : ADM_CM0_SUB_D)));
+}
 // Scales 1..3: CSF-weight x first, then |.| - thr truncated to int32 (libvmaf's i4
 // path), so the clipped value is below 2**31 whatever thr is.
+template <bool FAST>
 __device__ __forceinline__ i64 cm_term(i32 x, i32 thr, const CmArgs& c, int q) {
     const i32 y = csf_weight(x, c.rf[q], 0);
     const i32 m = imax32((i32)((u32)c_abs32(y) - (u32)thr), 0);
     return cm_cube(m, ADM_CM_S123_SQ_RND, ADM_CM_S123_SQ_SHIFT, c, q);
 }
+__device__ __forceinline__ bool cm_fast(i32, i32) { return true; }
+
 
 // One band plane of a frame's (a, v, h, d) set: the detail orientation q (0 = h,
 // 1 = v, 2 = d) at element offset at. Offsets stay in int32 (the launcher refuses
@@ -126,6 +132,18 @@ __device__ __forceinline__ void cm_position(const T* __restrict__ ob, const T* _
     p->fsum[1] = fr;
     p->csum[0] = ca;
     p->csum[1] = cr;
+}
+
+// The position's six masking terms (numerator, then AIM where aim) into v[0..5].
+template <bool FAST, typename T>
+__device__ __forceinline__ void cm_terms(const CmPos<T>& p, i32 thr_num, i32 thr_aim,
+                                         const CmArgs& c, bool aim, i64* v) {
+#pragma unroll
+    for (int q = 0; q < 3; ++q) v[q] = cm_term<FAST>(p.r[q], thr_num, c, q);
+    if (aim) {
+#pragma unroll
+        for (int q = 0; q < 3; ++q) v[3 + q] = cm_term<FAST>(p.a[q], thr_aim, c, q);
+    }
 }
 
 // Sums 0..2 are the numerator's, 3..5 AIM's, 6..8 the denominator's.
@@ -184,12 +202,12 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
             i64 v[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
             if (own) {
                 const i32 thr_num = (i32)(box[0] + cur.csum[0]);
-#pragma unroll
-                for (int q = 0; q < 3; ++q) v[q] = cm_term(cur.r[q], thr_num, c, q);
-                if (aim) {
-                    const i32 thr_aim = (i32)(box[1] + cur.csum[1]);
-#pragma unroll
-                    for (int q = 0; q < 3; ++q) v[3 + q] = cm_term(cur.a[q], thr_aim, c, q);
+                const i32 thr_aim = (i32)(box[1] + cur.csum[1]);
+                const T any = 0;
+                if (cm_fast(any, thr_num) && (!aim || cm_fast(any, thr_aim))) {
+                    cm_terms<true>(cur, thr_num, thr_aim, c, aim, v);
+                } else {
+                    cm_terms<false>(cur, thr_num, thr_aim, c, aim, v);
                 }
                 if (den) {
 #pragma unroll

@@ -106,11 +106,19 @@ __device__ __forceinline__ i32 recip_q30(i32 x, const i32* __restrict__ lut) {
 }
 
 // Gain k in Q15 at scale 0: the Q30 reciprocal of the reference sample times the
-// distorted one, clamped to [0, 1].
+// distorted one, clamped to [0, 1]. With m = |o|, q = 2**30 / m truncated and s = t with
+// o's sign folded in, the product is q * s, so:
+// - s <= 0: the product is <= 0, and k clamps to 0;
+// - s > m (only where m <= 32767): q * s >= q * (m + 1) >= 2**30, and k clamps to one;
+// - 0 < s <= m: 0 < q * s <= 2**30, so k needs no clamp and the sum fits uint32.
 __device__ __forceinline__ i32 gain_k(i16 o, i16 t, const i32* __restrict__ lut) {
     if (o == 0) return ADM_K_ONE;
-    const i64 k = (mul_wide(recip_q30(o, lut), t) + ADM_K_RND) >> ADM_K_SHIFT;
-    return (i32)(k < 0 ? 0 : (k > ADM_K_ONE ? ADM_K_ONE : k));
+    const u32 m = mag32(o);
+    const i32 s = o < 0 ? -(i32)t : (i32)t;
+    if (s <= 0) return 0;
+    if ((u32)s > m) return ADM_K_ONE;
+    const u32 q = (u32)recip_q30((i32)m, lut);
+    return (i32)((q * (u32)s + (u32)ADM_K_RND) >> ADM_K_SHIFT);
 }
 
 // Scales 1..3: the reference magnitude is cut to 15 significant bits (libvmaf's
