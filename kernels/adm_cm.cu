@@ -27,9 +27,10 @@
 
 // The masking stage's per-launch numbers, passed by value so that they are read from
 // the kernel's constant bank: the CSF factors rf (h, v, d), the cubing rounding and
-// shift of each orientation, and the denominator's shifts. The squaring (round, shift) and, at scale 0, the threshold's
-// shift before the subtraction are the same for every size and option: they are
-// compile-time constants (ADM_CM0_*, ADM_CM_S123_*, from reference.constants).
+// shift of each orientation, and the denominator's shifts. The squaring (round, shift)
+// and, at scale 0, the threshold's shift before the subtraction are the same for every
+// size and option: they are compile-time constants (ADM_CM0_*, ADM_CM_S123_*, from
+// reference.constants).
 struct CmArgs {
     i64 rf[3];
     i64 cub_rnd[3];
@@ -37,8 +38,12 @@ struct CmArgs {
     DenShifts den;  // its row rounding is adm_cm_rows' work
 };
 
-__device__ __forceinline__ u64 cm0_sq_rnd(int q) { return q == 2 ? ADM_CM0_SQ_RND_D : ADM_CM0_SQ_RND_HV; }
-__device__ __forceinline__ int cm0_sq_shift(int q) { return q == 2 ? ADM_CM0_SQ_SHIFT_D : ADM_CM0_SQ_SHIFT_HV; }
+__device__ __forceinline__ u64 cm0_sq_rnd(int q) {
+    return q == 2 ? ADM_CM0_SQ_RND_D : ADM_CM0_SQ_RND_HV;
+}
+__device__ __forceinline__ int cm0_sq_shift(int q) {
+    return q == 2 ? ADM_CM0_SQ_SHIFT_D : ADM_CM0_SQ_SHIFT_HV;
+}
 __device__ __forceinline__ int cm0_sub(int q) { return q == 2 ? ADM_CM0_SUB_D : ADM_CM0_SUB_HV; }
 
 // The fixed-point cube of one masked value m >= 0 (m < 2**31): the square rounded and
@@ -70,7 +75,8 @@ __device__ __forceinline__ i64 cm_term(i16 x, i32 thr, const CmArgs& c, int q) {
     return (i64)((u64)sq * (u64)m + (u64)c.cub_rnd[q]) >> c.cub_shift[q];
 }
 __device__ __forceinline__ bool cm_fast(i16, i32 thr) {
-    return (u32)thr < (1u << (31 - (ADM_CM0_SUB_HV > ADM_CM0_SUB_D ? ADM_CM0_SUB_HV : ADM_CM0_SUB_D)));
+    const int sub = ADM_CM0_SUB_HV > ADM_CM0_SUB_D ? ADM_CM0_SUB_HV : ADM_CM0_SUB_D;
+    return (u32)thr < (1u << (31 - sub));
 }
 // Scales 1..3: CSF-weight x first, then |.| - thr truncated to int32 (libvmaf's i4
 // path), so the clipped value is below 2**31 whatever thr is.
@@ -109,11 +115,13 @@ struct CmPos {
 template <typename T>
 __device__ __forceinline__ void cm_position(const T* __restrict__ ob, const T* __restrict__ tb,
                                             i32 plane, i32 at, const i32* __restrict__ lut,
-                                            double egl, const CmArgs& c, bool aim, CmPos<T>* p) {
+                                            double egl, int egl_whole, const CmArgs& c,
+                                            bool aim, CmPos<T>* p) {
 #pragma unroll
     for (int q = 0; q < 3; ++q) p->o[q] = band_at(ob, plane, q, at);
-    const Decoupled<T> dc = decouple(p->o[0], p->o[1], p->o[2], band_at(tb, plane, 0, at),
-                                     band_at(tb, plane, 1, at), band_at(tb, plane, 2, at), lut, egl);
+    const Decoupled<T> dc =
+        decouple(p->o[0], p->o[1], p->o[2], band_at(tb, plane, 0, at), band_at(tb, plane, 1, at),
+                 band_at(tb, plane, 2, at), lut, egl, egl_whole);
     u32 fa = 0, fr = 0, ca = 0, cr = 0;
 #pragma unroll
     for (int q = 0; q < 3; ++q) {
@@ -155,7 +163,8 @@ template <typename T>
 __global__ void __launch_bounds__(32 * ADM_ROW_WARPS, ADM_CM_MIN_BLOCKS)
 adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, int hh, int ww,
        int plane, const i32* __restrict__ lut, u64* __restrict__ rows, int top, int bottom,
-       int left, int right, int rows_per_item, double egl, int do_aim, int do_den, i64 rf_h,
+       int left, int right, int rows_per_item, double egl, int egl_whole, int do_aim,
+       int do_den, i64 rf_h,
        i64 rf_v, i64 rf_d, i64 cub_rnd_h, i64 cub_rnd_v, i64 cub_rnd_d, int cub_shift_h,
        int cub_shift_v, int cub_shift_d, u64 den_sq_rnd, int den_sq_shift, u64 den_cub_rnd,
        int den_cub_shift) {
@@ -186,11 +195,13 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
         const bool own = lane >= 1 && lane <= ADM_CM_STEP && j < right;
 
         CmPos<T> cur, nxt;
-        cm_position(ob, tb, plane, tap_index(a - 1, hh) * ww + jc, lut, egl, c, aim, &nxt);
+        const i32 above_at = tap_index(a - 1, hh) * ww + jc;
+        cm_position(ob, tb, plane, above_at, lut, egl, egl_whole, c, aim, &nxt);
         u32 above[2] = {nxt.fsum[0], nxt.fsum[1]};
-        cm_position(ob, tb, plane, a * ww + jc, lut, egl, c, aim, &cur);
+        cm_position(ob, tb, plane, a * ww + jc, lut, egl, egl_whole, c, aim, &cur);
         for (int i = a; i < b; ++i) {
-            cm_position(ob, tb, plane, tap_index(i + 1, hh) * ww + jc, lut, egl, c, aim, &nxt);
+            const i32 below_at = tap_index(i + 1, hh) * ww + jc;
+            cm_position(ob, tb, plane, below_at, lut, egl, egl_whole, c, aim, &nxt);
             u32 box[2];
 #pragma unroll
             for (int s = 0; s < 2; ++s) {
@@ -250,7 +261,8 @@ __global__ void adm_cm_rows(const u64* __restrict__ rows, int nrows, i64* __rest
     u64 total = 0;
     for (int r = threadIdx.x; r < nrows; r += 32) {
         const u64 s = __ldg(fr + (i64)r * 9);
-        total += k < 6 ? (u64)((i64)(s + (u64)row_rnd) >> row_shift) : (s + den_row_rnd) >> den_row_shift;
+        total += k < 6 ? (u64)((i64)(s + (u64)row_rnd) >> row_shift)
+                       : (s + den_row_rnd) >> den_row_shift;
     }
     total = (u64)warp_sum((i64)total);
     if (threadIdx.x == 0) {

@@ -140,7 +140,8 @@ __device__ __forceinline__ void dwt_block(const T* __restrict__ img, O* __restri
 #pragma unroll
         for (int dj = 0; dj < 2; ++dj) {
             if (i + di < hh && j + dj < ww) {
-                pass.store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj], &hi[di][2 * dj]);
+                pass.store(fo + (i64)(i + di) * ww + j + dj, plane, &lo[di][2 * dj],
+                           &hi[di][2 * dj]);
             }
         }
     }
@@ -167,9 +168,9 @@ struct Dwt0Pass {
 // thread of the warp, where both sides have 5 samples or more (half > 2).
 // out: [frame][4][hh][ww] int16; lo_only writes the a plane alone (adm_skip_scale0).
 template <typename T>
-__global__ void __launch_bounds__(ADM_DWT_THREADS, ADM_DWT0_MIN_BLOCKS) adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w,
-                            int hh, int ww, i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset,
-                            int lo_only) {
+__global__ void __launch_bounds__(ADM_DWT_THREADS, ADM_DWT0_MIN_BLOCKS)
+adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w, int hh, int ww,
+            i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset, int lo_only) {
     const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
     const int f = blockIdx.z;

@@ -375,7 +375,10 @@ def _wide_bands(rng, shape, dtype, top: int) -> Bands:
     return Bands(*np.where(rng.random((4, *shape)) < 0.5, ends, x).astype(dtype))
 
 
-@pytest.mark.parametrize("options", [{}, {"adm_csf_mode": "1", "adm_csf_scale": "2.5"}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"adm_csf_mode": "1", "adm_csf_scale": "2.5"}, {"adm_enhn_gain_limit": "1.2"}],
+)
 @pytest.mark.parametrize("scale", [0, 1, 2, 3])
 def test_cm_parity_on_wide_band_values(scale, options):
     """The masking pass on bands no DWT of a picture gives: every value of the band type,
