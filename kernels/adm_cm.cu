@@ -115,13 +115,13 @@ struct CmPos {
 template <typename T>
 __device__ __forceinline__ void cm_position(const T* __restrict__ ob, const T* __restrict__ tb,
                                             i32 plane, i32 at, const i32* __restrict__ lut,
-                                            double egl, int egl_whole, const CmArgs& c,
-                                            bool aim, CmPos<T>* p) {
+                                            double egl, const CmArgs& c, bool aim,
+                                            CmPos<T>* p) {
 #pragma unroll
     for (int q = 0; q < 3; ++q) p->o[q] = band_at(ob, plane, q, at);
     const Decoupled<T> dc =
         decouple(p->o[0], p->o[1], p->o[2], band_at(tb, plane, 0, at), band_at(tb, plane, 1, at),
-                 band_at(tb, plane, 2, at), lut, egl, egl_whole);
+                 band_at(tb, plane, 2, at), lut, egl);
     u32 fa = 0, fr = 0, ca = 0, cr = 0;
 #pragma unroll
     for (int q = 0; q < 3; ++q) {
@@ -163,7 +163,7 @@ template <typename T>
 __global__ void __launch_bounds__(32 * ADM_ROW_WARPS, ADM_CM_MIN_BLOCKS)
 adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, int hh, int ww,
        int plane, const i32* __restrict__ lut, u64* __restrict__ rows, int top, int bottom,
-       int left, int right, int rows_per_item, double egl, int egl_whole, int do_aim,
+       int left, int right, int rows_per_item, double egl, int do_aim,
        int do_den, i64 rf_h,
        i64 rf_v, i64 rf_d, i64 cub_rnd_h, i64 cub_rnd_v, i64 cub_rnd_d, int cub_shift_h,
        int cub_shift_v, int cub_shift_d, u64 den_sq_rnd, int den_sq_shift, u64 den_cub_rnd,
@@ -196,12 +196,12 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
 
         CmPos<T> cur, nxt;
         const i32 above_at = tap_index(a - 1, hh) * ww + jc;
-        cm_position(ob, tb, plane, above_at, lut, egl, egl_whole, c, aim, &nxt);
+        cm_position(ob, tb, plane, above_at, lut, egl, c, aim, &nxt);
         u32 above[2] = {nxt.fsum[0], nxt.fsum[1]};
-        cm_position(ob, tb, plane, a * ww + jc, lut, egl, egl_whole, c, aim, &cur);
+        cm_position(ob, tb, plane, a * ww + jc, lut, egl, c, aim, &cur);
         for (int i = a; i < b; ++i) {
             const i32 below_at = tap_index(i + 1, hh) * ww + jc;
-            cm_position(ob, tb, plane, below_at, lut, egl, egl_whole, c, aim, &nxt);
+            cm_position(ob, tb, plane, below_at, lut, egl, c, aim, &nxt);
             u32 box[2];
 #pragma unroll
             for (int s = 0; s < 2; ++s) {

@@ -151,19 +151,10 @@ __device__ __forceinline__ i32 restore_raw(i32 k, i32 o) {
 // Enhancement gain limit where the angle test passed: MIN/MAX of (double)rst * egl
 // against the distorted sample, truncated back to the band type. The sign test of
 // libvmaf's float product k/32768 * o/64 reduces to the signs of k and o.
-//
-// egl_whole is egl where that is a whole number from 1 to 2**20 (the default 100, or 1),
-// else 0. Then (double)rst * egl is exact (below 2**52), and so are its comparison
-// with t and the truncation: the same numbers in int64.
 template <typename T>
-__device__ __forceinline__ T restore(i32 k, T o, T t, bool flag, double egl, int egl_whole) {
+__device__ __forceinline__ T restore(i32 k, T o, T t, bool flag, double egl) {
     const T rst = restore_raw(k, o);
     if (!flag || k <= 0 || o == 0) return rst;
-    if (egl_whole) {
-        const i64 si = (i64)rst * egl_whole;
-        const i64 ti = t;
-        return (T)(o > 0 ? (si < ti ? si : ti) : (si > ti ? si : ti));
-    }
     const double s = __dmul_rn(__int2double_rn((i32)rst), egl);
     const double td = __int2double_rn((i32)t);
     const double m = o > 0 ? (s < td ? s : td) : (s > td ? s : td);
@@ -181,8 +172,7 @@ struct Decoupled {
 
 template <typename T>
 __device__ __forceinline__ Decoupled<T> decouple(T oh, T ov, T od, T th, T tv, T td,
-                                                 const i32* __restrict__ lut, double egl,
-                                                 int egl_whole) {
+                                                 const i32* __restrict__ lut, double egl) {
     const bool flag = angle_flag(oh, ov, th, tv);
     const T o[3] = {oh, ov, od};
     const T t[3] = {th, tv, td};
@@ -190,7 +180,7 @@ __device__ __forceinline__ Decoupled<T> decouple(T oh, T ov, T od, T th, T tv, T
 #pragma unroll
     for (int q = 0; q < 3; ++q) {
         const i32 k = gain_k(o[q], t[q], lut);
-        out.r[q] = restore(k, o[q], t[q], flag, egl, egl_whole);
+        out.r[q] = restore(k, o[q], t[q], flag, egl);
         out.a[q] = (T)(t[q] - out.r[q]);
     }
     return out;

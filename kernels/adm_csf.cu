@@ -21,7 +21,7 @@ __global__ void adm_csf(const T* __restrict__ ref, const T* __restrict__ dis, i6
                         const i64* __restrict__ params, T* __restrict__ flt,
                         T* __restrict__ weighted, i64 out_fstride, T* __restrict__ last_d,
                         int hh, int row0, int row1, int col0, int col1, double egl,
-                        int egl_whole, int do_aim) {
+                        int do_aim) {
     const int j = col0 + blockIdx.x * blockDim.x + threadIdx.x;
     const int i = row0 + blockIdx.y * blockDim.y + threadIdx.y;
     const int f = blockIdx.z;
@@ -31,8 +31,7 @@ __global__ void adm_csf(const T* __restrict__ ref, const T* __restrict__ dis, i6
     const BandSet<T> t = band_set(dis, band_fstride, f, plane);
     const i64 at = (i64)i * ww + j;
     const Decoupled<T> dc = decouple(__ldg(o.h + at), __ldg(o.v + at), __ldg(o.d + at),
-                                     __ldg(t.h + at), __ldg(t.v + at), __ldg(t.d + at), lut, egl,
-                                     egl_whole);
+                                     __ldg(t.h + at), __ldg(t.v + at), __ldg(t.d + at), lut, egl);
 
     T* __restrict__ fo = flt + (i64)f * out_fstride + at;
     T* __restrict__ wo = weighted ? weighted + (i64)f * out_fstride + at : weighted;

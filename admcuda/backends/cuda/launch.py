@@ -306,7 +306,6 @@ def csf(
             i32(c0),
             i32(c1),
             f64(egl),
-            i32(_egl_whole(egl)),
             i32(bool(do_aim)),
         ),
     )
@@ -403,7 +402,6 @@ def cm(
             i32(right),
             i32(per_item),
             f64(egl),
-            i32(_egl_whole(egl)),
             i32(bool(do_aim)),
             i32(bool(do_den)),
             *args[:-4],
@@ -414,13 +412,6 @@ def cm(
         (32, 9, 1),
         (rows, i32(bottom - top), acc, i64(afs), *args[-4:], i32(bool(do_aim)), i32(bool(do_den))),
     )
-
-
-def _egl_whole(egl: float) -> int:
-    """``adm_enhn_gain_limit`` where it is a whole number from 1 to 2**20, else 0: the
-    kernels' gain limit then runs in int64, exactly as in double (adm_common.cuh)."""
-    e = float(egl)
-    return int(e) if e.is_integer() and 1.0 <= e <= float(1 << 20) else 0
 
 
 def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
