@@ -88,7 +88,6 @@ __device__ __forceinline__ i64 cm_term(i32 x, i32 thr, const CmArgs& c, int q) {
 }
 __device__ __forceinline__ bool cm_fast(i32, i32) { return true; }
 
-
 // One band plane of a frame's (a, v, h, d) set: the detail orientation q (0 = h,
 // 1 = v, 2 = d) at element offset at. Offsets stay in int32 (the launcher refuses
 // bands of 2**31 elements or more a frame); the load goes through __ldg on the
