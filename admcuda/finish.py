@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from admcuda import _kernels as K
-from admcuda._powf import powf
+from admcuda._powf import fast_path_enabled, powf
 from admcuda.options import AdmOptions
 from admcuda.reference import constants as C
 from admcuda.reference.adm import ALL_FEATURES
@@ -113,6 +113,9 @@ class BatchFinish:
         self._dlm = opts.adm_dlm_weight
         self._one_minus_dlm = 1 - opts.adm_dlm_weight
         self._min_val = opts.adm_min_val
+        # powf's one-time self-check against libm, now rather than in the first batch,
+        # when a pipeline's reading threads are already running.
+        fast_path_enabled(C.ONE_THIRD_F)
 
     def __call__(self, acc: np.ndarray) -> dict[str, np.ndarray]:
         """Finish a batch.

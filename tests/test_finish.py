@@ -235,6 +235,20 @@ def test_batch_shapes_and_dtypes():
         fin(acc[:, :3])
 
 
+def test_powf_self_check_runs_when_the_finish_is_made(monkeypatch):
+    """The replay's self-check against libm runs in BatchFinish's constructor, before a
+    pipeline's reading threads start, not in the first batch."""
+    monkeypatch.setattr(_powf, "_checked", set())
+    ran = []
+    real = _powf._self_check
+    monkeypatch.setattr(_powf, "_self_check", lambda y: ran.append(float(y)) or real(y))
+    opts = AdmOptions()
+    fin = BatchFinish(scale_geometries(176, 144, opts), opts, 176, 144)
+    assert len(ran) == 1
+    fin(random_accumulators(3, 4))
+    assert len(ran) == 1
+
+
 def test_exact_without_the_replay(monkeypatch):
     """With the NumPy powf switched off (a failed self-check) results stay exact."""
     monkeypatch.setattr(_powf, "_disabled", True)
