@@ -446,6 +446,9 @@ def run(
             on_frames(item.ref_count)
         free.put(item.slot)
 
+    reserve = getattr(engine, "reserve", None)
+    if reserve is not None:
+        reserve(len(dis))  # before the reader starts page-locking its slots
     thread.start()
     try:
         while True:

@@ -89,6 +89,22 @@ def test_ladder_of_unequal_lengths_equals_per_frame_reference(ladder, monkeypatc
     assert batches == [(5, 8), (3, 8), (3, 8), (2, 8), (2, 8), (1, 1)]
 
 
+def test_engine_reserves_every_rungs_outputs_before_the_reader_makes_slots(ladder, monkeypatch):
+    """An engine with ``reserve`` gets the number of distorted inputs before the reader
+    makes (page-locks) its first slot: the CUDA engine's accumulators, page-locked later,
+    waited for the reader's page-locking."""
+    _, _, paths = ladder
+    calls = []
+    real = CpuEngine.host_empty
+    monkeypatch.setattr(CpuEngine, "reserve", lambda self, sets: calls.append(("reserve", sets)),
+                        raising=False)  # fmt: skip
+    monkeypatch.setattr(CpuEngine, "host_empty",
+                        lambda self, *a: calls.append("slot") or real(self, *a))  # fmt: skip
+    admcuda.score_ladder(paths[0], paths[1:], width=W, height=H, backend="cpu")
+    assert calls[0] == ("reserve", 5) and calls.count(("reserve", 5)) == 1
+    assert "slot" in calls[1:]
+
+
 @pytest.mark.parametrize(
     "kw",
     [
