@@ -5,7 +5,8 @@ of frames, one frame per ``grid.z`` slice."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -404,21 +405,26 @@ def cm(
             f64(egl),
             i32(bool(do_aim)),
             i32(bool(do_den)),
-            *args[:-4],
+            *args.cm,
         ),
     )
     K.function("adm_cm_rows", None)(
         (n,),
         (32, 9, 1),
-        (rows, i32(bottom - top), acc, i64(afs), *args[-4:], i32(bool(do_aim)), i32(bool(do_den))),
+        (rows, i32(bottom - top), acc, i64(afs), *args.rows, i32(bool(do_aim)), i32(bool(do_den))),
     )
 
 
-def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
-    """The masking kernels' per-launch numbers from ``geom.params``: adm_cm's in its
-    argument order (``CmArgs`` in adm_cm.cu), then the four row roundings adm_cm_rows
-    takes. The squaring and threshold shifts adm_cm has compiled in are checked against
-    the block."""
+class _CmArgs(NamedTuple):
+    cm: tuple[Any, ...]  # adm_cm's, in its argument order (CmArgs in adm_cm.cu)
+    rows: tuple[Any, ...]  # the four row roundings adm_cm_rows takes
+
+
+@functools.lru_cache(maxsize=64)
+def _cm_args(geom: ScaleGeometry) -> _CmArgs:
+    """The masking kernels' per-launch numbers from ``geom.params``, once per geometry.
+    The squaring and threshold shifts adm_cm has compiled in are checked against the
+    block."""
     p, at = geom.params, K.PARAM_OFFSETS
 
     def slot(name: str, k: int = 0) -> int:
@@ -433,7 +439,7 @@ def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
     if tuple((slot("CM_SQ_RND", q), slot("CM_SQ_SHIFT", q)) for q in range(3)) != tuple(sq):
         raise RuntimeError("cm: the squaring shifts differ from the kernel's")
     u64 = np.uint64
-    return (
+    cm = (
         *(i64(slot("RF", q)) for q in range(3)),
         *(i64(slot("CM_CUB_RND", q)) for q in range(3)),
         *(i32(slot("CM_CUB_SHIFT", q)) for q in range(3)),
@@ -441,12 +447,14 @@ def _cm_args(geom: ScaleGeometry) -> tuple[Any, ...]:
         i32(slot("DEN_SQ_SHIFT")),
         u64(slot("DEN_CUB_RND") % (1 << 64)),
         i32(slot("DEN_CUB_SHIFT")),
-        # the per-row roundings, adm_cm_rows' (the last four)
+    )
+    rows = (
         i64(slot("CM_ROW_RND")),
         i32(slot("CM_ROW_SHIFT")),
         u64(slot("DEN_ROW_RND") % (1 << 64)),
         i32(slot("DEN_ROW_SHIFT")),
     )
+    return _CmArgs(cm, rows)
 
 
 def recip_table() -> Any:
