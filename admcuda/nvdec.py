@@ -1175,8 +1175,9 @@ class NvdecReader(ClosingReader):
             else:
                 session, first, plane, frames = probe
                 del probe
-                if timestamp(first) != want[0]:
-                    raise out_of_order(timestamp(first), 0)
+                pts = timestamp(first)
+                if pts != want[0]:
+                    raise out_of_order(pts, 0)
                 del first
                 if not put(plane):
                     return
