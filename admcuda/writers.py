@@ -26,7 +26,6 @@ import secrets
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Literal, TypeAlias
-from xml.sax.saxutils import quoteattr
 
 from admcuda.errors import AdmError
 
@@ -228,6 +227,10 @@ def render_xml(
     str
         The document, ending in a newline.
     """
+    # imported here: xml.sax.saxutils brings urllib and http with it, a start-up cost of
+    # every run that writes no XML
+    from xml.sax.saxutils import quoteattr
+
     _feature_order(frames)
     lines = [
         f"<VMAF version={quoteattr(version)}>",
