@@ -159,9 +159,11 @@ class CopyEngine:
         self._blocks: list = []
 
     def host_empty(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        mem = self._cp.cuda.alloc_pinned_memory(int(np.prod(shape)) * np.dtype(dtype).itemsize)
-        self._blocks.append(mem)
-        return np.frombuffer(mem, dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+        from admcuda.backends.cuda.hostmem import pinned_array  # as the engine's slots
+
+        arr, block = pinned_array(shape, dtype)
+        self._blocks.append(block)
+        return arr
 
     def device_empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
         return self._cp.empty(shape, dtype)

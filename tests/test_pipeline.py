@@ -214,3 +214,37 @@ def test_cuda_pipeline_ladder_equals_per_frame_reference(ladder, tmp_path, bits)
     assert stats.batches > 4  # a host budget of 8 frames a slot: many batches
     for g, r in zip(run_.frames, rungs, strict=True):
         assert_frames_equal(g, expected(ref, r, opts, bits=bits))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
+def test_cuda_slots_are_registered_host_memory_with_a_fallback(ladder, monkeypatch):
+    """The engine's slots are page-locked (CUDA says host memory, uploads are DMA); where
+    registering fails they come from CuPy's allocator; scores are the same either way;
+    closing the engine unregisters them."""
+    import cupy as cp
+
+    from admcuda.backends.cuda import hostmem
+
+    arr, block = hostmem.pinned_array((3, 5, 7), np.uint16)
+    assert arr.shape == (3, 5, 7) and arr.dtype == np.uint16 and arr.ctypes.data % (2 << 20) == 0
+    attrs = cp.cuda.runtime.pointerGetAttributes(arr.ctypes.data)
+    assert attrs.type == cp.cuda.runtime.memoryTypeHost
+    arr[:] = 7
+    assert int(cp.asarray(arr).sum()) == 7 * arr.size
+    block.release()
+    block.release()  # once only
+    assert int(arr.sum()) == 7 * arr.size  # still readable
+    ref, rungs, paths = ladder
+    opts = AdmOptions.from_mapping({"debug": "true"})
+    want = expected(ref, rungs[0], opts)
+    kw = dict(width=W, height=H, options=opts, backend="cuda")
+    assert_frames_equal(admcuda.score_ladder(paths[0], paths[1:2], **kw)[0], want)
+
+    def refuse(*a):
+        raise cp.cuda.runtime.CUDARuntimeError(1)
+
+    monkeypatch.setattr(cp.cuda.runtime, "hostRegister", refuse)
+    arr, block = hostmem.pinned_array((4, 4), np.uint8)
+    assert block._map is None and block._pinned is not None
+    assert_frames_equal(admcuda.score_ladder(paths[0], paths[1:2], **kw)[0], want)

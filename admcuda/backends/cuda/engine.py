@@ -16,6 +16,7 @@ arrays already in memory.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
 
 from .geometry import device_params, scale_geometries
+from .hostmem import HostBlock, pinned_array
 from .launch import MAX_FRAMES_PER_LAUNCH, cm, csf, dwt2, dwt2_s123
 
 __all__ = ["CudaAdm", "CudaAdmError", "cuda_available"]
@@ -206,12 +208,8 @@ class CudaAdm:
     def pinned_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A NumPy array in page-locked host memory that :meth:`submit` uploads without
         an intermediate copy. It lives as long as this engine."""
-        cp = self._cp
-        dtype = np.dtype(dtype)
-        count = int(np.prod(shape))
-        mem = cp.cuda.alloc_pinned_memory(max(count * dtype.itemsize, 1))
-        arr = np.frombuffer(mem, dtype=dtype, count=count).reshape(shape)
-        self._host_blocks.append(mem)
+        arr, block = pinned_array(shape, dtype)
+        self._host_blocks.append(block)
         base = arr.ctypes.data
         self._pinned_ranges.append((base, base + arr.nbytes))
         return arr
@@ -513,6 +511,11 @@ class CudaAdm:
             self._copy_pool.shutdown()
             self._copy_pool = None
         self._release()
+        with self._device, contextlib.suppress(Exception):
+            self._device.synchronize()  # no upload still reads a slot unregistered below
+        for block in self._host_blocks:
+            if isinstance(block, HostBlock):
+                block.release()
         self._host_blocks.clear()
         self._pinned_ranges.clear()
 
