@@ -413,21 +413,27 @@ def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
     """Sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``, for one of ``streams`` NVDEC
     streams read together.
 
-    - H.264 or HEVC of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair
-      (two streams at most);
+    - H.264 of 1920x1080 or more pixels, HEVC of 3840x2160 or more:
+      :data:`AUTO_SEGMENT_SESSIONS` in a pair (two streams at most);
     - H.264 from 1080p: :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
       :data:`AUTO_LADDER_STREAMS` streams;
     - else 1.
 
     The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1 to 4
     sessions a stream): segments were faster there, where one session decodes a stream
-    more slowly than the engines allow together. HEVC ladders keep one session: at 1080p
-    two a stream were faster in steady state but slower in all on a 600-frame ladder, and
-    at 2160p only one session was measured. Other sizes and layouts were not measured and
-    keep one session too.
+    more slowly than the engines allow together. A 1080p HEVC 10-bit pair keeps one
+    session a stream: with four, its steady rate was higher (frames decoded ahead during
+    start-up count in it), but its whole process was longer in four of six ``admcuda
+    bench`` runs, at 600 and 1,800 frames (session 9: 2.65 against 2.39 s, and 4.51
+    against 3.95 s); the 2160p pair was faster in all with four. HEVC ladders keep one
+    session: at 1080p two a stream were faster in steady state but slower in all on a
+    600-frame ladder, and at 2160p only one session was measured. Other sizes and layouts
+    were not measured and keep one session too.
     """
     pixels = width * height
     if codec not in _IDR_NAL_TYPES or pixels < 1920 * 1080:
+        return 1
+    if codec == "HEVC" and pixels < 3840 * 2160:
         return 1
     if streams <= 2:
         return AUTO_SEGMENT_SESSIONS

@@ -753,11 +753,12 @@ def test_segment_sessions_setting(monkeypatch):
 def test_auto_sessions_only_where_segments_were_measured_to_pay():
     n = nvdec.AUTO_SEGMENT_SESSIONS
     assert n > 1
-    # pairs: H.264 and HEVC from 1080p
+    # pairs: H.264 from 1080p, HEVC from 2160p
     assert nvdec.auto_sessions("H264", 1920, 1080, 2) == n
     assert nvdec.auto_sessions("H264", 3840, 2160, 1) == n
     assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == n
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == n
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == 1
+    assert nvdec.auto_sessions("HEVC", 3840, 2159, 1) == 1
     assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
     assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
     assert nvdec.auto_sessions("HEVC", 1920, 1078, 2) == 1
