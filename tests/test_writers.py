@@ -225,3 +225,87 @@ def test_sub_layout():
     )
     assert render("sub", FRAMES, **META) == render_sub(FRAMES)
     assert render_sub([]) == ""
+
+
+def _varied_frames(n=240):
+    """Frames whose values span binades and hold every special float, some of them NumPy
+    float32; made with exact float operations only (no RNG, no libm)."""
+    import numpy as np
+
+    scales = [1e-8, 1e-5, 1e-3, 0.5, 1.0, 3.0, 1e3, 1e7]
+    special = [math.nan, math.inf, -math.inf, -0.0, 0.0, 5e-324, 1e300, 1e308, 1e16, 1.0, 2.5e-7]
+    names = ["integer_adm2", "integer_adm_scale0", "integer_aim", "integer_adm3"]
+    frames = []
+    for i in range(n):
+        values = [(i * 7919 + 13 * k) % 10007 / 10007 * scales[(i + k) % 8] for k in range(4)]
+        if i < 4 * len(special) and i % 2 == 0:
+            values[i % 4] = special[(i // 2) % len(special)]
+        if i == 5:
+            values[:2] = [1e308, 1e308]  # finite values whose sum overflows
+        frame = {name: v for name, v in zip(names, values, strict=True)}
+        if i % 7 == 3:
+            frame["integer_aim"] = np.float32(values[2])
+        frames.append(frame)
+    return frames
+
+
+@pytest.mark.parametrize("numbers", [None, "every third"])
+def test_json_equals_the_json_modules_rendering(numbers):
+    """render_json writes its frames itself (the json module's indent=2 encoder is slow):
+    the text equals json.dumps of the same document, special values and float32 included."""
+    frames = _varied_frames()
+    fn = None if numbers is None else [3 * k + 1 for k in range(len(frames))]
+    got = render_json(frames, version="0.1.0", fps=99.456, frame_numbers=fn)
+
+    def number(v):
+        v = float(v)
+        return v if math.isfinite(v) else None
+
+    document = {
+        "version": "0.1.0",
+        "fps": 99.46,
+        "frames": [
+            {
+                "frameNum": k if fn is None else fn[k],
+                "metrics": {name: number(v) for name, v in frame.items()},
+            }
+            for k, frame in enumerate(frames)
+        ],  # fmt: skip
+        "pooled_metrics": {
+            name: {m: number(v) for m, v in p.items()} for name, p in pooled_metrics(frames).items()
+        },
+        "aggregate_metrics": {},
+    }
+    assert got == json.dumps(document, indent=2, allow_nan=False) + "\n"
+    odd = [{"a%d\u00e9": 0.5, "b%r": math.nan}]  # a name with % and one that needs escaping
+    got = json.loads(render_json(odd, version="v"))
+    assert got["frames"] == [{"frameNum": 0, "metrics": {"a%d\u00e9": 0.5, "b%r": None}}]
+    assert json.loads(render_json([{}, {}], version="v"))["frames"] == [
+        {"frameNum": 0, "metrics": {}},
+        {"frameNum": 1, "metrics": {}},
+    ]
+    assert json.loads(render_json([], version="v"))["frames"] == []
+
+
+def test_text_layouts_write_every_value_as_its_repr():
+    """XML, CSV and subtitle rows (written from one template a frame): each value is
+    repr(float(value)), NaN and inf included, in the frame's key order."""
+    frames = _varied_frames()
+    fn = [3 * k + 1 for k in range(len(frames))]
+    names = list(frames[0])
+    xml = render("xml", frames, version="v", width=8, height=6, frame_numbers=fn)
+    xml_rows = [line for line in xml.splitlines() if "<frame " in line]
+    csv_rows = render_csv(frames, frame_numbers=fn).splitlines()[1:]
+    sub_rows = render_sub(frames, frame_numbers=fn).splitlines()
+    for k, frame in enumerate(frames):
+        text = [repr(float(frame[n])) for n in names]
+        assert xml_rows[k] == f'    <frame frameNum="{fn[k]}" ' + "".join(
+            f'{n}="{t}" ' for n, t in zip(names, text, strict=True)) + "/>"  # fmt: skip
+        assert csv_rows[k] == f"{fn[k]}," + "".join(f"{t}," for t in text)
+        assert sub_rows[k] == f"{{{fn[k]}}}{{{fn[k] + 1}}}frame: {fn[k]}|" + "".join(
+            f"{n}: {t}|" for n, t in zip(names, text, strict=True))  # fmt: skip
+    odd = [{"a%d": 1.5, "b%r": math.inf}]
+    assert render_csv(odd) == "Frame,a%d,b%r,\n0,1.5,inf,\n"
+    assert render_sub(odd) == "{0}{1}frame: 0|a%d: 1.5|b%r: inf|\n"
+    assert '<frame frameNum="0" a%d="1.5" b%r="inf" />' in render(
+        "xml", odd, version="v", width=8, height=6)  # fmt: skip
