@@ -217,6 +217,7 @@ def _raw_geometry(
     partner: FrameReader | None,
     path: str | os.PathLike[str],
     where: str,
+    named_layout: str | None = None,
 ) -> _Geometry:
     def pick(value, attr, fallback):  # type: ignore[no-untyped-def]
         if value is not None:
@@ -229,7 +230,18 @@ def _raw_geometry(
         raise _raw_size_error(path, where)
     w, size_from = pick(width, "width", None)
     h, _ = pick(height, "height", None)
-    fmt, format_from = pick(pixel_format, "pixel_format", "420")
+    # A chroma layout is not taken from another input alone: inputs may differ in it (ADM
+    # reads luma), and a raw file read with another's would be misread without a sign.
+    # Where that input is not 4:2:0, the raw file's name (``named_layout``) must agree.
+    fmt, format_from = (pixel_format, "flag") if pixel_format is not None else ("420", "default")
+    if pixel_format is None and partner is not None and partner.pixel_format != "420":
+        if named_layout != partner.pixel_format:
+            raise AdmError(
+                f"{where} is raw YUV and states no chroma layout, and "
+                f"{_where(partner.path, partner.label)} is {partner.pixel_format}: give the "
+                "raw file's layout with --pixel-format (420, 422, 444 or 400)"
+            )
+        fmt, format_from = named_layout, "name"
     bits, bits_from = pick(bitdepth, "bitdepth", 8)
     return _Geometry(w, h, str(fmt), int(bits), size_from, format_from, bits_from)
 
@@ -545,11 +557,14 @@ def open_inputs(
     """Open a reference and its distorted inputs, agreeing on one geometry.
 
     Self-describing inputs (Y4M files and streams, video) are opened first. Raw
-    inputs then take the size, layout and bit depth given here, or else those of
-    the first self-describing input (the reference if it is one), or else 4:2:0
-    8-bit; a raw input with no size from anywhere is an error that quotes any
-    ``WxH`` in its name. Streams are opened in order, each waiting for its
-    writer's first bytes. Raw files whose sizes give frame counts more than one
+    inputs then take the size and bit depth given here, or else those of the first
+    self-describing input (the reference if it is one), or else 8-bit; a raw input
+    with no size from anywhere is an error that quotes any ``WxH`` in its name. A raw
+    input's chroma layout is ``pixel_format``, or else 4:2:0, never another input's:
+    where the first self-describing input is not 4:2:0 it must be given. With raw
+    inputs, ``pixel_format`` describes them alone (inputs may differ in layout); with
+    none, it is checked against the Y4M inputs' headers. Streams are opened in order,
+    each waiting for its writer's first bytes. Raw files whose sizes give frame counts more than one
     apart are warned about (only the frames both have are scored).
 
     Parameters
@@ -601,6 +616,7 @@ def open_inputs(
     kinds = [_classify(p, label, sized) for p, label in zip(paths, labels, strict=True)]
     readers: list[FrameReader | None] = [None] * len(paths)
     raws: dict[int, Path | Stream] = {}
+    headed: list[FrameReader] = []  # the Y4M inputs, whose headers state a chroma layout
     try:
         for i, (path, (kind, why)) in enumerate(zip(paths, kinds, strict=True)):
             # -w/-h describe the reference; a distorted input of another size is told
@@ -616,16 +632,20 @@ def open_inputs(
                 except BaseException:
                     stream.close()
                     raise
-                _check_against(
-                    described, width=w, height=h, bitdepth=bitdepth, pixel_format=pixel_format
-                )
+                _check_against(described, width=w, height=h, bitdepth=bitdepth)
+                headed.append(described)
             elif kind == "yuv":
                 raws[i] = Path(path)
             else:
                 readers[i] = _open_described(
                     path, kind, why, label=labels[i], width=w, height=h,
-                    pixel_format=pixel_format, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
+                    pixel_format=None, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
                 )  # fmt: skip
+                if kind == "y4m":
+                    headed.append(readers[i])
+        if not raws:  # -p describes the raw inputs where there are any, else the Y4M ones
+            for described in headed:
+                _check_against(described, pixel_format=pixel_format)
         known = [r for r in readers if r is not None]
         for other in known[1:]:
             _check_same(known[0], other, sizes=scaler is None)
@@ -639,7 +659,9 @@ def open_inputs(
                 readers[i] = _open_raw_stream(raw, geo)
             else:
                 where = _where(raw, labels[i])
-                geo = _raw_geometry(width, height, pixel_format, bitdepth, first, raw, where)
+                named = None if ignore_name else name_hints(raw).pixel_format
+                geo = _raw_geometry(width, height, pixel_format, bitdepth, first, raw, where,
+                                    named)  # fmt: skip
                 readers[i] = _open_raw_file(
                     raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
                     scale=scaler is not None and i > 0,

@@ -166,11 +166,24 @@ def test_flags_contradicting_a_y4m_header(tmp_path, given, match):
 # Geometry agreed between inputs.
 
 
-def test_raw_takes_geometry_from_y4m(tmp_path):
+def test_raw_takes_size_and_bit_depth_from_y4m_but_not_its_layout(tmp_path):
     ref = write_y4m(write_raw(tmp_path / "r.yuv", [1, 2], fmt="422", bits=10, w=33, h=21),
                     tmp_path / "r.y4m", 33, 21, "422", 10)  # fmt: skip
     dis = write_raw(tmp_path / "d.yuv", [5, 6, 7], fmt="422", bits=10, w=33, h=21)
-    with open_inputs(ref, [dis]) as inputs:
+    # A raw file read with another input's layout would be misread without a sign where
+    # its own differs (ADM reads luma, so layouts may differ): a layout other than 4:2:0
+    # is asked for.
+    for first, second in ((ref, dis), (dis, ref)):
+        with pytest.raises(AdmError, match=r"d\.yuv' is raw YUV and states no chroma layout, "
+                           r"and .*r\.y4m' is 422: give the raw file's layout with "
+                           r"--pixel-format"):  # fmt: skip
+            open_inputs(first, [second])
+    named = write_raw(tmp_path / "d_422.yuv", [5, 6, 7], fmt="422", bits=10, w=33, h=21)
+    with open_inputs(ref, [named]) as inputs:  # the name states the same layout
+        assert inputs.dis[0].pixel_format == "422"
+    with pytest.raises(AdmError, match="states no chroma layout"):
+        open_inputs(ref, [named], ignore_name=True)
+    with open_inputs(ref, [dis], pixel_format="422") as inputs:
         (reader,) = inputs.dis
         assert isinstance(reader, YuvReader)
         assert (reader.width, reader.height, reader.pixel_format, reader.bitdepth) == (
@@ -179,18 +192,23 @@ def test_raw_takes_geometry_from_y4m(tmp_path):
         assert len(reader) == 3
         assert (inputs.width, inputs.height, inputs.bitdepth) == (33, 21, 10)
     # The other way round: a raw reference, a Y4M distorted input.
-    with open_inputs(dis, [ref]) as inputs:
+    with open_inputs(dis, [ref], pixel_format="422") as inputs:
         assert (inputs.ref.width, inputs.ref.pixel_format, len(inputs.ref)) == (33, "422", 3)
 
 
 def test_raw_layout_flag_beside_y4m(tmp_path):
     ref = write_y4m(write_raw(tmp_path / "r.yuv", [1]), tmp_path / "r.y4m", W, H, "420", 8)
     dis = write_raw(tmp_path / "d.yuv", [2, 3], fmt="444")
-    # -p contradicts the Y4M header, so a 4:4:4 raw file beside a 4:2:0 Y4M cannot be
-    # described by flags; but Y4M and video inputs of different layouts may be mixed.
-    with pytest.raises(AdmError, match="--pixel-format 444 contradicts"):
-        open_inputs(ref, [dis], pixel_format="444")
+    # With raw inputs, -p describes them: a 4:4:4 raw file beside a 4:2:0 Y4M, scored as
+    # the same pair in two Y4M files; without -p the raw file is 4:2:0, which a 4:4:4
+    # file's size then shows (a frame count that differs, warned about).
     dis_y4m = write_y4m(dis, tmp_path / "d.y4m", W, H, "444", 8)
+    with open_inputs(ref, [dis], pixel_format="444") as inputs:
+        assert inputs.dis[0].pixel_format == "444" and inputs.ref.pixel_format == "420"
+        assert len(inputs.dis[0]) == 2
+    # Without raw inputs, -p is checked against the Y4M headers.
+    with pytest.raises(AdmError, match="--pixel-format 444 contradicts"):
+        open_inputs(ref, [dis_y4m], pixel_format="444")
     with open_inputs(ref, [dis_y4m]) as inputs:
         assert inputs.dis[0].pixel_format == "444" and inputs.pixel_format == "420"
 
