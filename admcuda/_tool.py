@@ -26,13 +26,37 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+_C_SPACE = " \t\n\v\f\r"
+
+
+def c_integer(text: str) -> int:
+    """An integer as libvmaf's command line reads one (C's ``strtoul(text, &end, 0)``, all
+    of it): optional leading white space and sign, then decimal, ``0x`` hexadecimal or
+    ``0``-led octal digits, nothing after them (so ``010`` is 8). Negative numbers stay
+    negative here, for the caller's range check. ValueError if it is not one."""
+    body = text.lstrip(_C_SPACE)
+    sign = -1 if body[:1] == "-" else 1
+    if body[:1] in "+-":
+        body = body[1:]
+    if body[:2] in ("0x", "0X") and len(body) > 2:
+        base, digits, allowed = 16, body[2:], "0123456789abcdefABCDEF"
+    elif body[:1] == "0" and len(body) > 1:
+        base, digits, allowed = 8, body[1:], "01234567"
+    else:
+        base, digits, allowed = 10, body, "0123456789"
+    if not digits or any(c not in allowed for c in digits):
+        raise ValueError(text)
+    return sign * int(digits, base)
+
+
 def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
-    """argparse type: a decimal integer >= ``low``; with ``zero``, 0 is accepted too and
-    read as ``zero`` (libvmaf's 0 for "no limit" or "the default")."""
+    """argparse type: an integer >= ``low`` in libvmaf's syntax (:func:`c_integer`); with
+    ``zero``, 0 is accepted too and read as ``zero`` (libvmaf's 0 for "no limit" or "the
+    default")."""
 
     def parse(text: str) -> int | None:
         try:
-            value = int(text, 10)
+            value = c_integer(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
         if value == 0 and zero is not None:
@@ -49,6 +73,11 @@ def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-de
 # libvmaf's feature names for its integer ADM extractor: the CPU one and the CUDA one.
 # Both are the same feature here (libvmaf's adm_cuda writes a subset of the outputs).
 ADM_FEATURES: tuple[str, ...] = ("adm", "adm_cuda")
+# The options libvmaf 3.2.0's adm_cuda has (libvmaf/src/feature/cuda/integer_adm_cuda.c,
+# options_cuda); it ignores any other, where admcuda would apply it.
+ADM_CUDA_OPTIONS: frozenset[str] = frozenset(
+    {"debug", "adm_enhn_gain_limit", "adm_norm_view_dist", "adm_ref_display_height"}
+)
 
 
 def parse_option_args(
@@ -78,7 +107,15 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
     the rest is a ``:``-separated option list. ``adm_cuda`` is the same feature; any other
     name is a usage error, and so is a second ``--feature``, since one run computes one
     ADM configuration.
+
+    Where libvmaf would silently ignore an option, it is a usage error here, so that a
+    libvmaf command line never scores differently: libvmaf looks a feature's options up
+    by their full names only, so an alias (``egl``) is refused (``--option`` takes
+    aliases), and ``adm_cuda`` takes only the options libvmaf's adm_cuda has
+    (:data:`ADM_CUDA_OPTIONS`).
     """
+    from admcuda.options import lookup_option
+
     if len(items) > 1:
         raise UsageError(
             f"--feature given {len(items)} times; admcuda computes one ADM configuration "
@@ -91,8 +128,28 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
                 f"--feature {name or item}: admcuda computes ADM only; use --feature adm "
                 "(or adm_cuda), with options as adm=NAME=VALUE:NAME=VALUE"
             )
-        if sep:
-            parse_option_args([rest], flag=f"--feature {name}", settings=settings)
+        if not sep:
+            continue
+        given = parse_option_args([rest], flag=f"--feature {name}")
+        for key, value in given.items():
+            try:
+                spec = lookup_option(key)
+            except AdmError:
+                continue  # unknown: refused with the option parser's suggestion
+            if key != spec.name:
+                raise UsageError(
+                    f"--feature {name}: libvmaf reads options by their full names and would "
+                    f"ignore '{key}'; write {spec.name}={value}"
+                )
+            if name == "adm_cuda" and key not in ADM_CUDA_OPTIONS:
+                raise UsageError(
+                    f"--feature adm_cuda: libvmaf's adm_cuda has no option {key} and would "
+                    f"ignore it; use --feature adm={key}={value}"
+                )
+        for key in given:
+            if key in settings:
+                raise UsageError(f"option '{key}' given twice")
+        settings.update(given)
 
 
 def fail(message: str) -> None:

@@ -37,6 +37,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from admcuda import __version__, _LadderRun, _run_ladder
 from admcuda._tool import Parser as _Parser
@@ -164,8 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="score the small example pair shipped with admcuda (176x144 420 8-bit)",
     )
-    score.add_argument("-w", "--width", type=int, metavar="W", help="frame width in pixels")
-    score.add_argument("-h", "--height", type=int, metavar="H", help="frame height in pixels")
+    score.add_argument(
+        "-w", "--width", type=_counter(1), metavar="W", help="frame width in pixels"
+    )  # fmt: skip
+    score.add_argument(
+        "-h", "--height", type=_counter(1), metavar="H", help="frame height in pixels"
+    )  # fmt: skip
     score.add_argument(
         "-p",
         "--pixel-format",
@@ -177,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "-b",
         "--bitdepth",
-        type=int,
+        type=_counter(1),
         choices=BITDEPTHS,
         help="raw YUV bits per sample (default 8, or that of a Y4M/video input); "
         "above 8, samples are 16-bit little-endian",
@@ -268,6 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
         "-n", "--no_prediction", "--no-prediction", dest="no_prediction", action="store_true",
         help="accepted for libvmaf's command line: admcuda never predicts VMAF scores",
     )  # fmt: skip
+    for mask, what in (("cpumask", "CPU instruction sets"), ("gpumask", "GPU operations")):
+        score.add_argument(
+            f"--{mask}", type=_counter(0), metavar="BITMASK",
+            help=f"accepted for libvmaf's command line (where it restricts the {what} "
+            "libvmaf may use); no effect here",
+        )  # fmt: skip
     score.add_argument(
         "--debug",
         action="store_true",
@@ -319,7 +330,9 @@ def _output_format(args: argparse.Namespace) -> str | None:
 def _check_output_path(output: Path) -> None:
     if output.is_dir():
         raise AdmError(f"output path '{output}' is a directory")
-    parent = output.parent
+    if output.exists() and not output.is_file():
+        return  # a device (/dev/stdout) or a FIFO: written into as it is
+    parent = Path(os.path.realpath(output)).parent  # a link's: the folder of its file
     if not parent.is_dir():
         raise AdmError(f"output folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK):
@@ -328,6 +341,8 @@ def _check_output_path(output: Path) -> None:
 
 def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> list[Path | None]:
     """Where each distorted input's scores go; None for stdout (or the summary)."""
+    if output == "":
+        raise _UsageError("--output is empty: give a path, or - for standard output")
     if output is None or output == "-":
         if len(dis) > 1 and fmt is not None:
             raise _UsageError(
@@ -359,6 +374,17 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
         seen[key] = source
         _check_output_path(path)
     return list(paths)
+
+
+def _check_outputs_are_not_inputs(outputs: Sequence[Path | None], inputs: Sequence[str]) -> None:
+    """Refuse an output that is one of the input files: writing it would replace the
+    input (devices and FIFOs aside, which are written into, not replaced)."""
+    for out in outputs:
+        if out is None or not out.is_file():
+            continue
+        for name in inputs:
+            if name != STDIN and os.path.exists(name) and os.path.samefile(out, name):
+                raise _UsageError(f"--output '{out}' is the input '{name}'; write elsewhere")
 
 
 def _stem(path: str) -> str:
@@ -474,6 +500,13 @@ def _summary(run: _LadderRun, backend: str, subsample: int, scored: list[int]) -
     return "\n".join(lines)
 
 
+def _stdout() -> Any:
+    """Standard output, or an error where it is closed (``>&-``)."""
+    if sys.stdout is None:
+        raise AdmError("standard output is closed; give --output PATH")
+    return sys.stdout
+
+
 def _write_all(
     fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float], scored: list[int]
 ) -> None:
@@ -486,7 +519,7 @@ def _write_all(
             write_output(
                 fmt,  # type: ignore[arg-type]
                 run.frames[k],
-                sys.stdout if dest is None else dest,
+                _stdout() if dest is None else dest,
                 version=__version__,
                 width=run.width,
                 height=run.height,
@@ -528,6 +561,8 @@ def _score(args: argparse.Namespace) -> int:
     out_format = _output_format(args)
     dis_names = ["example"] if args.example else list(args.dis)
     outputs = _output_paths(args.output, dis_names, out_format)
+    if not args.example:
+        _check_outputs_are_not_inputs(outputs, [args.ref, *args.dis])
     # Resolved here so that a named backend that cannot load fails before any reading;
     # "auto" itself goes on to the run, which may still fall back if CUDA cannot start.
     resolved, _ = select_backend(args.backend)
@@ -576,7 +611,7 @@ def _score(args: argparse.Namespace) -> int:
     scored = [k for k, error in enumerate(errors) if error is None]
     if scored:
         if out_format is None:
-            print(_summary(run, backend, args.subsample, scored))
+            print(_summary(run, backend, args.subsample, scored), file=_stdout())
         else:
             _write_all(out_format, run, outputs, fps, scored)
     for path, error in zip(run.dis, errors, strict=True):

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import secrets
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Literal, TypeAlias
@@ -367,11 +368,32 @@ def render(
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary sibling and a rename."""
+    """Write ``text`` to ``path`` through a temporary sibling and a rename.
+
+    A symbolic link is followed (the file it names is replaced, the link stays); a path
+    that is not a regular file (a device such as ``/dev/stdout``, a FIFO) is opened and
+    written as it is, since renaming over it would replace it. Errors name ``path``.
+    """
+    try:
+        try:
+            mode = os.stat(path).st_mode  # through links, /dev/stdout's to a pipe too
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            return
+        if path.is_symlink():
+            path = Path(os.path.realpath(path))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     # O_EXCL avoids clobbering a stranger's file; mode 0o666 lets the umask decide,
     # so the result has the same permissions a plain open() would give.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)

@@ -131,7 +131,7 @@ def stub_reference(monkeypatch):
         ((), "missing command"),
         (("score",), "missing REF, DIS"),
         (("score", "a.yuv"), "missing DIS"),
-        (("score", "a.yuv", "b.yuv", "-w", "abc", "-h", "32"), "invalid int value: 'abc'"),
+        (("score", "a.yuv", "b.yuv", "-w", "abc", "-h", "32"), "invalid integer: 'abc'"),
         (("score", "a.yuv", "b.yuv", "-w", "16", "-h", "32"), "> 16"),
         (("score", "a.yuv", "b.yuv", "-h", "12"), "--height 12 is too small"),
         (("score", "a.yuv", "b.yuv", "-w", "32", "-h", "32", "-p", "411"), "invalid choice"),
@@ -582,3 +582,80 @@ def test_example_as_y4m_and_ffv1_matches_libvmaf(tmp_path):
     assert _without_notice(proc.stderr) == ""
     got = [list(frame["metrics"].values()) for frame in json.loads(out.read_text())["frames"]]
     assert got == EXAMPLE_GOLDEN
+
+
+def _cli_env() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def test_output_never_replaces_an_input_a_link_a_fifo_or_a_pipe(clip_pair, tmp_path):
+    """Outputs are written through a temporary file and a rename, which would replace
+    whatever the path is: an input is refused, a link's file is replaced (the link
+    stays), and a FIFO or a /dev/fd pipe is written into."""
+    import threading
+
+    ref, dis = clip_pair
+    geometry = ("-w", "32", "-h", "24")
+    before = dis.read_bytes()
+    for out in (dis, tmp_path / "link_to_dis.yuv"):
+        if out != dis:
+            out.symlink_to(dis)
+        proc = run_cli("score", str(ref), str(dis), *geometry, "--json", "-o", str(out))
+        assert f"is the input '{dis}'" in assert_one_line_error(proc, 2)
+        assert dis.read_bytes() == before
+    target = tmp_path / "target.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert run_cli("score", str(ref), str(dis), *geometry, "-o", str(link)).returncode == 0
+    assert link.is_symlink() and json.loads(target.read_text())["frames"]
+    fifo = tmp_path / "scores.fifo"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    assert run_cli("score", str(ref), str(dis), *geometry, "--csv", "-o", str(fifo)).returncode == 0
+    reader.join(timeout=60)
+    assert got and got[0].startswith("Frame,") and fifo.is_fifo()
+    read_end, write_end = os.pipe()
+    env = _cli_env()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "admcuda", "score", str(ref), str(dis), *geometry, "--csv",
+         "-o", f"/dev/fd/{write_end}", "--backend", "cpu"],
+        pass_fds=(write_end,), env=env, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        text = pipe.read()
+    assert child.wait(timeout=120) == 0, child.stderr.read()
+    assert text.startswith("Frame,") and len(text.splitlines()) == 3
+
+
+def test_empty_output_path_and_closed_stdout_are_errors(clip_pair):
+    ref, dis = clip_pair
+    geometry = ("-w", "32", "-h", "24")
+    proc = run_cli("score", str(ref), str(dis), *geometry, "-o", "")
+    assert "--output is empty" in assert_one_line_error(proc, 2)
+    env = _cli_env()
+    for extra in (["--json"], []):
+        proc = subprocess.run(
+            [sys.executable, "-m", "admcuda", "score", str(ref), str(dis), *geometry,
+             "--backend", "cpu", *extra],
+            stdout=None, stderr=subprocess.PIPE, text=True, env=env,
+            preexec_fn=lambda: os.close(1),  # noqa: PLW1509 - the child's stdout, closed
+        )  # fmt: skip
+        assert proc.returncode == 1, proc.stderr
+        assert (
+            proc.stderr.strip() == "admcuda: error: standard output is closed; give --output PATH"
+        )
+
+
+def test_cpu_workers_leave_ctrl_c_to_the_parent():
+    code = (
+        "import signal; from admcuda.backends.cpu import _worker_init; _worker_init(); "
+        "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "True", out.stderr

@@ -144,12 +144,35 @@ def test_adm_cuda_is_the_same_feature(pair, tmp_path):
     assert outs[0].startswith("Frame,integer_adm2_egl_1.2,")
 
 
+def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
+    """Integers read as libvmaf's strtoul(..., 0) reads them (010 is 8, 0x10 is 16), and
+    --cpumask / --gpumask accepted with no effect: the same scores as without them."""
+    from admcuda._tool import c_integer
+
+    assert [c_integer(t) for t in ("10", " +10", "010", "0x10", "0X1f", "0", "-3")] == [
+        10, 10, 8, 16, 31, 0, -3]  # fmt: skip
+    for bad in ("", "0x", "08", "1_0", "1.0", "10 ", "abc", "--1", "0b1"):
+        with pytest.raises(ValueError):
+            c_integer(bad)
+    ref, dis = pair
+    outs = []
+    runs = (
+        [*GEOMETRY, "--frame_cnt", "2"],
+        ["-w", "0x20", "-h", "030", "--frame_cnt", "02", "--cpumask", "0xff", "--gpumask", "0"],
+    )
+    for k, extra in enumerate(runs):
+        out = tmp_path / f"o{k}.csv"
+        assert main(["score", "-r", str(ref), "-d", str(dis), "--csv", "-o", str(out), *extra]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and len(outs[0].splitlines()) == 3
+
+
 def test_feature_options_go_through_the_option_parser():
     from admcuda._tool import parse_feature_args
 
     settings: dict[str, str] = {}
-    parse_feature_args(["adm=egl=1.5:adm_csf_mode=1"], settings)
-    assert settings == {"egl": "1.5", "adm_csf_mode": "1"}
+    parse_feature_args(["adm=adm_enhn_gain_limit=1.5:adm_csf_mode=1"], settings)
+    assert settings == {"adm_enhn_gain_limit": "1.5", "adm_csf_mode": "1"}
     assert AdmOptions.from_mapping(settings).adm_enhn_gain_limit == 1.5
     bare: dict[str, str] = {}
     parse_feature_args(["adm"], bare)
@@ -164,10 +187,25 @@ def test_feature_options_go_through_the_option_parser():
         (["--feature", "float_adm"], "admcuda computes ADM only"),
         (["--feature", "adm", "--feature", "adm_cuda"], "one ADM configuration per run"),
         (["--feature", "adm=egl"], "--feature adm expects NAME=VALUE, got 'egl'"),
-        (["--feature", "adm=egl=1.2", "--option", "egl=1.5"], "option 'egl' given twice"),
-        (["--feature", "adm=egl=1.2", "--option", "adm_enhn_gain_limit=1.5"], "given twice"),
+        (
+            ["--feature", "adm=adm_enhn_gain_limit=1.2", "--option", "adm_enhn_gain_limit=1.5"],
+            "option 'adm_enhn_gain_limit' given twice",
+        ),  # fmt: skip
+        (["--feature", "adm=adm_enhn_gain_limit=1.2", "--option", "egl=1.5"], "given twice"),
+        (["--feature", "adm=adm_csf_mode=1:adm_csf_mode=2"], "option 'adm_csf_mode' given twice"),
         (["--feature", "adm=bogus=1"], "unknown ADM option 'bogus'"),
-        (["--feature", "adm=egl=0.5"], "[1, 100]"),
+        (["--feature", "adm=adm_enhn_gain_limit=0.5"], "[1, 100]"),
+        # libvmaf reads --feature options by full name and would ignore an alias
+        (["--feature", "adm=egl=1.2"], "would ignore 'egl'; write adm_enhn_gain_limit=1.2"),
+        (["--feature", "adm=adm_csf_mode=1:nvd=4"], "write adm_norm_view_dist=4"),
+        # ... and its adm_cuda has four of ADM's options
+        (
+            ["--feature", "adm_cuda=adm_csf_mode=1"],
+            "libvmaf's adm_cuda has no option adm_csf_mode and would ignore it",
+        ),  # fmt: skip
+        (["--feature", "adm_cuda=adm_skip_aim=true"], "use --feature adm=adm_skip_aim=true"),
+        (["-w", "08"], "invalid integer: '08'"),  # octal, as libvmaf's strtoul reads it
+        (["--cpumask", "-1"], "out of range (must be >= 0)"),
         (["--gpu", "0", "--backend", "cpu"], "--gpu 0 picks a CUDA device"),
         (["--gpu", "-1"], "out of range (must be >= 0)"),
         (["--scale", "cubic"], "unknown scaler 'cubic' for --scale"),

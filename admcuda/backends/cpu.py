@@ -9,6 +9,7 @@ per frame pair, while the pipeline reads the next batch.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -33,9 +34,12 @@ def default_threads() -> int:
 
 
 def _worker_init() -> None:
-    """Keep freed frame-sized buffers in the worker's heap (glibc): the reference
-    allocates many of them per frame, and handing each back to the kernel costs page
-    faults and page zeroing that many processes then contend for."""
+    """Leave Ctrl-C to the parent, which stops the pool and prints one line (a worker's
+    KeyboardInterrupt printed its traceback); and keep freed frame-sized buffers in the
+    worker's heap (glibc): the reference allocates many of them per frame, and handing
+    each back to the kernel costs page faults and page zeroing that many processes then
+    contend for."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import ctypes
 
