@@ -189,6 +189,10 @@ def input_kind(path: str | os.PathLike[str], *, label: str = "input", sized: boo
     return _classify(path, label, sized)[0]
 
 
+# the end of VideoReader's message for a file ffmpeg cannot read
+_GIVE_SIZE = "for raw YUV give -w and -h"
+
+
 def _raw_size_error(path: str | os.PathLike[str], where: str) -> AdmError:
     guess = size_from_name(path)
     hint = f" (the name suggests {guess[0]}x{guess[1]})" if guess else ""
@@ -637,10 +641,20 @@ def open_inputs(
             elif kind == "yuv":
                 raws[i] = Path(path)
             else:
-                readers[i] = _open_described(
-                    path, kind, why, label=labels[i], width=w, height=h,
-                    pixel_format=None, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
-                )  # fmt: skip
+                try:
+                    readers[i] = _open_described(
+                        path, kind, why, label=labels[i], width=w, height=h,
+                        pixel_format=None, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
+                    )  # fmt: skip
+                except AdmError as exc:
+                    text = str(exc)
+                    if not (sized and why == "name" and text.endswith(_GIVE_SIZE)):
+                        raise
+                    suffix = Path(path).suffix
+                    raise AdmError(
+                        f"{text[: -len(_GIVE_SIZE)]}named as video ({suffix}), it is read as "
+                        "video; if it is raw YUV, give it a .yuv name"
+                    ) from None
                 if kind == "y4m":
                     headed.append(readers[i])
         if not raws:  # -p describes the raw inputs where there are any, else the Y4M ones

@@ -434,3 +434,19 @@ def test_video_of_another_size_is_refused(tmp_path):
     with open_inputs(video, [PAIRS / case["dis"]]) as inputs:
         assert isinstance(inputs.ref, VideoReader)
         assert (inputs.dis[0].width, inputs.dis[0].height) == (160, 90)
+
+
+def test_raw_data_named_as_video_is_told_to_take_a_yuv_name(tmp_path):
+    """A video extension is read as video even with -w/-h (a real video whose signature
+    is not recognised must not be read as raw); ffmpeg's refusal then says how to have it
+    read as raw, not to give the -w/-h already given."""
+    from _media import ffmpeg_exe
+
+    ffmpeg_exe()  # skips where imageio-ffmpeg is missing
+    ref = write_raw(tmp_path / "r.yuv", [1, 2, 3])
+    fake = tmp_path / "d.mp4"
+    noise = np.random.default_rng(1).integers(0, 256, ref.stat().st_size, dtype=np.uint8)
+    fake.write_bytes(noise.tobytes())
+    with pytest.raises(AdmError, match=r"named as video \(\.mp4\), it is read as video; if it "
+                       r"is raw YUV, give it a \.yuv name$"):  # fmt: skip
+        open_inputs(ref, [fake], width=W, height=H)
