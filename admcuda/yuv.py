@@ -480,8 +480,29 @@ class YuvReader(ClosingReader):
             self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
+        if bitdepth == 8:
+            self._warn_if_wider(geometry)
 
     kind = "yuv"
+
+    def _warn_if_wider(self, geometry: str) -> None:
+        """Warn where the first 8-bit luma plane looks like 10- or 12-bit little-endian
+        samples: every odd byte below 16 (a sample's high byte) while even bytes reach
+        above it. A 10-bit file read as 8-bit is otherwise scored without a sign (its
+        values never leave the 8-bit range); a real 8-bit picture does this only if
+        every other column is near black."""
+        if self.width % 2:
+            return  # odd rows would mix the byte positions
+        try:
+            plane = np.frombuffer(self._read(0, self.luma_size, 0), np.uint8)
+        except AdmError:
+            return
+        if int(plane[1::2].max()) < 16 <= int(plane[0::2].max()):
+            _log.warning(
+                "%s is read as %s, but every second byte of its first frame is below 16, "
+                "as in 10- or 12-bit little-endian samples; if it is, give --bitdepth",
+                self.where, geometry,
+            )  # fmt: skip
 
     def __len__(self) -> int:
         return self.num_frames

@@ -197,3 +197,43 @@ def test_messages_are_one_line(tmp_path):
         with pytest.raises(AdmError) as info:
             build()
         assert "\n" not in str(info.value)
+
+
+def test_wider_samples_read_as_8_bit_are_warned_about(tmp_path, caplog):
+    """10- or 12-bit little-endian samples read as 8-bit never leave the 8-bit range, so
+    nothing else would tell: every odd byte (a high byte) is below 16. Real 8-bit frames,
+    a flat dark one and odd widths give no warning."""
+    rng = np.random.default_rng(5)
+
+    def clip(path, luma, chroma_value, dtype):
+        h, w = luma.shape[1:]
+        chroma = np.full(2 * ((h + 1) // 2) * ((w + 1) // 2), chroma_value, dtype)
+        path.write_bytes(b"".join(y.astype(dtype).tobytes() + chroma.tobytes() for y in luma))
+        return path
+
+    cases = {
+        "ten": (clip(tmp_path / "ten.yuv", rng.integers(0, 1024, (2, 24, 32)), 512, "<u2"), 32),
+        "twelve": (clip(tmp_path / "tw.yuv", rng.integers(0, 4096, (2, 24, 32)), 2048, "<u2"), 32),
+        "eight": (clip(tmp_path / "e.yuv", rng.integers(0, 256, (2, 24, 64)), 128, np.uint8), 64),
+        "dark": (clip(tmp_path / "dk.yuv", np.full((2, 24, 64), 3), 128, np.uint8), 64),
+        "odd": (clip(tmp_path / "odd.yuv", rng.integers(0, 1024, (2, 24, 33)), 512, "<u2"), 33),
+    }
+    warned = {}
+    for name, (path, width) in cases.items():
+        caplog.clear()
+        with (
+            caplog.at_level(logging.WARNING, logger="admcuda"),
+            YuvReader(path, width=width, height=24, label="distorted", check_range=False),
+        ):
+            pass
+        warned[name] = [r.getMessage() for r in caplog.records if "every second byte" in
+                        r.getMessage()]  # fmt: skip
+    assert {k for k, v in warned.items() if v} == {"ten", "twelve"}
+    assert "is read as 32x24 420 8-bit" in warned["ten"][0] and "--bitdepth" in warned["ten"][0]
+    caplog.clear()
+    with (
+        caplog.at_level(logging.WARNING, logger="admcuda"),
+        YuvReader(cases["ten"][0], width=32, height=24, bitdepth=10),
+    ):
+        pass
+    assert not caplog.records
