@@ -78,7 +78,8 @@ def _options_epilog() -> str:
         "Inputs: raw planar YUV (.yuv/.raw; give -w/-h, and -p/-b unless 420 8-bit),",
         "Y4M (size, layout and bit depth from its header), or any video ffmpeg decodes",
         "(luma taken as decoded, at its own bit depth; needs imageio-ffmpeg). A raw input",
-        "beside a Y4M or video input takes its geometry from it.",
+        "beside a Y4M or video input takes its size and bit depth from it, never its",
+        "chroma layout: -p (default 420) describes the raw inputs.",
         "",
         "With several DIS inputs, --output must contain {name} (the input's file name",
         "without suffix) or {index} (1 for the first DIS), or be a folder, which gets",
@@ -86,8 +87,8 @@ def _options_epilog() -> str:
         "does not stop the others: they are written, it gets an error line, and the",
         "exit status is 1. '-' reads one input from standard input.",
         "",
-        "ADM options for --option NAME=VALUE, or libvmaf's --feature adm=NAME=VALUE:...",
-        "(name or alias; libvmaf's table):",
+        "ADM options for --option NAME=VALUE (name or alias), or libvmaf's --feature",
+        "adm=NAME=VALUE:... (full names, as libvmaf reads them; libvmaf's table):",
     ]
     for spec in OPTIONS:
         kind = "true|false" if spec.type == "bool" else f"{spec.type} in {spec.range_text}"
@@ -343,6 +344,8 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
     """Where each distorted input's scores go; None for stdout (or the summary)."""
     if output == "":
         raise _UsageError("--output is empty: give a path, or - for standard output")
+    if output is not None and output.endswith(("/", os.sep)) and not Path(output).is_dir():
+        raise AdmError(f"output folder '{output}' does not exist")
     if output is None or output == "-":
         if len(dis) > 1 and fmt is not None:
             raise _UsageError(
@@ -365,7 +368,10 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
         paths = [Path(output)]
     seen: dict[Path, str] = {}
     for path, source in zip(paths, dis, strict=True):
-        key = path.resolve()
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError) as exc:  # a loop of links
+            raise AdmError(f"output path '{path}' cannot be resolved: {exc}") from None
         if key in seen:
             raise _UsageError(
                 f"DIS inputs '{seen[key]}' and '{source}' would both write '{path}'; "
@@ -382,9 +388,18 @@ def _check_outputs_are_not_inputs(outputs: Sequence[Path | None], inputs: Sequen
     for out in outputs:
         if out is None or not out.is_file():
             continue
+        target = os.stat(out)
         for name in inputs:
-            if name != STDIN and os.path.exists(name) and os.path.samefile(out, name):
-                raise _UsageError(f"--output '{out}' is the input '{name}'; write elsewhere")
+            if name == STDIN:
+                try:
+                    same = os.path.samestat(os.fstat(0), target)
+                except OSError:
+                    same = False
+            else:
+                same = os.path.exists(name) and os.path.samefile(out, name)
+            if same:
+                shown = "standard input" if name == STDIN else f"the input '{name}'"
+                raise _UsageError(f"--output '{out}' is {shown}; write elsewhere")
 
 
 def _stem(path: str) -> str:
@@ -512,11 +527,11 @@ def _write_all(
 ) -> None:
     """Write one document per distorted input that scored; on failure remove those just
     written."""
-    written: list[Path] = []
+    written: list[Path] = []  # regular files this run made (never a link, device or FIFO)
     try:
         for k in scored:
             dest = outputs[k]
-            write_output(
+            made = write_output(
                 fmt,  # type: ignore[arg-type]
                 run.frames[k],
                 _stdout() if dest is None else dest,
@@ -526,8 +541,8 @@ def _write_all(
                 fps=fps[k],
                 frame_numbers=run.frame_numbers[k],
             )
-            if dest is not None:
-                written.append(dest)
+            if made is not None:
+                written.append(made)
     except BaseException:
         for path in written:
             with contextlib.suppress(OSError):

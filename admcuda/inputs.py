@@ -240,8 +240,10 @@ def _raw_geometry(
     fmt, format_from = (pixel_format, "flag") if pixel_format is not None else ("420", "default")
     if pixel_format is None and partner is not None and partner.pixel_format != "420":
         if named_layout != partner.pixel_format:
+            said = "states no chroma layout" if named_layout is None else (
+                f"has no --pixel-format (its name says {named_layout})")  # fmt: skip
             raise AdmError(
-                f"{where} is raw YUV and states no chroma layout, and "
+                f"{where} is raw YUV and {said}, and "
                 f"{_where(partner.path, partner.label)} is {partner.pixel_format}: give the "
                 "raw file's layout with --pixel-format (420, 422, 444 or 400)"
             )
@@ -648,12 +650,13 @@ def open_inputs(
                     )  # fmt: skip
                 except AdmError as exc:
                     text = str(exc)
-                    if not (sized and why == "name" and text.endswith(_GIVE_SIZE)):
+                    if not (why == "name" and text.endswith(_GIVE_SIZE)):
                         raise
                     suffix = Path(path).suffix
+                    sizes = "" if sized else " and -w/-h"
                     raise AdmError(
                         f"{text[: -len(_GIVE_SIZE)]}named as video ({suffix}), it is read as "
-                        "video; if it is raw YUV, give it a .yuv name"
+                        f"video; if it is raw YUV, give it a .yuv name{sizes}"
                     ) from None
                 if kind == "y4m":
                     headed.append(readers[i])

@@ -22,8 +22,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import secrets
 import stat
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Literal, TypeAlias
@@ -367,42 +369,67 @@ def render(
     raise AdmError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary sibling and a rename.
+# Paths that name an open file descriptor: written through it, keeping its offset and
+# mode (a shell's >> appends), where reopening would truncate or a rename replace the file.
+_STD_FDS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_FD_PATH = re.compile(r"/(?:dev/fd|proc/self/fd)/(\d+)")
 
-    A symbolic link is followed (the file it names is replaced, the link stays); a path
-    that is not a regular file (a device such as ``/dev/stdout``, a FIFO) is opened and
-    written as it is, since renaming over it would replace it. Errors name ``path``.
+
+def _fd_of(path: Path) -> int | None:
+    text = os.fspath(path)
+    if text in _STD_FDS:
+        return _STD_FDS[text]
+    match = _FD_PATH.fullmatch(text)
+    return int(match.group(1)) if match else None
+
+
+def _write_atomic(path: Path, text: str) -> Path | None:
+    """Write ``text`` to ``path``; the regular file made by a rename, or None.
+
+    A regular file is written through a temporary sibling and a rename, so that it is
+    complete or absent. A symbolic link is followed (the file it names is replaced, the
+    link stays). ``/dev/stdout``, ``/dev/fd/N`` and the like are written through their
+    open descriptor; other paths that are not regular files (devices, FIFOs) are opened
+    and written as they are. Errors name ``path``.
     """
+    given = path
     try:
+        fd = _fd_of(path)
+        if fd is not None:
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+            view = memoryview(text.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+            return None
         try:
-            mode = os.stat(path).st_mode  # through links, /dev/stdout's to a pipe too
+            mode = os.stat(path).st_mode  # through links
         except FileNotFoundError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode):
             with open(path, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
-            return
+            return None
         if path.is_symlink():
             path = Path(os.path.realpath(path))
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    # O_EXCL avoids clobbering a stranger's file; mode 0o666 lets the umask decide,
-    # so the result has the same permissions a plain open() would give.
-    try:
+        # O_EXCL avoids clobbering a stranger's file; mode 0o666 lets the umask decide,
+        # so the result has the same permissions a plain open() would give. The name
+        # does not grow with the target's, which may be as long as names may be.
+        tmp = path.with_name(f".admcuda-{secrets.token_hex(4)}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        raise OSError(exc.errno, exc.strerror, str(given)) from None
+    return path
 
 
 def write_output(
@@ -415,8 +442,9 @@ def write_output(
     height: int,
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
-) -> None:
-    """Render ``frames`` and write them to ``dest``.
+) -> Path | None:
+    """Render ``frames`` and write them to ``dest``; the regular file a rename made (the
+    file a link names, for a link), or None (a file object, a device, a descriptor).
 
     Parameters
     ----------
@@ -425,9 +453,10 @@ def write_output(
     frames : sequence of mapping of str to float
         Per-frame scores in frame order, keyed by output name.
     dest : path or text file object
-        A path is written atomically (temporary file in the same directory,
-        renamed on success; nothing is left behind on failure). A file object
-        receives the text in a single ``write`` call.
+        A regular file is written atomically (temporary file in the same directory,
+        renamed on success; nothing is left behind on failure), through a link the
+        file it names; ``/dev/stdout``, ``/dev/fd/N``, devices and FIFOs are written
+        into. A file object receives the text in a single ``write`` call.
     version : str
         Version string for the JSON and XML headers.
     width, height : int
@@ -450,5 +479,5 @@ def write_output(
     )  # fmt: skip
     if hasattr(dest, "write"):
         dest.write(text)  # type: ignore[union-attr]
-        return
-    _write_atomic(Path(os.fspath(dest)), text)  # type: ignore[arg-type]
+        return None
+    return _write_atomic(Path(os.fspath(dest)), text)  # type: ignore[arg-type]

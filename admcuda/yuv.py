@@ -488,7 +488,7 @@ class YuvReader(ClosingReader):
     def _warn_if_wider(self, geometry: str) -> None:
         """Warn where the first 8-bit luma plane looks like 10- or 12-bit little-endian
         samples: every odd byte below 16 (a sample's high byte) while even bytes reach
-        above it. A 10-bit file read as 8-bit is otherwise scored without a sign (its
+        64 or more. A 10-bit file read as 8-bit is otherwise scored without a sign (its
         values never leave the 8-bit range); a real 8-bit picture does this only if
         every other column is near black."""
         if self.width % 2:
@@ -497,7 +497,7 @@ class YuvReader(ClosingReader):
             plane = np.frombuffer(self._read(0, self.luma_size, 0), np.uint8)
         except AdmError:
             return
-        if int(plane[1::2].max()) < 16 <= int(plane[0::2].max()):
+        if int(plane[1::2].max()) < 16 and int(plane[0::2].max()) >= 64:
             _log.warning(
                 "%s is read as %s, but every second byte of its first frame is below 16, "
                 "as in 10- or 12-bit little-endian samples; if it is, give --bitdepth",

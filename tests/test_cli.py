@@ -659,3 +659,47 @@ def test_cpu_workers_leave_ctrl_c_to_the_parent():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.stdout.strip() == "True", out.stderr
+
+
+def test_outputs_through_descriptors_links_and_failed_ladders(clip_pair, tmp_path):
+    """-o /dev/stdout writes through the open descriptor (a shell's >> keeps what was
+    there); standard input read from a file cannot be overwritten; a ladder that fails
+    late removes only regular files it made, never a link or a device; a trailing slash,
+    a loop of links and a name as long as names may be are handled."""
+    ref, dis = clip_pair
+    geometry = ("-w", "32", "-h", "24")
+    base = [sys.executable, "-m", "admcuda", "score", "--backend", "cpu", *geometry]
+    log = tmp_path / "log.txt"
+    log.write_text("earlier line\n")
+    with open(log, "a") as out:
+        args = [*base, str(ref), str(dis), "--csv", "-o", "/dev/stdout"]
+        proc = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, text=True, env=_cli_env())
+    assert proc.returncode == 0, proc.stderr
+    text = log.read_text()
+    assert text.startswith("earlier line\nFrame,") and len(text.splitlines()) == 4
+    before = ref.read_bytes()
+    with open(ref, "rb") as stdin:
+        proc = subprocess.run([*base, "-", str(dis), "--csv", "-o", str(ref)], stdin=stdin,
+                              capture_output=True, text=True, env=_cli_env())  # fmt: skip
+    assert "is standard input; write elsewhere" in assert_one_line_error(proc, 2)
+    assert ref.read_bytes() == before
+    outs = tmp_path / "outs"
+    outs.mkdir()
+    (outs / "a.csv").symlink_to("/dev/null")  # written into, never removed
+    (outs / "b.csv").symlink_to("/dev/full")  # writing fails: no space left on device
+    rungs = [tmp_path / "a.yuv", tmp_path / "b.yuv"]
+    for rung in rungs:
+        rung.write_bytes(dis.read_bytes())
+    proc = run_cli("score", str(ref), *map(str, rungs), *geometry, "--csv", "-o",
+                   str(outs / "{name}.csv"))  # fmt: skip
+    assert proc.returncode == 1 and f"'{outs / 'b.csv'}'" in proc.stderr
+    assert (outs / "a.csv").is_symlink() and (outs / "b.csv").is_symlink()
+    proc = run_cli("score", str(ref), str(dis), *geometry, "-o", str(tmp_path / "nodir") + "/")
+    assert "output folder" in assert_one_line_error(proc, 1) and not (tmp_path / "nodir").exists()
+    (tmp_path / "l1.csv").symlink_to("l2.csv")
+    (tmp_path / "l2.csv").symlink_to("l1.csv")
+    proc = run_cli("score", str(ref), str(dis), *geometry, "-o", str(tmp_path / "l1.csv"))
+    assert "cannot be resolved" in assert_one_line_error(proc, 1)
+    long = tmp_path / ("n" * 250 + ".csv")
+    assert run_cli("score", str(ref), str(dis), *geometry, "-o", str(long)).returncode == 0
+    assert long.read_text().startswith("Frame,")

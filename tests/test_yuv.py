@@ -216,6 +216,9 @@ def test_wider_samples_read_as_8_bit_are_warned_about(tmp_path, caplog):
         "twelve": (clip(tmp_path / "tw.yuv", rng.integers(0, 4096, (2, 24, 32)), 2048, "<u2"), 32),
         "eight": (clip(tmp_path / "e.yuv", rng.integers(0, 256, (2, 24, 64)), 128, np.uint8), 64),
         "dark": (clip(tmp_path / "dk.yuv", np.full((2, 24, 64), 3), 128, np.uint8), 64),
+        # a dim 8-bit picture: odd columns below 16, even ones just above (a real frame of
+        # ffmpeg's darkened mandelbrot did this)
+        "dim": (clip(tmp_path / "dim.yuv", np.tile([20, 15], (2, 24, 32)), 128, np.uint8), 64),
         "odd": (clip(tmp_path / "odd.yuv", rng.integers(0, 1024, (2, 24, 33)), 512, "<u2"), 33),
     }
     warned = {}
