@@ -59,7 +59,7 @@ from admcuda._tool import run_tool as _run_tool
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 from admcuda.progress import Progress, format_duration
-from admcuda.writers import _write_atomic, pool, write_output
+from admcuda.writers import pool, write_output, write_text
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
 __all__ = [
@@ -1125,7 +1125,7 @@ def score_many(
     finally:
         ordered = [results.get(job.name) or _failed_result(job, "not run") for job in parsed]
         if out is not None:
-            _write_atomic(out / SUMMARY_NAME, _summary_text(ordered))
+            write_text(out / SUMMARY_NAME, _summary_text(ordered))
     return ordered
 
 

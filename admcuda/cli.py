@@ -48,7 +48,7 @@ from admcuda.backends import BACKENDS, select_backend
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
-from admcuda.writers import FORMATS, pool, write_output
+from admcuda.writers import FORMATS, StagedOutput, commit_all, output_target, pool, render
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
 __all__ = ["build_parser", "main"]
@@ -331,9 +331,15 @@ def _output_format(args: argparse.Namespace) -> str | None:
 def _check_output_path(output: Path) -> None:
     if output.is_dir():
         raise AdmError(f"output path '{output}' is a directory")
-    if output.exists() and not output.is_file():
-        return  # a device (/dev/stdout) or a FIFO: written into as it is
-    parent = Path(os.path.realpath(output)).parent  # a link's: the folder of its file
+    try:
+        target = output_target(output)
+    except OSError as exc:
+        raise AdmError(f"output path '{output}': {exc.strerror}") from None
+    if target.kind != "file":
+        return  # a descriptor (/dev/stdout), a device or a FIFO: written into as it is
+    parent = target.path.parent  # through links, the folder of the file they name
+    if target.path != Path(os.path.abspath(output)) and not parent.is_dir():
+        raise AdmError(f"output path '{output}' leads to folder '{parent}', which does not exist")
     if not parent.is_dir():
         raise AdmError(f"output folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK):
@@ -525,29 +531,26 @@ def _stdout() -> Any:
 def _write_all(
     fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float], scored: list[int]
 ) -> None:
-    """Write one document per distorted input that scored; on failure remove those just
-    written."""
-    written: list[Path] = []  # regular files this run made (never a link, device or FIFO)
-    try:
-        for k in scored:
-            dest = outputs[k]
-            made = write_output(
-                fmt,  # type: ignore[arg-type]
-                run.frames[k],
-                _stdout() if dest is None else dest,
-                version=__version__,
-                width=run.width,
-                height=run.height,
-                fps=fps[k],
-                frame_numbers=run.frame_numbers[k],
-            )
-            if made is not None:
-                written.append(made)
-    except BaseException:
-        for path in written:
-            with contextlib.suppress(OSError):
-                path.unlink()
-        raise
+    """Write one document per distorted input that scored: standard output at once, the
+    paths together (:func:`commit_all`), so that a failing one leaves every existing
+    file as it was."""
+    staged = []
+    for k in scored:
+        text = render(
+            fmt,  # type: ignore[arg-type]
+            run.frames[k],
+            version=__version__,
+            width=run.width,
+            height=run.height,
+            fps=fps[k],
+            frame_numbers=run.frame_numbers[k],
+        )
+        dest = outputs[k]
+        if dest is None:
+            _stdout().write(text)
+        else:
+            staged.append(StagedOutput(dest, text))
+    commit_all(staged)
 
 
 def _rung_errors(run: _LadderRun) -> list[str | None]:

@@ -19,6 +19,7 @@ directory that is renamed into place only once it is complete.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -28,7 +29,7 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Literal, TypeAlias
+from typing import IO, Literal, NamedTuple, TypeAlias
 
 from admcuda.errors import AdmError
 
@@ -369,67 +370,171 @@ def render(
     raise AdmError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
-# Paths that name an open file descriptor: written through it, keeping its offset and
-# mode (a shell's >> appends), where reopening would truncate or a rename replace the file.
+# Paths that name one of this process's open descriptors: written through it, keeping its
+# offset and mode (a shell's >> appends), where reopening would truncate the file it is
+# open on, and a rename replace that file. Another process's descriptors are opened.
+_OWN_FD = re.compile(r"/dev/fd/(\d+)|/proc/(?:self|thread-self|(\d+)(?:/task/\d+)?)/fd/(\d+)")
+_OTHER_FD = re.compile(r"/proc/\d+(?:/task/\d+)?/fd/\d+")
 _STD_FDS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
-_FD_PATH = re.compile(r"/(?:dev/fd|proc/self/fd)/(\d+)")
 
 
-def _fd_of(path: Path) -> int | None:
-    text = os.fspath(path)
-    if text in _STD_FDS:
-        return _STD_FDS[text]
-    match = _FD_PATH.fullmatch(text)
-    return int(match.group(1)) if match else None
+def _own_fd(path: str) -> int | None:
+    if path in _STD_FDS:
+        return _STD_FDS[path]
+    match = _OWN_FD.fullmatch(path)
+    if match is None or (match.group(2) is not None and int(match.group(2)) != os.getpid()):
+        return None
+    return int(match.group(1) or match.group(3))
 
 
-def _write_atomic(path: Path, text: str) -> Path | None:
-    """Write ``text`` to ``path``; the regular file made by a rename, or None.
+class OutputTarget(NamedTuple):
+    """Where an output path leads: ``kind`` ``"fd"`` (one of this process's descriptors,
+    ``fd``), ``"open"`` (a device, FIFO or another process's descriptor, written as it
+    is) or ``"file"`` (a regular file, existing or not, replaced by a rename; through
+    links, the file they name)."""
 
-    A regular file is written through a temporary sibling and a rename, so that it is
-    complete or absent. A symbolic link is followed (the file it names is replaced, the
-    link stays). ``/dev/stdout``, ``/dev/fd/N`` and the like are written through their
-    open descriptor; other paths that are not regular files (devices, FIFOs) are opened
-    and written as they are. Errors name ``path``.
-    """
-    given = path
-    try:
-        fd = _fd_of(path)
+    kind: str
+    path: Path
+    fd: int | None = None
+
+
+def output_target(dest: str | os.PathLike[str]) -> OutputTarget:
+    """Follow ``dest``'s links, one at a time, to what an output written there would
+    write (:class:`OutputTarget`). OSError, naming ``dest``, for a path that ends in a
+    slash but is not a folder, or a loop of links."""
+    given = os.fspath(dest)
+    if given.endswith(os.sep) or os.path.isdir(given):
+        code = errno.EISDIR if os.path.isdir(given) else errno.ENOTDIR
+        raise OSError(code, os.strerror(code), given)
+    # os.path.normpath keeps a leading "//"; POSIX reads three or more as one
+    here = os.path.normpath(os.path.abspath(given))
+    if here.startswith("//"):
+        here = "/" + here.lstrip("/")
+    for _ in range(40):
+        fd = _own_fd(here)
         if fd is not None:
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:
-                    stream.flush()
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view) :]
-            return None
+            return OutputTarget("fd", Path(given), fd)
+        if _OTHER_FD.fullmatch(here):
+            return OutputTarget("open", Path(given))
+        folder = os.path.realpath(os.path.dirname(here))
+        spelled = os.path.join(folder, os.path.basename(here))
+        if spelled != here:  # a folder on the way was a link (/dev/fd is one)
+            here = spelled
+            continue
+        if not os.path.islink(here):
+            break
+        here = os.path.normpath(os.path.join(folder, os.readlink(here)))
+    else:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), given)
+    try:
+        mode = os.stat(here).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        return OutputTarget("open", Path(here))
+    return OutputTarget("file", Path(here))
+
+
+class StagedOutput:
+    """``text`` on its way to ``dest``: :meth:`stage` writes a regular file's temporary
+    sibling, :meth:`commit` renames it over the file (or writes a descriptor, device or
+    FIFO), :meth:`discard` removes what :meth:`stage` left. ``made`` is the regular file
+    a commit replaced or made. Errors name ``dest``."""
+
+    def __init__(self, dest: str | os.PathLike[str], text: str) -> None:
+        self.given = os.fspath(dest)
+        self.text = text
+        self.made: Path | None = None
+        self._tmp: Path | None = None
         try:
-            mode = os.stat(path).st_mode  # through links
-        except FileNotFoundError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode):
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            return None
-        if path.is_symlink():
-            path = Path(os.path.realpath(path))
+            self.target = output_target(dest)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, self.given) from None
+
+    @property
+    def direct(self) -> bool:
+        """Whether the commit writes (and may fail there) rather than renames."""
+        return self.target.kind != "file"
+
+    def stage(self) -> None:
+        if self.direct:
+            return
+        path = self.target.path
         # O_EXCL avoids clobbering a stranger's file; mode 0o666 lets the umask decide,
         # so the result has the same permissions a plain open() would give. The name
         # does not grow with the target's, which may be as long as names may be.
         tmp = path.with_name(f".admcuda-{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, self.given) from None
+        self._tmp = tmp
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+                handle.write(self.text)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
+        except OSError as exc:
+            self.discard()
+            raise OSError(exc.errno, exc.strerror, self.given) from None
+
+    def commit(self) -> None:
+        target = self.target
+        try:
+            if target.kind == "file":
+                if self._tmp is None:
+                    self.stage()
+                os.replace(self._tmp, target.path)  # type: ignore[arg-type]
+                self._tmp, self.made = None, target.path
+            elif target.kind == "fd":
+                for stream in (sys.stdout, sys.stderr):
+                    if stream is not None:
+                        stream.flush()
+                view = memoryview(self.text.encode("utf-8"))
+                while view:
+                    view = view[os.write(target.fd, view) :]  # type: ignore[arg-type]
+            else:
+                with open(target.path, "w", encoding="utf-8", newline="\n") as handle:
+                    handle.write(self.text)
+        except BrokenPipeError:
+            if target.kind == "fd" and target.fd == 1:
+                raise  # the reader of standard output went away: the CLI stops quietly
+            self.discard()
+            raise AdmError(f"cannot write '{self.given}': its reader closed it") from None
+        except OSError as exc:
+            self.discard()
+            raise OSError(exc.errno, exc.strerror, self.given) from None
+
+    def discard(self) -> None:
+        tmp, self._tmp = self._tmp, None
+        if tmp is not None:
             tmp.unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(given)) from None
-    return path
+
+
+def write_text(dest: str | os.PathLike[str], text: str) -> Path | None:
+    """Write ``text`` to ``dest`` as :func:`write_output` writes its documents; the
+    regular file a rename made, or None."""
+    out = StagedOutput(dest, text)
+    commit_all([out])
+    return out.made
+
+
+def commit_all(outputs: Sequence[StagedOutput]) -> None:
+    """Stage every output, then write the direct ones (descriptors, devices, FIFOs: the
+    writes that can fail), then rename the files into place; on any failure before the
+    renames no existing file has changed, and nothing staged is left behind."""
+    try:
+        for out in outputs:
+            out.stage()
+        for out in outputs:
+            if out.direct:
+                out.commit()
+        for out in outputs:
+            if not out.direct:
+                out.commit()
+    finally:
+        for out in outputs:
+            out.discard()
 
 
 def write_output(
@@ -480,4 +585,4 @@ def write_output(
     if hasattr(dest, "write"):
         dest.write(text)  # type: ignore[union-attr]
         return None
-    return _write_atomic(Path(os.fspath(dest)), text)  # type: ignore[arg-type]
+    return write_text(dest, text)  # type: ignore[arg-type]

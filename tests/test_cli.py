@@ -703,3 +703,58 @@ def test_outputs_through_descriptors_links_and_failed_ladders(clip_pair, tmp_pat
     long = tmp_path / ("n" * 250 + ".csv")
     assert run_cli("score", str(ref), str(dis), *geometry, "-o", str(long)).returncode == 0
     assert long.read_text().startswith("Frame,")
+
+
+def test_output_paths_that_lead_to_descriptors_and_ladders_that_fail_late(clip_pair, tmp_path):
+    """Any spelling of /dev/stdout (a link to it, //dev/stdout, /dev/../dev/stdout) writes
+    through the descriptor; a ladder whose later output fails leaves the files that were
+    there as they were; a pipe whose reader went away is a one-line error."""
+    from admcuda.writers import write_output
+
+    ref, dis = clip_pair
+    geometry = ("-w", "32", "-h", "24")
+    base = [sys.executable, "-m", "admcuda", "score", "--backend", "cpu", *geometry, "--csv"]
+    link = tmp_path / "so"
+    link.symlink_to("/dev/stdout")
+    for spelling in (str(link), "//dev/stdout", "/dev/../dev/stdout", "/proc/self/fd/1"):
+        log = tmp_path / "log.txt"
+        log.write_text("OLD\n")
+        inode = log.stat().st_ino
+        with open(log, "a") as out:
+            proc = subprocess.run([*base, str(ref), str(dis), "-o", spelling], stdout=out,
+                                  stderr=subprocess.PIPE, text=True, env=_cli_env())  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert log.read_text().startswith("OLD\nFrame,") and log.stat().st_ino == inode
+    folder, other = tmp_path / "d", tmp_path / "other"
+    folder.mkdir()
+    other.mkdir()
+    (folder / "a.csv").write_text("USERDATA\n")
+    (other / "keep.csv").write_text("KEEP\n")
+    (folder / "c.csv").symlink_to(other / "keep.csv")
+    (folder / "b.csv").symlink_to("/dev/full")
+    rungs = [tmp_path / f"{name}.yuv" for name in ("a", "b", "c")]
+    for rung in rungs:
+        rung.write_bytes(dis.read_bytes())
+    proc = run_cli("score", str(ref), *map(str, rungs), *geometry, "--csv", "-o",
+                   str(folder / "{name}.csv"))  # fmt: skip
+    assert proc.returncode == 1 and "No space left on device" in proc.stderr
+    assert (folder / "a.csv").read_text() == "USERDATA\n"
+    assert (other / "keep.csv").read_text() == "KEEP\n" and (folder / "c.csv").is_symlink()
+    assert sorted(p.name for p in folder.iterdir()) == ["a.csv", "b.csv", "c.csv"]
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    args = [*base, str(ref), str(dis), "-o", f"/dev/fd/{write_end}"]
+    proc = subprocess.run(
+        args, pass_fds=(write_end,), capture_output=True, text=True, env=_cli_env()
+    )
+    os.close(write_end)
+    assert "its reader closed it" in assert_one_line_error(proc, 1)
+    dangling = tmp_path / "dangling.csv"
+    dangling.symlink_to(tmp_path / "nowhere" / "x.csv")
+    proc = run_cli("score", str(ref), str(dis), *geometry, "-o", str(dangling))
+    assert f"output path '{dangling}' leads to folder" in assert_one_line_error(proc, 1)
+    kept = tmp_path / "t.csv"
+    kept.write_text("T\n")
+    with pytest.raises(NotADirectoryError, match="t.csv/"):
+        write_output("csv", [{"integer_adm2": 0.5}], f"{kept}/", version="v", width=32, height=24)
+    assert kept.read_text() == "T\n"
