@@ -406,11 +406,11 @@ def output_target(dest: str | os.PathLike[str]) -> OutputTarget:
     if given.endswith(os.sep) or os.path.isdir(given):
         code = errno.EISDIR if os.path.isdir(given) else errno.ENOTDIR
         raise OSError(code, os.strerror(code), given)
-    # os.path.normpath keeps a leading "//"; POSIX reads three or more as one
-    here = os.path.normpath(os.path.abspath(given))
-    if here.startswith("//"):
-        here = "/" + here.lstrip("/")
+    # No lexical normalisation: "link/.." is where the link's target's parent is. Folders
+    # are resolved by realpath below; a leading "//" is squashed (Linux reads it as "/").
+    here = given if os.path.isabs(given) else os.path.join(os.getcwd(), given)
     for _ in range(40):
+        here = "/" + here.lstrip("/")
         fd = _own_fd(here)
         if fd is not None:
             return OutputTarget("fd", Path(given), fd)
@@ -423,7 +423,7 @@ def output_target(dest: str | os.PathLike[str]) -> OutputTarget:
             continue
         if not os.path.islink(here):
             break
-        here = os.path.normpath(os.path.join(folder, os.readlink(here)))
+        here = os.path.join(folder, os.readlink(here))
     else:
         raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), given)
     try:

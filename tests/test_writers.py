@@ -309,3 +309,13 @@ def test_text_layouts_write_every_value_as_its_repr():
     assert render_sub(odd) == "{0}{1}frame: 0|a%d: 1.5|b%r: inf|\n"
     assert '<frame frameNum="0" a%d="1.5" b%r="inf" />' in render(
         "xml", odd, version="v", width=8, height=6)  # fmt: skip
+
+
+def test_output_paths_resolve_as_the_kernel_does(tmp_path):
+    """'link/..' is the parent of the link's target, not the link's own folder: output
+    paths are not normalised lexically."""
+    (tmp_path / "other" / "sub").mkdir(parents=True)
+    (tmp_path / "lnk").symlink_to(tmp_path / "other" / "sub")
+    made = write_output("csv", FRAMES, str(tmp_path / "lnk" / ".." / "x.csv"), **META)
+    assert made == tmp_path / "other" / "x.csv" and made.read_text().startswith("Frame,")
+    assert not (tmp_path / "x.csv").exists()
