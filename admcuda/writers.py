@@ -19,6 +19,7 @@ directory that is renamed into place only once it is complete.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import math
@@ -416,6 +417,8 @@ def output_target(dest: str | os.PathLike[str]) -> OutputTarget:
             return OutputTarget("fd", Path(given), fd)
         if _OTHER_FD.fullmatch(here):
             return OutputTarget("open", Path(given))
+        if not os.path.isdir(os.path.dirname(here)):
+            break  # a missing folder: nothing to follow; writing there fails, naming dest
         folder = os.path.realpath(os.path.dirname(here))
         spelled = os.path.join(folder, os.path.basename(here))
         if spelled != here:  # a folder on the way was a link (/dev/fd is one)
@@ -506,9 +509,12 @@ class StagedOutput:
             raise OSError(exc.errno, exc.strerror, self.given) from None
 
     def discard(self) -> None:
+        """Remove the temporary file, if any; best effort (a folder made read-only since
+        keeps it), so that the error that led here is the one reported."""
         tmp, self._tmp = self._tmp, None
         if tmp is not None:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
 
 
 def write_text(dest: str | os.PathLike[str], text: str) -> Path | None:
