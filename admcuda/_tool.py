@@ -130,8 +130,11 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
             )
         if not sep:
             continue
-        given = parse_option_args([rest], flag=f"--feature {name}")
-        for key, value in given.items():
+        before = set(settings)
+        parse_option_args([rest], flag=f"--feature {name}", settings=settings)
+        for key, value in settings.items():
+            if key in before:
+                continue
             try:
                 spec = lookup_option(key)
             except AdmError:
@@ -146,10 +149,6 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
                     f"--feature adm_cuda: libvmaf's adm_cuda has no option {key} and would "
                     f"ignore it; use --feature adm={key}={value}"
                 )
-        for key in given:
-            if key in settings:
-                raise UsageError(f"option '{key}' given twice")
-        settings.update(given)
 
 
 def fail(message: str) -> None:
