@@ -338,9 +338,11 @@ def _check_output_path(output: Path) -> None:
     if target.kind != "file":
         return  # a descriptor (/dev/stdout), a device or a FIFO: written into as it is
     parent = target.path.parent  # through links, the folder of the file they name
-    if target.path != Path(os.path.abspath(output)) and not parent.is_dir():
-        raise AdmError(f"output path '{output}' leads to folder '{parent}', which does not exist")
     if not parent.is_dir():
+        if target.path != Path(os.path.abspath(output)):
+            raise AdmError(
+                f"output path '{output}' leads to folder '{parent}', which does not exist"
+            )
         raise AdmError(f"output folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK):
         raise AdmError(f"output folder '{parent}' is not writable")
