@@ -344,8 +344,8 @@ class _Session:
 
 
 # (binding, gpu, codec, chroma) -> (binding, capabilities or None). Asking NVDEC for them
-# took about 0.2 s each time on an H200, once per input; they do not change within a
-# process. The binding is kept in the value so that its id cannot be reused.
+# took about 0.2 s each time on an H200; they do not change within a process. The binding
+# is kept in the value so that its id cannot be reused.
 _CAPS: dict[tuple[int, int, str, str], tuple[Any, dict[str, Any] | None]] = {}
 
 
@@ -692,7 +692,6 @@ class NvdecReader(ClosingReader):
         self._probe: tuple[_Session, Any, Any, Iterator[Any]] | None = None
         #: sessions per stream where ADMCUDA_NVDEC_SEGMENTS is auto (set by open_inputs)
         self.auto_sessions = 1
-        self.nvdec_engines: int | None = None
         check_input_file(self.path, self.where, "video file")
         reason = _unavailable_reason()
         if reason:
@@ -700,7 +699,14 @@ class NvdecReader(ClosingReader):
         self._nvc = _load_binding()[0]
         self._check_gpu()
         self._codec, self.codec, self.width, self.height = self._inspect()
-        self.bitdepth = self._first_frame_bitdepth()
+        try:
+            self.bitdepth = self._first_frame_bitdepth()
+        except AdmError as failed:
+            try:
+                self._check_caps()  # the reason NVDEC's capabilities give, where they give one
+            except AdmError as refused:
+                raise refused from None
+            raise failed
 
     @property
     def description(self) -> str:
@@ -715,6 +721,16 @@ class NvdecReader(ClosingReader):
             raise AdmError(
                 f"{self.where}: GPU {self.gpu} does not exist ({count} CUDA device(s) visible)"
             )
+
+    @property
+    def nvdec_engines(self) -> int | None:
+        """NVDEC engines on the GPU, as its decoder capabilities report them (None if the
+        binding cannot tell)."""
+        caps = self._caps()
+        return (int(caps.get("num_decoder_engines", 0)) or None) if caps else None
+
+    def _caps(self) -> dict[str, Any] | None:
+        return _decoder_caps(self._nvc, self.gpu, self._codec, self._chroma_format)
 
     def _inspect(self) -> tuple[Any, str, int, int]:
         """The container's codec (binding enum and name) and display size, checked."""
@@ -744,7 +760,7 @@ class NvdecReader(ClosingReader):
             check_geometry(width, height, "420", 8)
         except AdmError as exc:
             raise AdmError(f"{self.where}: {exc}") from None
-        self._check_caps(codec, chroma_format, name, width, height)
+        self._chroma_format = chroma_format
         if name == "H264":
             self._check_h264(demuxer)
         return codec, name, width, height
@@ -784,25 +800,27 @@ class NvdecReader(ClosingReader):
                 "H.264 only; use the ffmpeg decoder"
             )
 
-    def _check_caps(
-        self, codec: Any, chroma_format: Any, name: str, width: int, height: int
-    ) -> None:
-        """Refuse what NVDEC's capabilities rule out (a codec this GPU lacks, a size out of
-        range) before a decoder starts, and note the number of NVDEC engines.
+    def _check_caps(self) -> None:
+        """Refuse, with the reason, a stream that NVDEC's capabilities rule out: a codec this
+        GPU lacks, a size out of its range.
 
-        The capabilities are asked for 8 bits (the container cannot tell 10); the decoder
-        checks again with the stream's own parameters when it starts.
+        Asked only once the decoder has failed on the stream: the query takes about 0.2 s
+        and holds the interpreter lock (H200, PyNvVideoCodec 2.2.4), and the decoder refuses
+        such streams itself when it meets their first sequence header (checked there for
+        AV1, which that NVDEC lacks, and for HEVC and H.264 below its minimum sizes: each
+        raised from the binding's sequence callback). The capabilities are for 8 bits (the
+        container cannot tell 10).
         """
-        caps = _decoder_caps(self._nvc, self.gpu, codec, chroma_format)
-        if caps is None:  # the decoder's own check still follows
+        caps = self._caps()
+        if caps is None:  # the decoder's own error stands
             return
-        self.nvdec_engines = int(caps.get("num_decoder_engines", 0)) or None
-        what = f"{CODECS[name]} 4:2:0"
+        what = f"{CODECS[self.codec]} 4:2:0"
         if caps.get("supported", 1) == 0:
             raise AdmError(
                 f"{self.where}: NVDEC on GPU {self.gpu} does not decode {what}; "
                 "use the ffmpeg decoder"
             )
+        width, height = self.width, self.height
         low = (int(caps.get("width_min", 0)), int(caps.get("height_min", 0)))
         high = (int(caps.get("width_max", 0)), int(caps.get("height_max", 0)))
         if (

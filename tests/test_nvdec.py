@@ -360,6 +360,13 @@ class FakeDecoder:
         return packed
 
     def Decode(self, packet: Packet) -> list[FakeFrame]:
+        caps = self.video.caps
+        if isinstance(caps, dict) and (
+            caps.get("supported", 1) == 0
+            or self.video.width < caps.get("width_min", 0)
+            or self.video.height < caps.get("height_min", 0)
+        ):  # as NVDEC's decoder refuses a stream its capabilities rule out (H200)
+            raise RuntimeError("HandleVideoSequence : \nError code : 801\nat /NvDecoder.cpp:1")
         flush = packet.bsl == 0
         if not flush:
             self.pending.add(packet.display)
@@ -569,9 +576,10 @@ def test_fake_decoder_capabilities(fake):
     assert reader.nvdec_engines is None and len(list(reader)) == 10
 
 
-def test_fake_capabilities_asked_once_per_codec(fake):
-    """Opening several inputs asks NVDEC for a codec's capabilities once (0.2 s a time on
-    an H200); another codec is asked again."""
+def test_fake_capabilities_asked_only_when_needed(fake):
+    """NVDEC's capabilities (0.2 s a query on an H200, the interpreter lock held) are not
+    asked where the stream decodes; asked for a refusal's reason or for ``nvdec_engines``,
+    once per codec."""
     nvc = sys.modules["PyNvVideoCodec"]
     asked = []
     inner = nvc.GetDecoderCaps
@@ -581,10 +589,16 @@ def test_fake_capabilities_asked_once_per_codec(fake):
         return inner(**kw)
 
     nvc.GetDecoderCaps = counting
-    for _ in range(3):
-        assert nvdec.open_nvdec(fake(FakeVideo(codec="HEVC"))).nvdec_engines == 7
-    nvdec.open_nvdec(fake(FakeVideo(codec="H264")))
-    assert asked == ["HEVC", "H264"]
+    readers = [nvdec.open_nvdec(fake(FakeVideo(codec="HEVC"))) for _ in range(3)]
+    assert asked == [] and len(list(readers[0])) == 10
+    assert [r.nvdec_engines for r in readers] == [7, 7, 7] and asked == ["HEVC"]
+    with pytest.raises(AdmError, match="does not decode AV1"):
+        nvdec.open_nvdec(fake(FakeVideo(codec="AV1", caps={"supported": 0})))
+    assert asked == ["HEVC", "AV1"]
+    # a decoder failure the capabilities do not explain keeps its own message
+    with pytest.raises(AdmError, match="after 0 frames .*Error code : 7"):
+        nvdec.open_nvdec(fake(FakeVideo(codec="VP9", fail_at=0)))
+    assert asked == ["HEVC", "AV1", "VP9"]
 
 
 def test_fake_binding_errors_become_one_line(fake, tmp_path):
