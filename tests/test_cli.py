@@ -758,3 +758,19 @@ def test_output_paths_that_lead_to_descriptors_and_ladders_that_fail_late(clip_p
     with pytest.raises(NotADirectoryError, match="t.csv/"):
         write_output("csv", [{"integer_adm2": 0.5}], f"{kept}/", version="v", width=32, height=24)
     assert kept.read_text() == "T\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+def test_score_to_a_full_standard_output_fails_in_one_line():
+    ref, dis = str(DATA / EXAMPLE.ref), str(DATA / EXAMPLE.dis)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "admcuda", "score", ref, dis, "-w", "176", "-h", "144",
+             "--backend", "cpu", "-q", "--csv"],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=300,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "No space left on device" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
