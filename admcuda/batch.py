@@ -199,19 +199,27 @@ def _read_manifest(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
-    reader = csv.DictReader(io.StringIO(text), restkey="\0extra")
+    # strict: a quote left open runs to the end of the file, which Python's csv otherwise
+    # takes as one field holding every later row
+    reader = csv.DictReader(io.StringIO(text), restkey="\0extra", strict=True)
     if reader.fieldnames is None:
         raise AdmError(f"manifest '{path}' is empty")
     reader.fieldnames = [name.strip() for name in reader.fieldnames]
     _check_columns(set(reader.fieldnames), f"manifest '{path}'")
     records = []
+    read = reader.line_num  # the lines read so far
     try:
         for record in reader:
+            read = reader.line_num
             if not any((v or "").strip() for k, v in record.items() if k != "\0extra"):
                 continue  # a blank line
             records.append((reader.line_num, record))
     except csv.Error as exc:
-        raise AdmError(f"manifest '{path}' line {reader.line_num}: {exc}") from None
+        raise AdmError(
+            f"manifest '{path}' line {read + 1}: {exc} (a quote left open?)"
+            if "end of data" in str(exc)
+            else f"manifest '{path}' line {reader.line_num}: {exc}"
+        ) from None
     return records
 
 
@@ -266,6 +274,9 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         for key in REQUIRED_COLUMNS:
             if not paths[key]:
                 raise AdmError(f"no {key}")
+        for key, value in (("name", name), ("ref", ref), ("dis", dis)):
+            if value is not None and any(ord(c) < 32 or ord(c) == 127 for c in value):
+                raise AdmError(f"{key} {value!r} holds a control character (a quote left open?)")
         if name is not None and (
             name in (".", "..") or any(c in name for c in "/\\\0") or name != Path(name).name
         ):
@@ -485,12 +496,45 @@ def _expected_names(opts: AdmOptions) -> list[str]:
     return [names[base] for base in (OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES)]
 
 
-def _load_done(job: Job, path: Path) -> PairResult | None:
-    """The earlier run's result for ``job``, if its file parses and has the output names
-    the row's options give; None otherwise (the pair is scored again)."""
+def _job_path(result: Path) -> Path:
+    """Where the record of what ``result`` (``<name>.json``) scored is kept: ``<name>.job``."""
+    return result.with_suffix(".job")
+
+
+def _job_record(job: Job) -> dict[str, Any] | None:
+    """What a result of ``job`` is the score of: both paths, the row's geometry and every
+    option, and each input's size and modification time (None where one cannot be read:
+    the pair is then scored again)."""
+    import dataclasses
+
+    inputs = {}
+    for key in ("ref", "dis"):
+        try:
+            st = os.stat(getattr(job, key))
+        except OSError:
+            return None
+        inputs[key] = [st.st_size, st.st_mtime_ns]
+    record = {
+        "ref": job.ref, "dis": job.dis, "width": job.width, "height": job.height,
+        "pixel_format": job.pixel_format, "bitdepth": job.bitdepth,
+        "options": dataclasses.asdict(job.options), "inputs": inputs,
+    }  # fmt: skip
+    return json.loads(json.dumps(record))  # as it reads back
+
+
+def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult | None:
+    """The earlier run's result for ``job``, if its file parses, has the output names the
+    row's options give and its record (``<name>.job``) says it scored this row's inputs,
+    as they are now, with this row's geometry and options; None otherwise (the pair is
+    scored again)."""
     from admcuda.result import AdmResult
 
     if not path.is_file():
+        return None
+    try:
+        if want is None or json.loads(_job_path(path).read_text(encoding="utf-8")) != want:
+            return None
+    except (OSError, ValueError):
         return None
     try:
         result = AdmResult.from_json(path)
@@ -697,19 +741,30 @@ class _Plan:
     jobs: list[Job]
     decided: dict[str, PairResult]  # rows settled before any task: bad rows, kept files
     tasks: list[_Task]
+    # by name, each row to score's record (_job_record), taken before its task runs
+    records: dict[str, dict[str, Any] | None] = field(default_factory=dict)
 
 
 def _plan(
     jobs: list[Job], output: Path | None, *, force: bool, rungs_per_task: int | None
 ) -> _Plan:
     decided: dict[str, PairResult] = {}
+    records: dict[str, dict[str, Any] | None] = {}
     ladders: dict[tuple[Any, ...], list[Job]] = {}
     for job in jobs:
         if job.error is not None:
             decided[job.name] = _failed_result(job, job.error)
             continue
-        if output is not None and not force:
-            kept = _load_done(job, output / f"{job.name}.json")
+        if output is not None:
+            result = output / f"{job.name}.json"
+            if _is_an_input(result, job):
+                decided[job.name] = _failed_result(
+                    job, f"its result '{result}' would replace one of its inputs; name the "
+                    "row or write the results elsewhere"
+                )  # fmt: skip
+                continue
+            records[job.name] = _job_record(job)
+            kept = None if force else _load_done(job, result, records[job.name])
             if kept is not None:
                 decided[job.name] = kept
                 continue
@@ -732,7 +787,19 @@ def _plan(
                     options=head.options,
                 )
             )
-    return _Plan(jobs=jobs, decided=decided, tasks=tasks)
+    return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)
+
+
+def _is_an_input(result: Path, job: Job) -> bool:
+    """Whether ``result`` is the row's reference or distorted file (by path or as the
+    same file through a link)."""
+    for path in (job.ref, job.dis):
+        if os.path.abspath(result) == os.path.abspath(path):
+            return True
+        with contextlib.suppress(OSError):
+            if os.path.samefile(result, path):
+                return True
+    return False
 
 
 def _failed_result(job: Job, error: str) -> PairResult:
@@ -802,7 +869,7 @@ def _execute(
                 if future.status == "error":
                     value = value[1]  # (type, exception, traceback)
                 future.release()
-                for result in _collect(task, value, jobs, output):
+                for result in _collect(task, value, jobs, output, plan.records):
                     if result.name in results:  # cannot happen: one key, one result
                         continue
                     if not keep_frames:
@@ -845,7 +912,11 @@ def _slug(name: str) -> str:
 
 
 def _collect(
-    task: _Task, value: Any, jobs: dict[str, Job], output: Path | None
+    task: _Task,
+    value: Any,
+    jobs: dict[str, Job],
+    output: Path | None,
+    records: Mapping[str, dict[str, Any] | None],
 ) -> list[PairResult]:
     """One task's result (or exception) as per-pair results, each JSON written here."""
     if isinstance(value, BaseException):
@@ -859,14 +930,15 @@ def _collect(
             results.append(_failed_result(job, one.error))
             if output is not None:
                 # Only with --force can an earlier file be here; it no longer holds.
-                with contextlib.suppress(OSError):
-                    (output / f"{job.name}.json").unlink()
+                for stale in (output / f"{job.name}.json", output / f"{job.name}.job"):
+                    with contextlib.suppress(OSError):
+                        stale.unlink()
             continue
         path = None
         if output is not None:
             path = output / f"{job.name}.json"
             try:
-                _write_pair(one, path)
+                _write_pair(one, path, records.get(job.name))
             except (AdmError, OSError) as exc:
                 text = str(exc) if isinstance(exc, AdmError) else _os_error_text(exc)
                 results.append(_failed_result(job, f"cannot write '{path}': {text}"))
@@ -894,10 +966,16 @@ def _collect(
     return results
 
 
-def _write_pair(one: _Scored, path: Path) -> None:
-    """The pair's JSON, through the call ``admcuda score --json -o`` makes."""
+def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None:
+    """The pair's JSON, through the call ``admcuda score --json -o`` makes, then beside it
+    ``record`` (:func:`_job_record`; taken before scoring, so that an input changed during
+    the run is scored again next time). The old record goes first: a run stopped between
+    the two writes leaves a result without a record, which a rerun scores again."""
     from admcuda import __version__
 
+    job = _job_path(path)
+    with contextlib.suppress(FileNotFoundError):
+        job.unlink()
     write_output(
         "json",
         one.frames,
@@ -908,6 +986,8 @@ def _write_pair(one: _Scored, path: Path) -> None:
         fps=one.fps,
         frame_numbers=one.frame_numbers,
     )
+    if record is not None:
+        write_text(job, json.dumps(record, indent=1) + "\n")
 
 
 def _task_error_text(exc: BaseException) -> str:

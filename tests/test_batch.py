@@ -246,6 +246,62 @@ def test_rerun_skips_done_pairs_and_force_redoes_them(client, tmp_path):
     assert (out / "a1.json").stat().st_ino != kept["a1.json"].st_ino  # replaced
 
 
+def test_rerun_keeps_a_result_only_for_the_same_inputs_geometry_and_options(client, tmp_path):
+    """A kept result must be the score of the row as it is now: its record (<name>.job)
+    names the inputs, their sizes and times, the geometry and every option. A changed
+    row, an input rewritten, rows moved so that a name now means another pair, and a
+    result without its record are scored again."""
+    clips = make_clips(tmp_path)
+    rows = rows_for(clips, tmp_path)
+    out = tmp_path / "out"
+
+    def run(rows):
+        manifest = write_csv(tmp_path / "jobs.csv", rows)
+        return batch.score_many(manifest, client, output=out, backend="cpu", timeout=WAIT_S)
+
+    first = run(rows)
+    assert [r.status for r in first] == ["done"] * 4
+    assert json.loads((out / "a1.job").read_text())["dis"] == str(clips["a1"])
+    b_frames = load(out / "a1_2.json")["frames"]  # sub/a1.yuv's
+    assert [r.status for r in run(rows)] == ["skipped"] * 4
+
+    changed = [dict(r) for r in rows]
+    changed[0]["options"] = "adm_skip_aim=true"  # the same output names, other sums
+    os.utime(clips["a2"], ns=(1, 1))  # rewritten, as far as a rerun can tell
+    (out / "a3.job").unlink()  # a result from a run stopped before its record
+    again = run(changed)
+    assert [r.status for r in again] == ["done", "done", "done", "skipped"]
+    assert again[0].frames[0]["integer_aim"] == 0.0 != first[0].frames[0]["integer_aim"]
+
+    # without its first row, "a1" is now the name of sub/a1.yuv (ref_b's pair)
+    moved = run([rows[1], rows[2], rows[3]])
+    assert [r.status for r in moved] == ["skipped", "skipped", "done"]
+    assert moved[2].name == "a1" and moved[2].frames == first[3].frames
+    assert load(out / "a1.json")["frames"] == b_frames
+
+
+def test_a_result_that_would_replace_an_input_fails_its_row(client, tmp_path):
+    clips = make_clips(tmp_path)
+    dis = clips["a1"].rename(tmp_path / "clip.json")  # a raw distorted file so named
+    before = dis.read_bytes()
+    row = {"ref": "ref_a.yuv", "dis": "clip.json", "width": W, "height": H}
+    manifest = write_csv(tmp_path / "jobs.csv", [row])
+    (result,) = batch.score_many(manifest, client, output=tmp_path, backend="cpu",
+                                 timeout=WAIT_S)  # fmt: skip
+    assert result.status == "failed" and "would replace one of its inputs" in result.error
+    assert dis.read_bytes() == before
+
+
+def test_a_control_character_in_a_row_fails_it(client, tmp_path):
+    clips = make_clips(tmp_path)
+    rows = rows_for(clips, tmp_path)[:2]
+    rows[0]["name"] = "x\ty"
+    manifest = write_csv(tmp_path / "jobs.csv", rows)
+    results = batch.score_many(manifest, client, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in results] == ["failed", "done"]
+    assert "holds a control character" in results[0].error
+
+
 def test_bad_rows_fail_alone(client, tmp_path, capsys):
     """A missing file, a file too small for its size and a bad option fail their rows;
     the rest of the ladder and the other pair are done; exit status 1; one line each.
@@ -387,6 +443,7 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
         ("ref,name\na,b\n", "no dis column"),
         ("ref,dis\n", "has no rows"),
         ('{"ref": "a", "dis": "b"}\n[1]\n', "line 2: not a JSON object"),
+        ('ref,dis,name\na,b,"first\na,c,second\n', "line 2: unexpected end of data (a quote"),
     ],
 )
 def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):

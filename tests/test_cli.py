@@ -773,4 +773,3 @@ def test_score_to_a_full_standard_output_fails_in_one_line():
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "No space left on device" in proc.stderr
     assert "Traceback" not in proc.stderr
-
