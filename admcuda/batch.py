@@ -1069,6 +1069,8 @@ def _client_for(
 
     if scheduler is not None:
         key = "scheduler_file" if scheduler.endswith(".json") else "address"
+        if key == "scheduler_file":
+            _check_scheduler_file(scheduler)
         try:
             remote = Client(**{key: scheduler}, timeout="30s")
         except (OSError, TimeoutError, ValueError) as exc:
@@ -1079,6 +1081,19 @@ def _client_for(
     with _local_cluster(backend, workers) as (cluster, task_backend, text):
         with Client(cluster) as local:
             yield local, task_backend, text
+
+
+def _check_scheduler_file(path: str) -> None:
+    """Refuse a scheduler file that is missing (Dask would wait for it to appear, with no
+    end) or holds no scheduler address."""
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AdmError(f"scheduler file '{path}' not found") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise AdmError(f"scheduler file '{path}' cannot be read: {exc}") from None
+    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
+        raise AdmError(f"scheduler file '{path}' holds no scheduler address")
 
 
 def _dashboard(client: Any) -> str | None:
@@ -1173,6 +1188,8 @@ def score_many(
         raise AdmError(f"retries must be >= 0, got {retries}")
     if rungs_per_task is not None and rungs_per_task < 1:
         raise AdmError(f"rungs_per_task must be >= 1, got {rungs_per_task}")
+    if workers is not None and (type(workers) is not int or workers < 1):
+        raise AdmError(f"workers must be an integer >= 1, got {workers!r}")
     parsed = read_jobs(jobs, base_dir=base_dir)
     out = _output_folder(output)
     plan = _plan(parsed, out, force=force, rungs_per_task=rungs_per_task)

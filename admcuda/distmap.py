@@ -529,10 +529,19 @@ def _run(argv: Sequence[str] | None) -> int:
         raise UsageError(str(exc)) from None
     if args.frame < 0:
         raise UsageError(f"--frame must be >= 0, got {args.frame}")
-    for path in filter(None, (args.output, args.npy)):
+    for flag, path in (("--output", args.output), ("--npy", args.npy)):
+        if not path:
+            continue
         parent = Path(path).parent
         if not parent.is_dir():
             raise AdmError(f"output folder '{parent}' does not exist")
+        for name in (args.ref, args.dis):
+            if os.path.abspath(path) == os.path.abspath(name) or (
+                os.path.exists(path) and os.path.exists(name) and os.path.samefile(path, name)
+            ):
+                raise UsageError(f"{flag} '{path}' is the input '{name}'; write elsewhere")
+    if args.npy and os.path.abspath(args.npy) == os.path.abspath(args.output):
+        raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
 
     ref, dis, bitdepth = _read_pair(args)

@@ -28,6 +28,7 @@ import psutil  # noqa: E402 - a dependency of distributed
 from distributed import Client, LocalCluster  # noqa: E402
 
 from admcuda import batch, cli  # noqa: E402
+from admcuda.errors import AdmError  # noqa: E402
 
 W, H, FRAMES = 32, 24, 3
 WAIT_S = 60.0  # bound on any one wait; the whole file runs in about 15 s on 2 cores
@@ -464,6 +465,30 @@ def test_usage_errors(tmp_path, capsys):
     assert cli.main(args) == 2
     assert cli.main(["batch", "jobs.csv"]) == 2
     assert all(line.startswith("admcuda: error: ") for line in capsys.readouterr().err.splitlines())
+
+
+def test_bad_workers_and_scheduler_files_fail_at_once(tmp_path, capsys):
+    """workers below 1 (a cluster of none waits for ever) and a missing scheduler file
+    (Dask waits for it to appear) are one-line errors, before any cluster is made."""
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    jobs = [{"ref": str(clip), "dis": str(clip), "width": W, "height": H}]
+    for bad in (-1, 0, 2.5, True):
+        with pytest.raises(AdmError, match="workers must be an integer >= 1"):
+            batch.score_many(jobs, workers=bad)
+    manifest = write_csv(tmp_path / "jobs.csv", jobs)
+    nowhere = tmp_path / "scheduler.json"
+    assert (
+        cli.main(["batch", str(manifest), "-o", str(tmp_path / "o"), "--scheduler", str(nowhere)])
+        == 1
+    )
+    assert f"scheduler file '{nowhere}' not found" in capsys.readouterr().err
+    nowhere.write_text("{}")
+    assert (
+        cli.main(["batch", str(manifest), "-o", str(tmp_path / "o"), "--scheduler", str(nowhere)])
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert "holds no scheduler address" in err and err.count("\n") == 1
 
 
 def test_without_distributed_says_how_to_install(tmp_path, capsys, monkeypatch):

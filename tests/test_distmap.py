@@ -195,6 +195,26 @@ def test_cli_errors(tmp_path, capsys):
     assert "--frame" in capsys.readouterr().out
 
 
+def test_cli_never_writes_over_its_inputs(tmp_path, capsys):
+    """-o and --npy naming an input (or each other) are usage errors; the input is kept."""
+    with example_paths() as (ref, dis):
+        ref_copy, dis_copy = tmp_path / "ref.yuv", tmp_path / "dis.raw"
+        ref_copy.write_bytes(ref.read_bytes())
+        dis_copy.write_bytes(dis.read_bytes())
+    geo = [str(ref_copy), str(dis_copy), "-w", "176", "-h", "144"]
+    png = str(tmp_path / "o.png")
+    err = _error(capsys, [*geo, "-o", png, "--npy", str(ref_copy)], 2)
+    assert f"--npy '{ref_copy}' is the input '{ref_copy}'" in err
+    assert "--output" in _error(capsys, [*geo, "-o", str(dis_copy)], 2)
+    link = tmp_path / "link.raw"
+    link.symlink_to(dis_copy)
+    assert "is the input" in _error(capsys, [*geo, "-o", str(link)], 2)
+    assert "is the --output file" in _error(capsys, [*geo, "-o", png, "--npy", png], 2)
+    with example_paths() as (ref, dis):
+        assert ref_copy.read_bytes() == ref.read_bytes()
+        assert dis_copy.read_bytes() == dis.read_bytes()
+
+
 def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with example_paths() as (ref, dis):
