@@ -59,7 +59,7 @@ from admcuda._tool import run_tool as _run_tool
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 from admcuda.progress import Progress, format_duration
-from admcuda.writers import pool, write_output, write_text
+from admcuda.writers import is_same_file, pool, write_output, write_text
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
 __all__ = [
@@ -791,15 +791,8 @@ def _plan(
 
 
 def _is_an_input(result: Path, job: Job) -> bool:
-    """Whether ``result`` is the row's reference or distorted file (by path or as the
-    same file through a link)."""
-    for path in (job.ref, job.dis):
-        if os.path.abspath(result) == os.path.abspath(path):
-            return True
-        with contextlib.suppress(OSError):
-            if os.path.samefile(result, path):
-                return True
-    return False
+    """Whether ``result`` is the row's reference or distorted file."""
+    return any(is_same_file(result, path) for path in (job.ref, job.dis))
 
 
 def _failed_result(job: Job, error: str) -> PairResult:

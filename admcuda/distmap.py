@@ -47,6 +47,7 @@ from admcuda._tool import Parser, UsageError, parse_option_args, run_tool
 from admcuda.errors import AdmError
 from admcuda.extractor import resolve_options
 from admcuda.options import AdmOptions
+from admcuda.writers import is_same_file
 
 __all__ = [
     "KINDS",
@@ -536,9 +537,7 @@ def _run(argv: Sequence[str] | None) -> int:
         if not parent.is_dir():
             raise AdmError(f"output folder '{parent}' does not exist")
         for name in (args.ref, args.dis):
-            if os.path.abspath(path) == os.path.abspath(name) or (
-                os.path.exists(path) and os.path.exists(name) and os.path.samefile(path, name)
-            ):
+            if is_same_file(path, name):
                 raise UsageError(f"{flag} '{path}' is the input '{name}'; write elsewhere")
     if args.npy and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")

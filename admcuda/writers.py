@@ -517,6 +517,17 @@ class StagedOutput:
                 tmp.unlink(missing_ok=True)
 
 
+def is_same_file(out: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """Whether writing ``out`` would write ``path``: the same name, or, both existing, the
+    same file (through a link, say)."""
+    if os.path.abspath(out) == os.path.abspath(path):
+        return True
+    try:
+        return os.path.samefile(out, path)
+    except OSError:  # either is missing
+        return False
+
+
 def write_text(dest: str | os.PathLike[str], text: str) -> Path | None:
     """Write ``text`` to ``dest`` as :func:`write_output` writes its documents; the
     regular file a rename made, or None."""
