@@ -206,10 +206,11 @@ def _serve(conn: Connection) -> None:
 
     from admcuda.inputs import FrameStream
     from admcuda.nvdec import NvdecReader
+    from admcuda.pipeline import IterSource
 
     buffers: dict[int, Any] = {}
     opened: list[Any] = []
-    stream = reader = frames = None
+    stream = reader = source = None
     try:
         while True:
             message = conn.recv()
@@ -221,7 +222,7 @@ def _serve(conn: Connection) -> None:
                     stream = FrameStream(
                         reader, skip=req["skip"], limit=req["limit"], subsample=req["subsample"]
                     )
-                    frames = iter(stream)
+                    source = IterSource(stream)
                     conn.send(("ok", None, 0))
                 elif kind == "buffer":
                     _, key, handle, shape, dtype = message
@@ -234,17 +235,11 @@ def _serve(conn: Connection) -> None:
                     conn.send(("ok", None, stream.read))
                 elif kind == "fill":
                     _, key, n = message
-                    out = buffers[key]
-                    count = 0
                     with cp.cuda.Device(reader.gpu):
-                        for count in range(n):  # noqa: B007 - count is the frames written
-                            frame = next(frames, None)
-                            if frame is None:
-                                break
-                            out[count] = frame
-                        else:
-                            count = n
-                        cp.cuda.get_current_stream().synchronize()
+                        # The pipeline's own copy: it keeps each decoded plane until its copy
+                        # is done (dropped at once, NVDEC's next frame could take its memory
+                        # on the decoder's stream while the copy still read it).
+                        count = source.fill(buffers[key], n)
                     conn.send(("ok", count, stream.read))
                 elif kind == "more":
                     conn.send(("ok", stream.has_more(), stream.read))

@@ -186,9 +186,11 @@ class IterSource:
         return getattr(self.stream, "skip", 0)
 
     def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
-        return _Pending(None, [pool.submit(self._fill, out, n)])
+        return _Pending(None, [pool.submit(self.fill, out, n)])
 
-    def _fill(self, out: Any, n: int) -> int:
+    def fill(self, out: Any, n: int) -> int:
+        """Copy up to ``n`` frames into ``out[:n]`` (NumPy or CuPy); how many there were.
+        GPU copies are complete when it returns."""
         on_gpu = not isinstance(out, np.ndarray)
         read_into = getattr(self.stream, "read_into", None)
         if not on_gpu and read_into is not None:
