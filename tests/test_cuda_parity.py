@@ -516,6 +516,32 @@ def test_multi_shares_reference(size):
 
 
 @pytest.mark.parametrize(
+    ("w", "h", "options"),
+    [(1920, 1080, {}), (576, 324, {"adm_skip_scale0": "true"}), (97, 55, {"adm_skip_aim": "true"})],
+    ids=["1920x1080", "576x324-skip_scale0", "97x55-skip_aim"],
+)
+def test_masking_streams_equal_one_stream(w, h, options):
+    """The masking passes on streams of their own (beside the DWT and each other) give the
+    integers of every stage on the compute stream, with several distorted inputs sharing
+    the bands and two batches in flight at a time."""
+    opts = make_opts(options)
+    refs, d1 = batch("random", w, h, 8, n=10, seed=21)
+    _, d2 = batch("smooth", w, h, 8, n=10, seed=22)
+    adm = CudaAdm(w, h, 8, opts, batch=4)
+    assert adm._masking is not None
+    got = adm.integer_accumulators(refs, [d1, d2, d1])
+    adm._masking = None
+    want = adm.integer_accumulators(refs, [d1, d2, d1])
+    assert np.array_equal(got, want), int(np.abs(got - want).max())
+
+
+def test_frames_17_to_32_high_keep_one_stream():
+    """Where the scale-0 CSF output feeds the reference's scale-3 DWT, nothing forks."""
+    assert CudaAdm(40, 20, 8, make_opts({}), batch=2)._masking is None
+    assert CudaAdm(40, 33, 8, make_opts({}), batch=2)._masking is not None
+
+
+@pytest.mark.parametrize(
     "options", [{}, {"adm_skip_aim": "true"}, {"adm_skip_scale0": "true", "egl": "1.2"}]
 )
 def test_batched_finish_equals_per_frame_finish(options):

@@ -132,6 +132,7 @@ class CudaAdm:
         with self._device:
             self._compute = cp.cuda.Stream(non_blocking=True)
             self._copy = cp.cuda.Stream(non_blocking=True)
+            self._masking = self._masking_streams()
             self.batch = self._allocate_halving(batch)
             for g in self.geoms:
                 device_params(g)
@@ -151,6 +152,27 @@ class CudaAdm:
             self._device.synchronize()
 
     # -- allocation
+
+    def _masking_streams(self) -> list[tuple[Any, Any, Any]] | None:
+        """Per scale, a stream for the masking pass with the events that fork it from the
+        compute stream and join it back; None where every stage stays on the compute stream.
+
+        A scale's masking pass needs only that scale's bands, so it runs beside the DWT of
+        the levels below and beside the other scales' masking passes: the small scales'
+        launches, too few warps to fill the GPU alone, fill the tails of the others.
+        Frames 17..32 high keep one stream (their scale-0 CSF output feeds the scale-3 DWT).
+        """
+        if self._per_input_ref:
+            return None
+        cp = self._cp
+        return [
+            (
+                cp.cuda.Stream(non_blocking=True),
+                cp.cuda.Event(disable_timing=True),
+                cp.cuda.Event(disable_timing=True),
+            )
+            for _ in range(4)
+        ]
 
     def _allocate_halving(self, batch: int) -> int:
         cp = self._cp
@@ -313,10 +335,10 @@ class CudaAdm:
 
     # -- kernels of one batch
     #
-    # The reference's DWT and denominator run once per batch, before the distorted
-    # inputs. One exception, for frames 17..32 high: the reference's scale-3 DWT reads
-    # a row of the scale-0 CSF output of the pair (dwt2_s123 ``m1``), so that level of
-    # the reference and its denominator are redone for each distorted input.
+    # The reference's DWT and denominator run once per batch, level by level beside the
+    # first distorted input's. One exception, for frames 17..32 high: the reference's
+    # scale-3 DWT reads a row of the scale-0 CSF output of the pair (dwt2_s123 ``m1``), so
+    # that level of the reference and its denominator are redone for each distorted input.
 
     def _ref_level(self, s: int, frames: Any, n: int, slot: int | None, m1: Any = None) -> None:
         bands = self._ref_bands
@@ -327,22 +349,21 @@ class CudaAdm:
         else:
             dwt2_s123(bands[s - 1][:n, 0], s, out=bands[s][:n], role="ref", m1=m1)
 
-    def _reference_stages(self, frames: Any, n: int, slot: int | None) -> None:
-        for s in range(4):
-            if s not in self._per_input_ref:
-                self._ref_level(s, frames, n, slot)
-
     def _distorted_stages(
-        self, frames: Any, n: int, slot: int | None, acc: Any, first: bool
+        self, frames: Any, n: int, slot: int | None, acc: Any, ref: tuple[Any, int | None] | None
     ) -> None:
-        """The distorted input's stages; the masking pass adds the reference's
-        denominator too, for the first distorted input of a batch only (or for every
-        input where the reference's level was redone for it)."""
+        """The distorted input's stages, with ``ref`` (its frames and slot) for the first
+        distorted input of a batch: each level of the reference is computed just before the
+        same level of that input, so that the scale's masking pass can start. The masking
+        pass adds the reference's denominator too, for the first distorted input only (or
+        for every input where the reference's level was redone for it)."""
         egl = self.opts.adm_enhn_gain_limit
         do_aim = not self.opts.adm_skip_aim
         last_d = self._last_d[:n] if self._per_input_ref else None
         for s in range(4):
             ref_b, dis_b = self._ref_bands, self._dis_bands
+            if ref is not None and s not in self._per_input_ref:
+                self._ref_level(s, ref[0], n, ref[1])
             if s == 0:
                 dwt2(frames, self.bitdepth, lo_only=self.opts.adm_skip_scale0, out=dis_b[0][:n])
                 if slot is not None:
@@ -361,11 +382,24 @@ class CudaAdm:
             if s not in self._scales:
                 continue
             g = self.geoms[s]
-            ref, dis = ref_b[s][:n], dis_b[s][:n]
+            rb, db = ref_b[s][:n], dis_b[s][:n]
             if s == 0 and last_d is not None:
-                csf(ref, dis, g, egl, flt=self._flt0[:n], do_aim=do_aim, last_d=last_d)
-            do_den = first or s in self._per_input_ref
-            cm(ref, dis, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
+                csf(rb, db, g, egl, flt=self._flt0[:n], do_aim=do_aim, last_d=last_d)
+            do_den = ref is not None or s in self._per_input_ref
+            if self._masking is None:
+                cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
+                continue
+            stream, fork, join = self._masking[s]
+            fork.record(self._compute)
+            stream.wait_event(fork)
+            with stream:
+                cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
+            join.record(stream)
+        if self._masking is not None:
+            # What comes next on the compute stream (the next input's DWT into the same
+            # bands, the accumulators' download) waits for every masking pass.
+            for s in self._scales:
+                self._compute.wait_event(self._masking[s][2])
 
     # -- one batch in, one batch out
 
@@ -411,12 +445,11 @@ class CudaAdm:
                 self._compute.wait_event(ready)
             acc_dev, host = self._acc_buffers(slot, sets)
             with self._compute:
-                frames_dev, k = self._stage(ref, n)
+                ref_in = self._stage(ref, n)
                 cp.cuda.runtime.memsetAsync(acc_dev.data.ptr, 0, acc_dev.nbytes, self._compute.ptr)
-                self._reference_stages(frames_dev, n, k)
                 for m, d in enumerate(dis):
                     frames_dev, k = self._stage(d, n)
-                    self._distorted_stages(frames_dev, n, k, acc_dev[m], m == 0)
+                    self._distorted_stages(frames_dev, n, k, acc_dev[m], ref_in if m == 0 else None)
                 cp.cuda.runtime.memcpyAsync(
                     host.ctypes.data,
                     acc_dev.data.ptr,
