@@ -161,6 +161,75 @@ struct Dwt0Pass {
     }
 };
 
+// One source row of the block as loaded: the sample before, the aligned word(s) of four
+// samples, the sample after; sample c of the row's six (0..5) taken out by dwt0_sample.
+struct Dwt0Row {
+    u32 left;
+    uint2 mid;  // u8: mid.x holds the four samples; u16: mid.x and mid.y two each
+    u32 right;
+};
+
+template <typename T>
+__device__ __forceinline__ Dwt0Row dwt0_row(const T* __restrict__ row) {
+    Dwt0Row r;
+    r.left = __ldg(row - 1);
+    if (sizeof(T) == 1) {
+        r.mid.x = __ldg((const u32*)row);
+        r.mid.y = 0;
+    } else {
+        r.mid = __ldg((const uint2*)row);
+    }
+    r.right = __ldg(row + 4);
+    return r;
+}
+
+template <typename T>
+__device__ __forceinline__ u32 dwt0_sample(const Dwt0Row& r, int c) {
+    if (c == 0) return r.left;
+    if (c == 5) return r.right;
+    if (sizeof(T) == 1) return (r.mid.x >> (8 * (c - 1))) & 0xffu;
+    const u32 v = c < 3 ? r.mid.x : r.mid.y;
+    return (c & 1) ? v & 0xffffu : v >> 16;
+}
+
+__device__ __forceinline__ u32 pack16(i16 lo, i16 hi) { return (u32)(u16)lo | ((u32)(u16)hi << 16); }
+
+// dwt_block for a warp away from the borders where the source rows and the bands are
+// aligned (the launcher's `words`: w a multiple of 4, both bases 4-sample aligned). The
+// block's columns 2j - 1 .. 2j + 4 are then one sample, an aligned word of four samples
+// (j is even) and one sample: three loads a row instead of six. The two outputs of a row
+// are adjacent int16 in each band, stored as one 32-bit word (ww = w / 2 is even).
+template <typename T>
+__device__ __forceinline__ void dwt0_block_words(const T* __restrict__ img, i16* __restrict__ fo,
+                                                 int w, int hh, int ww, int i, int j,
+                                                 const Dwt0& k, int lo_only) {
+    const i64 plane = (i64)hh * ww;
+    Dwt0Row rows[6];
+#pragma unroll
+    for (int r = 0; r < 6; ++r) rows[r] = dwt0_row(img + (i64)(2 * i - 1 + r) * w + 2 * j);
+    i32 lo[2][6], hi[2][6];
+#pragma unroll
+    for (int c = 0; c < 6; ++c) {
+        u32 x[6];
+#pragma unroll
+        for (int r = 0; r < 6; ++r) x[r] = dwt0_sample<T>(rows[r], c);
+        dwt0_vertical(x, k, &lo[0][c], &hi[0][c]);
+        dwt0_vertical(x + 2, k, &lo[1][c], &hi[1][c]);
+    }
+#pragma unroll
+    for (int di = 0; di < 2; ++di) {
+        i16 b0[4], b1[4];
+        dwt0_store(b0, 1, lo[di], hi[di], 0);
+        dwt0_store(b1, 1, lo[di] + 2, hi[di] + 2, 0);
+        u32* __restrict__ o = (u32*)(fo + (i64)(i + di) * ww + j);
+        o[0] = pack16(b0[0], b1[0]);
+        if (lo_only) continue;
+        o[plane / 2] = pack16(b0[1], b1[1]);
+        o[plane] = pack16(b0[2], b1[2]);
+        o[3 * plane / 2] = pack16(b0[3], b1[3]);
+    }
+}
+
 // One thread computes the 2x2 outputs at (2 * ty, 2 * tx) of all four bands of one frame
 // (grid.z = frame), from the 6x6 source block at (2i - 1, 2j - 1). In a warp whose
 // threads all sit away from the borders the block's rows and columns are consecutive;
@@ -170,7 +239,7 @@ struct Dwt0Pass {
 template <typename T>
 __global__ void __launch_bounds__(ADM_DWT_THREADS, ADM_DWT0_MIN_BLOCKS)
 adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w, int hh, int ww,
-            i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset, int lo_only) {
+            i32 vp_rnd, int vp_shift, i32 lo_offset, i32 hi_offset, int lo_only, int words) {
     const int j = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
     const int i = 2 * (blockIdx.y * blockDim.y + threadIdx.y);
     const int f = blockIdx.z;
@@ -182,7 +251,9 @@ adm_dwt2_s0(const T* __restrict__ src, i16* __restrict__ out, int h, int w, int 
     const Dwt0 k = {(u32)vp_rnd, vp_shift, (u32)lo_offset, (u32)hi_offset};
     const Dwt0Pass pass = {k, lo_only};
     int ry[6], cx[6];
-    if (inner) {
+    if (inner && words) {
+        dwt0_block_words(img, fo, w, hh, ww, i, j, k, lo_only);
+    } else if (inner) {
         // Each branch has its own copy of the block: here the offsets fold to constants.
         dwt_consecutive(i, ry);
         dwt_consecutive(j, cx);

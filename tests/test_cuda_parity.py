@@ -33,6 +33,7 @@ from admcuda.backends.cuda import (
     dwt2,
     dwt2_s123,
     finish_frame,
+    launch,
     scale_geometries,
 )
 
@@ -332,6 +333,26 @@ def test_dwt2_parity(case):
     check_dwt2(refs, diss, levels, case[2], opts)
 
 
+@pytest.mark.parametrize("bitdepth", [8, 10])
+def test_dwt2_word_loads_and_their_fallback(bitdepth):
+    """The scale-0 DWT reads aligned words of four samples where the width is a multiple
+    of 4 and both arrays start on such a word, and sample by sample otherwise: the same
+    bands from an aligned source, a source one sample off and into bands one sample off."""
+    w, h, n = 64, 40, 3
+    refs, _ = batch("random", w, h, bitdepth, n=n, seed=9)
+    want = dwt2(upload(refs), bitdepth).get()
+    levels = [reference_levels(r, r, bitdepth, make_opts({}))[0] for r in refs]
+    np.testing.assert_array_equal(want, stack_bands([lv.rb for lv in levels], np.int16))
+    flat = cp.zeros(refs.size + 1, dtype=refs.dtype)
+    flat[1:] = cp.asarray(refs.ravel())
+    off = flat[1:].reshape(refs.shape)
+    assert off.data.ptr % 4 and not launch._dwt0_words(off, cp.empty((n, 4, 20, 32), np.int16))
+    np.testing.assert_array_equal(dwt2(off, bitdepth).get(), want)
+    bands = cp.zeros(want.size + 1, dtype=np.int16)
+    out = bands[1:].reshape(want.shape)
+    np.testing.assert_array_equal(dwt2(upload(refs), bitdepth, out=out).get(), want)
+
+
 @pytest.mark.parametrize("case", STAGE_PARAMS)
 def test_dwt2_s123_parity(case):
     _, _, levels, opts = case_data(*case)
@@ -361,8 +382,6 @@ def test_cm_parity(case):
 def test_cm_parity_any_work_split(rows, size, monkeypatch):
     """The masking pass gives the same sums however its rows are split into work items
     (each item restarts its rolling window of tap rows)."""
-    from admcuda.backends.cuda import launch
-
     monkeypatch.setattr(launch, "CM_ROWS_PER_ITEM", rows)
     refs, _, levels, opts = case_data(*size, 8, "random")
     check_cm(refs, levels, opts)

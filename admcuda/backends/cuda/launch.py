@@ -100,6 +100,7 @@ def dwt2(src: Any, bitdepth: int, *, lo_only: bool = False, out: Any = None) -> 
     if out.shape != (n, 4, hh, ww):
         raise ValueError(f"dwt2 out must be {(n, 4, hh, ww)}, got {out.shape}")
     vp_rnd, vp_shift = C.DWT0_VP_8BIT if bitdepth == 8 else (1 << (bitdepth - 1), bitdepth)
+    words = _dwt0_words(src, out)
     fn = K.function("adm_dwt2_s0", src.dtype)
     fn(
         (_cdiv(ww, 2 * _DWT_BLOCK[0]), _cdiv(hh, 2 * _DWT_BLOCK[1]), n),
@@ -116,9 +117,18 @@ def dwt2(src: Any, bitdepth: int, *, lo_only: bool = False, out: Any = None) -> 
             i32(C.DWT_LO_SUM * vp_rnd),
             i32(C.DWT_HI_SUM * vp_rnd),
             i32(bool(lo_only)),
+            i32(words),
         ),
     )
     return out
+
+
+def _dwt0_words(src: Any, out: Any) -> bool:
+    """Whether the scale-0 DWT may read its source rows in aligned words of four samples
+    and store its bands in pairs (adm_dwt2.cu, dwt0_block_words): the width a multiple of
+    4 and both arrays starting on such a word."""
+    width = src.shape[2]
+    return width % 4 == 0 and src.data.ptr % (4 * src.itemsize) == 0 and out.data.ptr % 4 == 0
 
 
 _DWT_MODES = {"plain": 0, "ref": 1, "dis": 2}
