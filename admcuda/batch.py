@@ -44,6 +44,7 @@ import io
 import json
 import logging
 import math
+import numbers
 import os
 import sys
 import threading
@@ -60,7 +61,7 @@ from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 from admcuda.progress import Progress, format_duration
 from admcuda.writers import is_same_file, pool, write_output, write_text
-from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
+from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_integer
 
 __all__ = [
     "HOLD_ENV",
@@ -170,6 +171,10 @@ def read_jobs(
         base = Path(base_dir) if base_dir is not None else path.absolute().parent
         where = f"manifest '{path}'"
     else:
+        if isinstance(jobs, Mapping) or not isinstance(jobs, Iterable):
+            raise AdmError(
+                f"jobs must be a manifest path or a list of mappings, got {type(jobs).__name__}"
+            )
         records = []
         for row, record in enumerate(jobs, start=1):
             if not isinstance(record, Mapping):
@@ -1177,12 +1182,20 @@ def score_many(
         If ``distributed`` is missing, the manifest cannot be read, or the scheduler
         cannot be reached. Failures of single pairs do not raise.
     """
-    if retries < 0:
-        raise AdmError(f"retries must be >= 0, got {retries}")
-    if rungs_per_task is not None and rungs_per_task < 1:
-        raise AdmError(f"rungs_per_task must be >= 1, got {rungs_per_task}")
-    if workers is not None and (type(workers) is not int or workers < 1):
-        raise AdmError(f"workers must be an integer >= 1, got {workers!r}")
+    from admcuda.extractor import check_backend
+
+    retries = check_integer("retries", retries, 0)
+    if rungs_per_task is not None:
+        rungs_per_task = check_integer("rungs_per_task", rungs_per_task, 1)
+    if workers is not None:
+        workers = check_integer("workers", workers, 1)
+    check_backend(backend)
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, numbers.Real)
+        or not 0 < timeout < math.inf
+    ):
+        raise AdmError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     parsed = read_jobs(jobs, base_dir=base_dir)
     out = _output_folder(output)
     plan = _plan(parsed, out, force=force, rungs_per_task=rungs_per_task)

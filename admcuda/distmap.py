@@ -45,7 +45,7 @@ import numpy as np
 
 from admcuda._tool import Parser, UsageError, parse_option_args, run_tool
 from admcuda.errors import AdmError
-from admcuda.extractor import resolve_options
+from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
 from admcuda.options import AdmOptions
 from admcuda.writers import is_same_file
 
@@ -196,11 +196,15 @@ def distortion_maps(
     from admcuda.reference.csf_den import csf_den
 
     opts = resolve_options(options)
+    check_plain_array(ref, "reference frame")
+    check_plain_array(dis, "distorted frame")
     ref, dis = np.asarray(ref), np.asarray(dis)
     try:
         check_frame(ref, dis, bitdepth)
     except ValueError as exc:
         raise AdmError(str(exc)) from None
+    check_sample_range(ref, bitdepth, "reference frame")
+    check_sample_range(dis, bitdepth, "distorted frame")
     shape = ref.shape
 
     # reference.adm's stage chain, keeping per-position maps.

@@ -491,6 +491,35 @@ def test_bad_workers_and_scheduler_files_fail_at_once(tmp_path, capsys):
     assert "holds no scheduler address" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"timeout": 0}, "timeout must be a number of seconds > 0, got 0"),
+        ({"timeout": -1}, "timeout must be a number of seconds > 0, got -1"),
+        ({"timeout": "5"}, "timeout must be a number of seconds > 0, got '5'"),
+        ({"retries": 1.5}, "retries must be an integer >= 0, got 1.5"),
+        ({"retries": -1}, "retries must be an integer >= 0, got -1"),
+        ({"rungs_per_task": 0}, "rungs_per_task must be an integer >= 1, got 0"),
+        ({"backend": "bogus"}, "unknown backend 'bogus'"),
+    ],
+)
+def test_bad_score_many_arguments_fail_at_once(tmp_path, kwargs, needle):
+    """Before any cluster is made (none is given here, and none could start in time)."""
+    jobs = [{"ref": "r.yuv", "dis": "d.yuv", "width": W, "height": H}]
+    with pytest.raises(AdmError, match=needle):
+        batch.score_many(jobs, output=tmp_path / "o", **kwargs)
+    assert not (tmp_path / "o").exists()
+
+
+def test_jobs_must_be_a_path_or_a_list_of_mappings():
+    one = {"ref": "r.yuv", "dis": "d.yuv"}
+    for bad, kind in ((one, "dict"), (5, "int")):
+        with pytest.raises(AdmError, match=f"jobs must be a manifest path or a list of .* {kind}"):
+            batch.read_jobs(bad)
+    jobs = batch.read_jobs([{**one, "width": np.int64(W), "height": np.int32(H)}])
+    assert (jobs[0].width, jobs[0].height) == (W, H) and jobs[0].error is None
+
+
 def test_without_distributed_says_how_to_install(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if absent
     assert cli.main(["batch", str(tmp_path / "jobs.csv"), "-o", str(tmp_path)]) == 1

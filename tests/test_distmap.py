@@ -136,6 +136,20 @@ def test_kinds_and_errors():
         distortion_map(ref, dis, 10)
     with pytest.raises(AdmError, match="unknown ADM option"):
         distortion_map(ref, dis, 8, {"bogus": 1})
+    with pytest.raises(AdmError, match="bit depth must be an integer, got 10.0"):
+        distortion_map(ref.astype(np.uint16), dis.astype(np.uint16), 10.0)
+
+
+def test_samples_above_the_bit_depth_are_refused():
+    """As AdmExtractor (and the command line, through the reader) refuse them."""
+    ref = textured(32, 40, 10)
+    bad = ref.copy()
+    bad[5, 6] = 1100
+    with pytest.raises(AdmError, match="distorted frame has sample value 1100, too large for 10"):
+        distortion_map(ref, bad, 10)
+    with pytest.raises(AdmError, match="reference frame has sample value 1100"):
+        distortion_maps(bad, ref, 10)
+    assert distortion_map(bad, bad, 16).shape == bad.shape  # any uint16 fits 16 bits
 
 
 def test_save_png(tmp_path):
