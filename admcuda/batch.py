@@ -58,10 +58,16 @@ from typing import Any
 from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail, parse_option_args
 from admcuda._tool import run_tool as _run_tool
 from admcuda.errors import AdmError
-from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
+from admcuda.options import (
+    _INT_RE,
+    NON_DEBUG_BASE_NAMES,
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    feature_names,
+)
 from admcuda.progress import Progress, format_duration
 from admcuda.writers import is_same_file, pool, write_output, write_text
-from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_integer
+from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_integer, is_integer
 
 __all__ = [
     "HOLD_ENV",
@@ -211,6 +217,9 @@ def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise AdmError(f"manifest '{path}' is empty")
     reader.fieldnames = [name.strip() for name in reader.fieldnames]
     _check_columns(set(reader.fieldnames), f"manifest '{path}'")
+    twice = sorted({name for name in reader.fieldnames if reader.fieldnames.count(name) > 1})
+    if twice:  # DictReader would keep the last one's cells
+        raise AdmError(f"manifest '{path}' has column {', '.join(map(repr, twice))} twice")
     records = []
     read = reader.line_num  # the lines read so far
     try:
@@ -234,13 +243,26 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as exc:
             raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
+        except AdmError as exc:
+            raise AdmError(f"manifest '{path}' line {number}: {exc}") from None
         if not isinstance(record, dict):
             raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
         records.append((number, record))
     return records
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key given twice (``json`` would keep
+    the last)."""
+    record: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in record:
+            raise AdmError(f"key {key!r} given twice")
+        record[key] = value
+    return record
 
 
 def _check_columns(columns: set[str], where: str) -> None:
@@ -301,17 +323,16 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
 
 
 def _integer(value: Any, key: str) -> int | None:
-    if isinstance(value, bool):
-        raise AdmError(f"{key} {value!r} is not an integer")
-    if isinstance(value, int):
-        return value
+    """A cell as an integer: decimal digits, as option values are read (Python's int()
+    would also take '5_76' and non-ASCII digits)."""
+    if is_integer(value):
+        return int(value)
     text = _text(value)
     if text is None:
         return None
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise AdmError(f"{key} {text!r} is not an integer") from None
+    if not _INT_RE.fullmatch(text):
+        raise AdmError(f"{key} {text!r} is not an integer")
+    return int(text)
 
 
 def _options(value: Any) -> AdmOptions:

@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import Parser, UsageError, parse_option_args, run_tool
+from admcuda._tool import Parser, UsageError, counter, parse_option_args, run_tool
 from admcuda.errors import AdmError
 from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
-from admcuda.options import AdmOptions
+from admcuda.options import _INT_RE, AdmOptions
 from admcuda.writers import is_same_file
 
 __all__ = [
@@ -408,6 +408,14 @@ def save_distortion_png(
 # ---- command line ---------------------------------------------------------------------
 
 
+def _decimal(text: str) -> int:
+    """argparse type: decimal digits, as option values are read (int() would also take
+    '1_0' and non-ASCII digits; libvmaf's syntax, which -w/-h take, reads '010' as 8)."""
+    if not _INT_RE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda map`` argument parser (its ``error`` raises instead of exiting)."""
     from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
@@ -424,11 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("ref", metavar="REF", help="reference: .yuv, .y4m or video ('-': stdin)")
     parser.add_argument("dis", metavar="DIS", help="distorted: .yuv, .y4m or video")
     parser.add_argument(
-        "-w", "--width", type=int, metavar="W",
+        "-w", "--width", type=counter(1), metavar="W",
         help="frame width (raw YUV; checked against Y4M and video)",
     )  # fmt: skip
     parser.add_argument(
-        "-h", "--height", type=int, metavar="H",
+        "-h", "--height", type=counter(1), metavar="H",
         help="frame height (raw YUV; checked against Y4M and video)",
     )  # fmt: skip
     parser.add_argument(
@@ -442,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-b",
         "--bitdepth",
-        type=int,
+        type=counter(1),
         choices=BITDEPTHS,
         help="raw YUV bits per sample (default 8, or that of a Y4M/video input)",
     )
@@ -451,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not check raw inputs against the size or bit depth their names state",
     )  # fmt: skip
     parser.add_argument(
-        "--frame", type=int, default=0, metavar="N", help="frame number, from 0 (default 0)"
+        "--frame", type=_decimal, default=0, metavar="N", help="frame number, from 0 (default 0)"
     )
     parser.add_argument(
         "--kind",

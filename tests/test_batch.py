@@ -445,6 +445,12 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
         ("ref,dis\n", "has no rows"),
         ('{"ref": "a", "dis": "b"}\n[1]\n', "line 2: not a JSON object"),
         ('ref,dis,name\na,b,"first\na,c,second\n', "line 2: unexpected end of data (a quote"),
+        ("ref,ref,dis,width\na,b,c,3\n", "has column 'ref' twice"),
+        (
+            '{"ref": "a", "dis": "b", "width": 32, "height": 24, "width": 16}\n',
+            "line 1: key 'width' given twice",
+        ),
+        ('{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n', "key 'egl' given twice"),
     ],
 )
 def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
@@ -455,6 +461,20 @@ def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
     assert cli.main(["batch", str(path), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and err.startswith("admcuda: error: ")
+
+
+def test_integer_cells_are_decimal_digits(tmp_path):
+    """Not Python's int(): '5_76' and full-width digits are refused, not read as 576 and 9."""
+    rows = [
+        {"ref": "r.yuv", "dis": f"d{k}.yuv", "width": width, "height": H}
+        for k, width in enumerate(["5_76", "\uff19", "0x20", "32.0", " 32 ", "+32"])
+    ]
+    jobs = batch.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    assert [j.error for j in jobs[:4]] == [
+        "width '5_76' is not an integer", "width '\uff19' is not an integer",
+        "width '0x20' is not an integer", "width '32.0' is not an integer",
+    ]  # fmt: skip
+    assert [(j.error, j.width) for j in jobs[4:]] == [(None, 32), (None, 32)]
 
 
 def test_usage_errors(tmp_path, capsys):

@@ -195,6 +195,8 @@ def test_cli_errors(tmp_path, capsys):
         geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
         assert "out of range" in _error(capsys, [*geo, "--frame", "3", "-o", out], 1)
         assert "--frame must be" in _error(capsys, [*geo, "--frame", "-1", "-o", out], 2)
+        for bad in ("1_0", "\uff11", "0x1", "1.5"):  # not read as 10, 1, 1 and 1
+            assert "invalid integer" in _error(capsys, [*geo, "--frame", bad, "-o", out], 2)
         assert "too small" in _error(
             capsys, [str(ref), str(dis), "-w", "16", "-h", "144", "-o", out], 2
         )
