@@ -116,6 +116,8 @@ class Job:
         in a list of jobs.
     name : str
         Unique among the jobs; the result file is ``<name>.json``.
+    named : bool
+        Whether the manifest gave the name (else it is derived from ``dis``).
     ref, dis : str
         Absolute paths.
     width, height, pixel_format, bitdepth
@@ -135,6 +137,7 @@ class Job:
     bitdepth: int | None = None
     options: AdmOptions = field(default_factory=AdmOptions)
     error: str | None = None
+    named: bool = False
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
@@ -162,8 +165,10 @@ def read_jobs(
     Returns
     -------
     list of Job
-        In manifest order, names made unique (``a``, ``a_2``, ``a_3``...). A row
-        with a bad value carries its ``error`` instead of failing the whole list.
+        In manifest order. Names derived from ``dis`` are made unique (``a``, ``a_2``,
+        ``a_3``...), never taking a name the manifest gives; a given name that an
+        earlier row gave too fails its row. A row with a bad value carries its
+        ``error`` instead of failing the whole list.
 
     Raises
     ------
@@ -304,9 +309,7 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         for key, value in (("name", name), ("ref", ref), ("dis", dis)):
             if value is not None and any(ord(c) < 32 or ord(c) == 127 for c in value):
                 raise AdmError(f"{key} {value!r} holds a control character (a quote left open?)")
-        if name is not None and (
-            name in (".", "..") or any(c in name for c in "/\\\0") or name != Path(name).name
-        ):
+        if name is not None and not _plain_name(name):
             raise AdmError(f"name {name!r} is not a plain file name")
         for key in ("width", "height", "bitdepth"):
             fields[key] = _integer(record.get(key), key)
@@ -318,8 +321,18 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         fields["pixel_format"] = fmt
         fields["options"] = _options(record.get("options"))
     except AdmError as exc:
-        return Job(row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], error=str(exc))
-    return Job(row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], **fields)
+        fields = {"error": str(exc)}
+    return Job(
+        row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], named=name is not None,
+        **fields,
+    )  # fmt: skip
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``<name>.json`` names a file in the output folder itself."""
+    return (
+        name not in (".", "..") and not any(c in name for c in "/\\\0") and name == Path(name).name
+    )
 
 
 def _integer(value: Any, key: str) -> int | None:
@@ -349,16 +362,25 @@ def _options(value: Any) -> AdmOptions:
 
 
 def _unique_names(jobs: list[Job]) -> list[Job]:
-    """Names in manifest order, later duplicates renamed ``name_2``, ``name_3``...; the
-    same manifest always gives the same names, so a rerun finds its files."""
+    """Names in manifest order. A name the manifest gives belongs to its first row; a
+    later row giving it fails (under a name of its own). Derived names that repeat are
+    renamed ``name_2``, ``name_3``..., passing over every given name. The same manifest
+    always gives the same names, so a rerun finds its files."""
+    given = {job.name for job in jobs if job.named}
     taken: set[str] = set()
     unique = []
     for job in jobs:
+        if job.named and job.name not in taken:
+            taken.add(job.name)
+            unique.append(job)
+            continue
         name, k = job.name, 1
-        while name in taken:
+        while name in taken or name in given:
             k += 1
             name = f"{job.name}_{k}"
         taken.add(name)
+        if job.named:
+            job = _replace(job, error=f"name {job.name!r} given twice")
         unique.append(job if name == job.name else _replace(job, name=name))
     return unique
 
@@ -778,11 +800,17 @@ def _plan(
     records: dict[str, dict[str, Any] | None] = {}
     ladders: dict[tuple[Any, ...], list[Job]] = {}
     for job in jobs:
+        result = None if output is None else output / f"{job.name}.json"
         if job.error is not None:
             decided[job.name] = _failed_result(job, job.error)
+            if result is not None and _plain_name(job.name) and not _is_an_input(result, job):
+                _discard(result)  # an earlier run's, and no longer this row's result
             continue
-        if output is not None:
-            result = output / f"{job.name}.json"
+        if result is not None:
+            unusable = _unusable(result)
+            if unusable is not None:
+                decided[job.name] = _failed_result(job, unusable)
+                continue
             if _is_an_input(result, job):
                 decided[job.name] = _failed_result(
                     job, f"its result '{result}' would replace one of its inputs; name the "
@@ -814,6 +842,26 @@ def _plan(
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)
+
+
+def _unusable(result: Path) -> str | None:
+    """Why ``result`` cannot be a file in the output folder (a name too long for it, say);
+    None if it can."""
+    try:
+        os.lstat(result)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"its result file cannot be written: {_os_error_text(exc)}"
+    return None
+
+
+def _discard(result: Path) -> None:
+    """Remove ``<name>.json`` and its record (best effort): an earlier run's, which the
+    row's result no longer is."""
+    for stale in (result, _job_path(result)):
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 def _is_an_input(result: Path, job: Job) -> bool:
@@ -948,10 +996,7 @@ def _collect(
         if one.error is not None:
             results.append(_failed_result(job, one.error))
             if output is not None:
-                # Only with --force can an earlier file be here; it no longer holds.
-                for stale in (output / f"{job.name}.json", output / f"{job.name}.job"):
-                    with contextlib.suppress(OSError):
-                        stale.unlink()
+                _discard(output / f"{job.name}.json")
             continue
         path = None
         if output is not None:

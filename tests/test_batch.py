@@ -303,6 +303,61 @@ def test_a_control_character_in_a_row_fails_it(client, tmp_path):
     assert "holds a control character" in results[0].error
 
 
+def test_given_names_are_never_renamed(tmp_path):
+    """A given name that an earlier row gave fails its row; derived names (from dis)
+    pass over every given name, wherever in the manifest it stands."""
+    rows = [
+        {"ref": "r.yuv", "dis": "x.yuv"},  # derived x; the manifest gives x below
+        {"ref": "r.yuv", "dis": "a.yuv", "name": "x"},
+        {"ref": "r.yuv", "dis": "b.yuv", "name": "x"},
+        {"ref": "r.yuv", "dis": "c.yuv", "name": "x_2"},
+        {"ref": "r.yuv", "dis": "d.yuv", "name": "x_2"},
+        {"ref": "r.yuv", "dis": "x.yuv"},
+    ]
+    jobs = batch.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    assert [(j.name, j.error) for j in jobs] == [
+        ("x_3", None), ("x", None), ("x_4", "name 'x' given twice"), ("x_2", None),
+        ("x_2_2", "name 'x_2' given twice"), ("x_5", None),
+    ]  # fmt: skip
+    assert [j.dis for j in jobs if j.name in ("x", "x_2")] == [
+        str(tmp_path / "a.yuv"), str(tmp_path / "c.yuv"),
+    ]  # fmt: skip
+
+
+def test_a_name_too_long_fails_only_its_row(client, tmp_path):
+    clips = make_clips(tmp_path)
+    rows = rows_for(clips, tmp_path)
+    rows[1]["name"] = "n" * 300
+    out = tmp_path / "out"
+    for force in (False, True):
+        results = batch.score_many(write_csv(tmp_path / "jobs.csv", rows), client, output=out,
+                                   backend="cpu", force=force, timeout=WAIT_S)  # fmt: skip
+        assert [r.status for r in results] == ["done", "failed", "done", "done"]
+        assert "File name too long" in results[1].error
+        assert read_summary(out / "summary.csv")["n" * 300]["status"] == "failed"
+
+
+def test_a_row_that_now_fails_leaves_no_earlier_result(client, tmp_path):
+    """An earlier run's <name>.json (and its record) is not the result of a row that now
+    fails to validate, with --force or without; other rows' files stay."""
+    clips = make_clips(tmp_path)
+    rows = rows_for(clips, tmp_path)
+    out = tmp_path / "out"
+    manifest = write_csv(tmp_path / "jobs.csv", rows)
+    assert [r.status for r in batch.score_many(manifest, client, output=out, backend="cpu",
+                                               timeout=WAIT_S)] == ["done"] * 4  # fmt: skip
+    for force, row in ((True, 1), (False, 2)):
+        bad = [dict(r) for r in rows]
+        bad[row]["width"] = "abc"
+        manifest = write_csv(tmp_path / "jobs.csv", bad)
+        results = batch.score_many(manifest, client, output=out, backend="cpu", force=force,
+                                   timeout=WAIT_S)  # fmt: skip
+        assert results[row].status == "failed" and "'abc' is not an integer" in results[row].error
+        name = results[row].name
+        assert not (out / f"{name}.json").exists() and not (out / f"{name}.job").exists()
+        assert (out / "a1.json").exists() and (out / "a1.job").exists()
+
+
 def test_bad_rows_fail_alone(client, tmp_path, capsys):
     """A missing file, a file too small for its size and a bad option fail their rows;
     the rest of the ladder and the other pair are done; exit status 1; one line each.
@@ -426,7 +481,7 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
     path = tmp_path / "m" / "jobs.txt"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
     jobs = batch.read_jobs(path)
-    assert [j.name for j in jobs] == ["d", "d_2", "d_2_2", "d_3", "d_4"]
+    assert [j.name for j in jobs] == ["d", "d_3", "d_2", "d_4", "d_5"]  # d_2 is given
     assert jobs[0].ref == str(tmp_path / "m" / "r.yuv")
     assert jobs[0].dis == str(tmp_path / "m" / "x" / "d.yuv")
     assert (jobs[0].width, jobs[0].height, jobs[0].options.adm_enhn_gain_limit) == (32, 24, 1.2)
