@@ -545,6 +545,12 @@ def _run(argv: Sequence[str] | None) -> int:
     for flag, path in (("--output", args.output), ("--npy", args.npy)):
         if not path:
             continue
+        # Each is written to a temporary sibling renamed over it: a folder cannot be
+        # replaced, and a device or FIFO would be (not written into).
+        if os.path.isdir(path):
+            raise UsageError(f"{flag} '{path}' is a folder; name a file")
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise UsageError(f"{flag} '{path}' is not a regular file; name a file")
         parent = Path(path).parent
         if not parent.is_dir():
             raise AdmError(f"output folder '{parent}' does not exist")
@@ -554,6 +560,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.npy and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
+    _check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
@@ -577,6 +584,19 @@ def _run(argv: Sequence[str] | None) -> int:
         for temp in temps:
             temp.unlink(missing_ok=True)
     return 0
+
+
+def _check_image_suffix(path: str) -> None:
+    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
+    format from the suffix)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if Path(path).suffix.lower().lstrip(".") not in formats:
+        raise UsageError(
+            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
+            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

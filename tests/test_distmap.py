@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -229,6 +230,33 @@ def test_cli_never_writes_over_its_inputs(tmp_path, capsys):
     with example_paths() as (ref, dis):
         assert ref_copy.read_bytes() == ref.read_bytes()
         assert dis_copy.read_bytes() == dis.read_bytes()
+
+
+def test_cli_outputs_must_be_image_files(tmp_path, capsys):
+    """-o without an image suffix, a folder, a device: one-line usage errors naming the
+    path given (not a temporary file's), before any work; nothing written or replaced."""
+    pytest.importorskip("matplotlib")
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
+        for bad in ("m.xyz", "mapnoext", "m.npy", "-"):
+            out = str(tmp_path / bad) if bad != "-" else bad
+            err = _error(capsys, [*geo, "-o", out], 2)
+            assert f"--output '{out}' must end in .png or another image suffix" in err
+        assert f"--output '{tmp_path}' is a folder" in _error(
+            capsys, [*geo, "-o", str(tmp_path)], 2
+        )
+        png = str(tmp_path / "o.png")
+        err = _error(capsys, [*geo, "-o", png, "--npy", str(tmp_path)], 2)
+        assert f"--npy '{tmp_path}' is a folder" in err
+        fifo = tmp_path / "pipe.png"  # as a device would be, replaced by the rename
+        os.mkfifo(fifo)
+        err = _error(capsys, [*geo, "-o", png, "--npy", str(fifo)], 2)
+        assert f"--npy '{fifo}' is not a regular file" in err
+        assert f"--output '{fifo}' is not a regular file" in _error(
+            capsys, [*geo, "-o", str(fifo)], 2
+        )
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe.png"]
+    assert not fifo.is_file()
 
 
 def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
