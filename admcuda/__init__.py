@@ -101,6 +101,7 @@ _FLAG_VALUES = (
         lambda m: f"{m.group(1).replace('-', '_')}={m.group(2)}",
     ),
     (r"--ignore-name", "ignore_name=True"),
+    (r"-w/-h/-p/-b", "width/height/pixel_format/bitdepth"),
     (r"--width/--height", "width/height"),
     (r"-w and -h|-w/-h|--width and --height", "width and height"),
     (r"--(width|height|bitdepth|scale|decoder|backend|threads|subsample)\b", r"\1"),

@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail, parse_option_args
+from admcuda import _api_message
+from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail
 from admcuda._tool import run_tool as _run_tool
 from admcuda.errors import AdmError
 from admcuda.options import (
@@ -64,6 +65,7 @@ from admcuda.options import (
     OUTPUT_BASE_NAMES,
     AdmOptions,
     feature_names,
+    resolve_options,
 )
 from admcuda.progress import Progress, format_duration
 from admcuda.writers import is_same_file, pool, write_output, write_text
@@ -303,6 +305,11 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
     try:
         if record.get("\0extra"):
             raise AdmError("more fields than the header has columns")
+        for key in ("ref", "dis", "name"):  # JSON: not a list, a number...
+            value = record.get(key)
+            path = key != "name" and isinstance(value, os.PathLike)
+            if not (value is None or isinstance(value, str) or path):
+                raise AdmError(f"{key} must be a string, got {type(value).__name__} {value!r}")
         for key in REQUIRED_COLUMNS:
             if not paths[key]:
                 raise AdmError(f"no {key}")
@@ -350,14 +357,13 @@ def _integer(value: Any, key: str) -> int | None:
 
 def _options(value: Any) -> AdmOptions:
     """libvmaf's ``K=V:K=V`` (or, in JSON, an object) as options, as ``--option`` reads it."""
+    if not (value is None or isinstance(value, (str, Mapping, AdmOptions))):
+        raise AdmError(
+            f"options must be a string or an object, got {type(value).__name__} {value!r}"
+        )
     try:
-        if isinstance(value, Mapping):
-            return AdmOptions.from_mapping(value)
-        text = _text(value)
-        if text is None:
-            return AdmOptions()
-        return AdmOptions.from_mapping(parse_option_args([text]))
-    except (AdmError, UsageError) as exc:
+        return resolve_options(value)
+    except AdmError as exc:
         raise AdmError(f"options {str(value)!r}: {exc}") from None
 
 
@@ -656,9 +662,14 @@ class _Capture(logging.Handler):
         self.thread = threading.get_ident()
         self.messages: list[str] = []
 
+    def take(self) -> list[str]:
+        """The messages so far, forgetting them."""
+        taken, self.messages = self.messages, []
+        return taken
+
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread == self.thread:
-            self.messages.append(" ".join(record.getMessage().split()))
+            self.messages.append(_api_message(" ".join(record.getMessage().split())))
 
 
 def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
@@ -675,23 +686,24 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
         dis = [path for _, path in task.rungs]
         try:
             passes += 1
-            scored = _run_rungs(task, dis, backend)
+            scored = _with_warnings(_run_rungs(task, dis, backend), task, capture.take())
         except (AdmError, OSError) as exc:
             if len(dis) == 1:
-                scored = [_failed(task, 0, exc)]
+                scored = _with_warnings([_failed(task, 0, exc)], task, capture.take())
             else:
+                capture.take()  # each rung's own pass below logs again what concerns it
                 scored = []
                 for k, path in enumerate(dis):
                     try:
                         passes += 1
-                        scored += _run_rungs(task, [path], backend, first=k)
+                        part = _run_rungs(task, [path], backend, first=k)
                     except (AdmError, OSError) as one:
-                        scored.append(_failed(task, k, one))
+                        part = [_failed(task, k, one)]
+                    scored += _with_warnings(part, task, capture.take())
     finally:
         _log.removeHandler(capture)
     seconds = time.perf_counter() - start
     _hold_for_tests(task.index)
-    scored = [_with_warnings(s, task, capture.messages) for s in scored]
     log = TaskLog(
         task=task.index, pid=os.getpid(), worker=_worker_address(), ref_passes=passes,
         pairs=len(scored), seconds=seconds,
@@ -708,7 +720,10 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
-    errors = list(getattr(run, "errors", None) or [None] * len(dis))
+    errors = [
+        None if error is None else _api_message(error)
+        for error in (getattr(run, "errors", None) or [None] * len(dis))
+    ]
     used = getattr(run, "backend", backend)
     return [
         _Scored(
@@ -732,7 +747,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
 
 
 def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
-    text = str(exc) if isinstance(exc, AdmError) else _os_error_text(exc)
+    text = _api_message(str(exc)) if isinstance(exc, AdmError) else _os_error_text(exc)
     return _Scored(
         name=task.rungs[k][0], error=" ".join(text.split()), frames=[], frame_numbers=[],
         width=None, height=None, pixel_format=None, bitdepth=None, backend=None,
@@ -740,15 +755,21 @@ def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
     )  # fmt: skip
 
 
-def _with_warnings(scored: _Scored, task: _Task, messages: list[str]) -> _Scored:
-    """Give a pair the warnings that name its distorted file, or no file of the task."""
+def _with_warnings(scored: list[_Scored], task: _Task, messages: list[str]) -> list[_Scored]:
+    """Give each pair of one pass the warnings that name it as the distorted file, or
+    name none of the pass's distorted files (a reference's warning, a frame size's), each
+    once (a rung may be opened more than once in a pass). A path alone is not enough: a
+    rung's distorted file may be the reference."""
     paths = dict(task.rungs)
-    mine = [
-        text
-        for text in messages
-        if paths[scored.name] in text or not any(p in text for p in paths.values())
-    ]
-    return _replace(scored, warnings=tuple(mine)) if mine else scored
+
+    def names(text: str, one: _Scored) -> bool:
+        return f"distorted file {paths[one.name]!r}" in text
+
+    out = []
+    for one in scored:
+        mine = [t for t in messages if names(t, one) or not any(names(t, o) for o in scored)]
+        out.append(_replace(one, warnings=tuple(dict.fromkeys(mine))) if mine else one)
+    return out
 
 
 def _os_error_text(exc: BaseException) -> str:
@@ -1307,6 +1328,8 @@ def _output_folder(output: str | os.PathLike[str] | None) -> Path | None:
     out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK):
         raise AdmError(f"output folder '{out}' is not writable")
+    if (out / SUMMARY_NAME).is_dir():  # found before the pairs are scored, not after
+        raise AdmError(f"'{out / SUMMARY_NAME}' is a folder; the summary cannot be written")
     return out
 
 

@@ -111,3 +111,9 @@ def test_numpy_integers_and_option_strings(pair):
     assert got.frames == want.frames and len(got) == 2
     assert "integer_adm2_egl_1.2_nvd_4" in got.frames[0]
     assert type(got.metadata["width"]) is int and type(got.metadata["bitdepth"]) is int
+
+
+def test_flag_lists_become_argument_names():
+    """As the API (and batch rows) read the input layer's hints."""
+    text = "only the frames both have are scored, so check -w/-h/-p/-b if they should be"
+    assert "check width/height/pixel_format/bitdepth if" in admcuda._api_message(text)

@@ -303,6 +303,46 @@ def test_a_control_character_in_a_row_fails_it(client, tmp_path):
     assert "holds a control character" in results[0].error
 
 
+def test_wrong_json_types_and_messages_in_column_names(tmp_path):
+    lines = [
+        {"ref": ["a.yuv"], "dis": "d.yuv"},
+        {"ref": "r.yuv", "dis": {"path": "d.yuv"}},
+        {"ref": "r.yuv", "dis": "d.yuv", "name": 5},
+        {"ref": "r.yuv", "dis": "d.yuv", "options": ["egl=1.2"]},
+        {"ref": "r.yuv", "dis": "d.yuv", "options": "egl"},
+    ]
+    path = tmp_path / "jobs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert [j.error for j in batch.read_jobs(path)] == [
+        "ref must be a string, got list ['a.yuv']",
+        "dis must be a string, got dict {'path': 'd.yuv'}",
+        "name must be a string, got int 5",
+        "options must be a string or an object, got list ['egl=1.2']",
+        "options 'egl': options expects NAME=VALUE, got 'egl'",
+    ]
+    (job,) = batch.read_jobs([{"ref": Path("r.yuv"), "dis": Path("d.yuv")}], base_dir=tmp_path)
+    assert job.error is None and job.dis == str(tmp_path / "d.yuv")
+
+
+def test_row_errors_name_columns_not_flags(client, tmp_path):
+    clips = make_clips(tmp_path)
+    rows = [{"ref": "ref_a.yuv", "dis": "a1.yuv"}, *rows_for(clips, tmp_path)[:1]]
+    results = batch.score_many(write_csv(tmp_path / "jobs.csv", rows), client, backend="cpu",
+                               timeout=WAIT_S)  # fmt: skip
+    assert [r.status for r in results] == ["failed", "done"]
+    assert "is raw YUV: give width and height" in results[0].error
+    assert "--" not in results[0].error
+
+
+def test_a_summary_that_is_a_folder_fails_before_any_work(tmp_path):
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    (tmp_path / "out" / "summary.csv").mkdir(parents=True)
+    jobs = [{"ref": str(clip), "dis": str(clip), "width": W, "height": H}]
+    with pytest.raises(AdmError, match="summary.csv' is a folder; the summary cannot be"):
+        batch.score_many(jobs, output=tmp_path / "out")
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["summary.csv"]
+
+
 def test_given_names_are_never_renamed(tmp_path):
     """A given name that an earlier row gave fails its row; derived names (from dis)
     pass over every given name, wherever in the manifest it stands."""
@@ -393,6 +433,31 @@ def test_bad_rows_fail_alone(client, tmp_path, capsys):
     assert len(warned) == 1 and warned[0].startswith("admcuda: warning: two: ")
     assert str(tmp_path / "two.yuv") in warned[0] and "(2 vs 3 frames)" in warned[0]
     assert len(lines) == 4 and "Traceback" not in err
+
+
+def test_warnings_go_to_their_pair_once(client, tmp_path):
+    """A ladder whose rungs are opened more than once (a missing rung) logs a short
+    rung's warnings more than once: each pair gets those naming it as the distorted file,
+    once; a rung whose distorted file is the reference gets none of them."""
+    clips = make_clips(tmp_path)
+    short = tmp_path / "short.yuv"
+    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2 + 100])  # 1 frame and a bit
+    rows = [
+        {"ref": "ref_a.yuv", "dis": "a1.yuv", "name": "good"},
+        {"ref": "ref_a.yuv", "dis": "missing.yuv", "name": "missing"},
+        {"ref": "ref_a.yuv", "dis": "short.yuv", "name": "short"},
+        {"ref": "ref_a.yuv", "dis": "ref_a.yuv", "name": "same"},
+    ]
+    manifest = write_csv(tmp_path / "jobs.csv", [{**r, "width": W, "height": H} for r in rows])
+    results = batch.score_many(manifest, client, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in results] == ["done", "failed", "done", "done"]
+    good, _, short_result, same = results
+    assert good.warnings == () and same.warnings == ()
+    warned = short_result.warnings
+    assert len(warned) == len(set(warned)) == 3
+    assert all(f"distorted file '{short}'" in text for text in warned)
+    assert any("is not a multiple" in text for text in warned)
+    assert "check width/height/pixel_format/bitdepth" in " ".join(warned)  # not -w/-h/-p/-b
 
 
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
