@@ -38,6 +38,7 @@ from admcuda.options import (  # noqa: E402
     AdmOptions,
     ScoreDict,
     feature_names,
+    resolve_options,
 )
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ __version__ = "0.1.0"
 _log = logging.getLogger("admcuda")
 
 PathLike = str | os.PathLike[str]
-OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | None
+OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | str | None
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ _FLAG_VALUES = (
         lambda m: f"{m.group(1).replace('-', '_')}={m.group(2)}",
     ),
     (r"--ignore-name", "ignore_name=True"),
+    (r"-w/-h/-p/-b", "width/height/pixel_format/bitdepth"),
     (r"--width/--height", "width/height"),
     (r"-w and -h|-w/-h|--width and --height", "width and height"),
     (r"--(width|height|bitdepth|scale|decoder|backend|threads|subsample)\b", r"\1"),
@@ -133,12 +135,9 @@ class _ApiErrors:
 
 
 def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
-    if options is None:
-        opts = AdmOptions()
-    elif isinstance(options, AdmOptions):
-        opts = options
-    else:
-        opts = AdmOptions.from_mapping(options)
+    if not isinstance(debug, bool):
+        raise AdmError(f"debug must be True or False, got {debug!r}")
+    opts = resolve_options(options)
     if debug and not opts.debug:
         opts = opts.replace(debug=True)
     return opts
@@ -179,8 +178,9 @@ def score_files(
         Raw YUV chroma layout; default that of a Y4M/video partner, else 420.
     bitdepth : {8, 10, 12, 16}, optional
         Raw YUV bit depth; default that of a Y4M/video partner, else 8.
-    options : AdmOptions or mapping, optional
-        ADM options; a mapping is parsed by :meth:`AdmOptions.from_mapping`.
+    options : AdmOptions, mapping or str, optional
+        ADM options; a mapping is parsed by :meth:`AdmOptions.from_mapping`, a string
+        as ``--option`` reads it (``"egl=1.2:nvd=4"``).
     backend : {"auto", "cpu", "cuda"}, optional
     debug : bool, optional
         Also return the debug outputs (``integer_adm``, numerators,
@@ -276,7 +276,8 @@ def score_ladder(
     ----------
     ref_path : str or os.PathLike
     dis_paths : sequence of str or os.PathLike
-        At least one distorted input.
+        At least one distorted input. One path (a str or os.PathLike) is refused, not
+        taken as a sequence of characters: use :func:`score_files` for one input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
 frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
@@ -436,9 +437,23 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
     raise AttributeError(f"module 'admcuda' has no attribute {name!r}")
 
 
-def _run_ladder_api(*args: Any, **kwargs: Any) -> _LadderRun:
-    """:func:`_run_ladder` for the Python API: a rung's error is raised, in argument names."""
-    run = _run_ladder(*args, **kwargs)
+def _run_ladder_api(ref_path: PathLike, dis_paths: Sequence[PathLike], **kwargs: Any) -> _LadderRun:
+    """:func:`_run_ladder` for the Python API: the arguments the command line's parser
+    would check are checked here (NumPy integers taken as ints), and a rung's error is
+    raised, in argument names."""
+    from admcuda.yuv import check_integer, is_integer
+
+    if isinstance(dis_paths, (str, bytes, os.PathLike)):
+        raise AdmError("dis_paths must be a list of paths, not one path (score_files takes one)")
+    for key in ("width", "height", "bitdepth"):  # their range: check_geometry's messages
+        if is_integer(kwargs.get(key)):
+            kwargs[key] = int(kwargs[key])
+    for key, low in (("threads", 1), ("host_memory", 1), ("batch", 1), ("device", 0)):
+        if kwargs.get(key) is not None:
+            kwargs[key] = check_integer(key, kwargs[key], low)
+    if not isinstance(kwargs.get("ignore_name", False), bool):
+        raise AdmError(f"ignore_name must be True or False, got {kwargs['ignore_name']!r}")
+    run = _run_ladder(ref_path, dis_paths, **kwargs)
     run.raise_first_error()
     return run
 

@@ -44,6 +44,7 @@ import io
 import json
 import logging
 import math
+import numbers
 import os
 import sys
 import threading
@@ -54,13 +55,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail, parse_option_args
+from admcuda import _api_message
+from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail
 from admcuda._tool import run_tool as _run_tool
 from admcuda.errors import AdmError
-from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
+from admcuda.options import (
+    _INT_RE,
+    NON_DEBUG_BASE_NAMES,
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    feature_names,
+    resolve_options,
+)
 from admcuda.progress import Progress, format_duration
 from admcuda.writers import is_same_file, pool, write_output, write_text
-from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
+from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_integer, is_integer
 
 __all__ = [
     "HOLD_ENV",
@@ -109,6 +118,8 @@ class Job:
         in a list of jobs.
     name : str
         Unique among the jobs; the result file is ``<name>.json``.
+    named : bool
+        Whether the manifest gave the name (else it is derived from ``dis``).
     ref, dis : str
         Absolute paths.
     width, height, pixel_format, bitdepth
@@ -128,6 +139,7 @@ class Job:
     bitdepth: int | None = None
     options: AdmOptions = field(default_factory=AdmOptions)
     error: str | None = None
+    named: bool = False
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
@@ -155,8 +167,10 @@ def read_jobs(
     Returns
     -------
     list of Job
-        In manifest order, names made unique (``a``, ``a_2``, ``a_3``...). A row
-        with a bad value carries its ``error`` instead of failing the whole list.
+        In manifest order. Names derived from ``dis`` are made unique (``a``, ``a_2``,
+        ``a_3``...), never taking a name the manifest gives; a given name that an
+        earlier row gave too fails its row. A row with a bad value carries its
+        ``error`` instead of failing the whole list.
 
     Raises
     ------
@@ -170,6 +184,10 @@ def read_jobs(
         base = Path(base_dir) if base_dir is not None else path.absolute().parent
         where = f"manifest '{path}'"
     else:
+        if isinstance(jobs, Mapping) or not isinstance(jobs, Iterable):
+            raise AdmError(
+                f"jobs must be a manifest path or a list of mappings, got {type(jobs).__name__}"
+            )
         records = []
         for row, record in enumerate(jobs, start=1):
             if not isinstance(record, Mapping):
@@ -206,6 +224,9 @@ def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise AdmError(f"manifest '{path}' is empty")
     reader.fieldnames = [name.strip() for name in reader.fieldnames]
     _check_columns(set(reader.fieldnames), f"manifest '{path}'")
+    twice = sorted({name for name in reader.fieldnames if reader.fieldnames.count(name) > 1})
+    if twice:  # DictReader would keep the last one's cells
+        raise AdmError(f"manifest '{path}' has column {', '.join(map(repr, twice))} twice")
     records = []
     read = reader.line_num  # the lines read so far
     try:
@@ -229,13 +250,26 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as exc:
             raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
+        except AdmError as exc:
+            raise AdmError(f"manifest '{path}' line {number}: {exc}") from None
         if not isinstance(record, dict):
             raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
         records.append((number, record))
     return records
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key given twice (``json`` would keep
+    the last)."""
+    record: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in record:
+            raise AdmError(f"key {key!r} given twice")
+        record[key] = value
+    return record
 
 
 def _check_columns(columns: set[str], where: str) -> None:
@@ -271,15 +305,18 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
     try:
         if record.get("\0extra"):
             raise AdmError("more fields than the header has columns")
+        for key in ("ref", "dis", "name"):  # JSON: not a list, a number...
+            value = record.get(key)
+            path = key != "name" and isinstance(value, os.PathLike)
+            if not (value is None or isinstance(value, str) or path):
+                raise AdmError(f"{key} must be a string, got {type(value).__name__} {value!r}")
         for key in REQUIRED_COLUMNS:
             if not paths[key]:
                 raise AdmError(f"no {key}")
         for key, value in (("name", name), ("ref", ref), ("dis", dis)):
             if value is not None and any(ord(c) < 32 or ord(c) == 127 for c in value):
                 raise AdmError(f"{key} {value!r} holds a control character (a quote left open?)")
-        if name is not None and (
-            name in (".", "..") or any(c in name for c in "/\\\0") or name != Path(name).name
-        ):
+        if name is not None and not _plain_name(name):
             raise AdmError(f"name {name!r} is not a plain file name")
         for key in ("width", "height", "bitdepth"):
             fields[key] = _integer(record.get(key), key)
@@ -291,48 +328,65 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         fields["pixel_format"] = fmt
         fields["options"] = _options(record.get("options"))
     except AdmError as exc:
-        return Job(row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], error=str(exc))
-    return Job(row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], **fields)
+        fields = {"error": str(exc)}
+    return Job(
+        row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], named=name is not None,
+        **fields,
+    )  # fmt: skip
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``<name>.json`` names a file in the output folder itself."""
+    return (
+        name not in (".", "..") and not any(c in name for c in "/\\\0") and name == Path(name).name
+    )
 
 
 def _integer(value: Any, key: str) -> int | None:
-    if isinstance(value, bool):
-        raise AdmError(f"{key} {value!r} is not an integer")
-    if isinstance(value, int):
-        return value
+    """A cell as an integer: decimal digits, as option values are read (Python's int()
+    would also take '5_76' and non-ASCII digits)."""
+    if is_integer(value):
+        return int(value)
     text = _text(value)
     if text is None:
         return None
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise AdmError(f"{key} {text!r} is not an integer") from None
+    if not _INT_RE.fullmatch(text):
+        raise AdmError(f"{key} {text!r} is not an integer")
+    return int(text)
 
 
 def _options(value: Any) -> AdmOptions:
     """libvmaf's ``K=V:K=V`` (or, in JSON, an object) as options, as ``--option`` reads it."""
+    if not (value is None or isinstance(value, (str, Mapping, AdmOptions))):
+        raise AdmError(
+            f"options must be a string or an object, got {type(value).__name__} {value!r}"
+        )
     try:
-        if isinstance(value, Mapping):
-            return AdmOptions.from_mapping(value)
-        text = _text(value)
-        if text is None:
-            return AdmOptions()
-        return AdmOptions.from_mapping(parse_option_args([text]))
-    except (AdmError, UsageError) as exc:
+        return resolve_options(value)
+    except AdmError as exc:
         raise AdmError(f"options {str(value)!r}: {exc}") from None
 
 
 def _unique_names(jobs: list[Job]) -> list[Job]:
-    """Names in manifest order, later duplicates renamed ``name_2``, ``name_3``...; the
-    same manifest always gives the same names, so a rerun finds its files."""
+    """Names in manifest order. A name the manifest gives belongs to its first row; a
+    later row giving it fails (under a name of its own). Derived names that repeat are
+    renamed ``name_2``, ``name_3``..., passing over every given name. The same manifest
+    always gives the same names, so a rerun finds its files."""
+    given = {job.name for job in jobs if job.named}
     taken: set[str] = set()
     unique = []
     for job in jobs:
+        if job.named and job.name not in taken:
+            taken.add(job.name)
+            unique.append(job)
+            continue
         name, k = job.name, 1
-        while name in taken:
+        while name in taken or name in given:
             k += 1
             name = f"{job.name}_{k}"
         taken.add(name)
+        if job.named:
+            job = _replace(job, error=f"name {job.name!r} given twice")
         unique.append(job if name == job.name else _replace(job, name=name))
     return unique
 
@@ -608,9 +662,14 @@ class _Capture(logging.Handler):
         self.thread = threading.get_ident()
         self.messages: list[str] = []
 
+    def take(self) -> list[str]:
+        """The messages so far, forgetting them."""
+        taken, self.messages = self.messages, []
+        return taken
+
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread == self.thread:
-            self.messages.append(" ".join(record.getMessage().split()))
+            self.messages.append(_api_message(" ".join(record.getMessage().split())))
 
 
 def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
@@ -627,23 +686,24 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
         dis = [path for _, path in task.rungs]
         try:
             passes += 1
-            scored = _run_rungs(task, dis, backend)
+            scored = _with_warnings(_run_rungs(task, dis, backend), task, capture.take())
         except (AdmError, OSError) as exc:
             if len(dis) == 1:
-                scored = [_failed(task, 0, exc)]
+                scored = _with_warnings([_failed(task, 0, exc)], task, capture.take())
             else:
+                capture.take()  # each rung's own pass below logs again what concerns it
                 scored = []
                 for k, path in enumerate(dis):
                     try:
                         passes += 1
-                        scored += _run_rungs(task, [path], backend, first=k)
+                        part = _run_rungs(task, [path], backend, first=k)
                     except (AdmError, OSError) as one:
-                        scored.append(_failed(task, k, one))
+                        part = [_failed(task, k, one)]
+                    scored += _with_warnings(part, task, capture.take())
     finally:
         _log.removeHandler(capture)
     seconds = time.perf_counter() - start
     _hold_for_tests(task.index)
-    scored = [_with_warnings(s, task, capture.messages) for s in scored]
     log = TaskLog(
         task=task.index, pid=os.getpid(), worker=_worker_address(), ref_passes=passes,
         pairs=len(scored), seconds=seconds,
@@ -660,7 +720,10 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
-    errors = list(getattr(run, "errors", None) or [None] * len(dis))
+    errors = [
+        None if error is None else _api_message(error)
+        for error in (getattr(run, "errors", None) or [None] * len(dis))
+    ]
     used = getattr(run, "backend", backend)
     return [
         _Scored(
@@ -684,7 +747,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
 
 
 def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
-    text = str(exc) if isinstance(exc, AdmError) else _os_error_text(exc)
+    text = _api_message(str(exc)) if isinstance(exc, AdmError) else _os_error_text(exc)
     return _Scored(
         name=task.rungs[k][0], error=" ".join(text.split()), frames=[], frame_numbers=[],
         width=None, height=None, pixel_format=None, bitdepth=None, backend=None,
@@ -692,15 +755,21 @@ def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
     )  # fmt: skip
 
 
-def _with_warnings(scored: _Scored, task: _Task, messages: list[str]) -> _Scored:
-    """Give a pair the warnings that name its distorted file, or no file of the task."""
+def _with_warnings(scored: list[_Scored], task: _Task, messages: list[str]) -> list[_Scored]:
+    """Give each pair of one pass the warnings that name it as the distorted file, or
+    name none of the pass's distorted files (a reference's warning, a frame size's), each
+    once (a rung may be opened more than once in a pass). A path alone is not enough: a
+    rung's distorted file may be the reference."""
     paths = dict(task.rungs)
-    mine = [
-        text
-        for text in messages
-        if paths[scored.name] in text or not any(p in text for p in paths.values())
-    ]
-    return _replace(scored, warnings=tuple(mine)) if mine else scored
+
+    def names(text: str, one: _Scored) -> bool:
+        return f"distorted file {paths[one.name]!r}" in text
+
+    out = []
+    for one in scored:
+        mine = [t for t in messages if names(t, one) or not any(names(t, o) for o in scored)]
+        out.append(_replace(one, warnings=tuple(dict.fromkeys(mine))) if mine else one)
+    return out
 
 
 def _os_error_text(exc: BaseException) -> str:
@@ -752,11 +821,17 @@ def _plan(
     records: dict[str, dict[str, Any] | None] = {}
     ladders: dict[tuple[Any, ...], list[Job]] = {}
     for job in jobs:
+        result = None if output is None else output / f"{job.name}.json"
         if job.error is not None:
             decided[job.name] = _failed_result(job, job.error)
+            if result is not None and _plain_name(job.name) and not _is_an_input(result, job):
+                _discard(result)  # an earlier run's, and no longer this row's result
             continue
-        if output is not None:
-            result = output / f"{job.name}.json"
+        if result is not None:
+            unusable = _unusable(result)
+            if unusable is not None:
+                decided[job.name] = _failed_result(job, unusable)
+                continue
             if _is_an_input(result, job):
                 decided[job.name] = _failed_result(
                     job, f"its result '{result}' would replace one of its inputs; name the "
@@ -788,6 +863,26 @@ def _plan(
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)
+
+
+def _unusable(result: Path) -> str | None:
+    """Why ``result`` cannot be a file in the output folder (a name too long for it, say);
+    None if it can."""
+    try:
+        os.lstat(result)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"its result file cannot be written: {_os_error_text(exc)}"
+    return None
+
+
+def _discard(result: Path) -> None:
+    """Remove ``<name>.json`` and its record (best effort): an earlier run's, which the
+    row's result no longer is."""
+    for stale in (result, _job_path(result)):
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 def _is_an_input(result: Path, job: Job) -> bool:
@@ -922,10 +1017,7 @@ def _collect(
         if one.error is not None:
             results.append(_failed_result(job, one.error))
             if output is not None:
-                # Only with --force can an earlier file be here; it no longer holds.
-                for stale in (output / f"{job.name}.json", output / f"{job.name}.job"):
-                    with contextlib.suppress(OSError):
-                        stale.unlink()
+                _discard(output / f"{job.name}.json")
             continue
         path = None
         if output is not None:
@@ -1177,12 +1269,20 @@ def score_many(
         If ``distributed`` is missing, the manifest cannot be read, or the scheduler
         cannot be reached. Failures of single pairs do not raise.
     """
-    if retries < 0:
-        raise AdmError(f"retries must be >= 0, got {retries}")
-    if rungs_per_task is not None and rungs_per_task < 1:
-        raise AdmError(f"rungs_per_task must be >= 1, got {rungs_per_task}")
-    if workers is not None and (type(workers) is not int or workers < 1):
-        raise AdmError(f"workers must be an integer >= 1, got {workers!r}")
+    from admcuda.extractor import check_backend
+
+    retries = check_integer("retries", retries, 0)
+    if rungs_per_task is not None:
+        rungs_per_task = check_integer("rungs_per_task", rungs_per_task, 1)
+    if workers is not None:
+        workers = check_integer("workers", workers, 1)
+    check_backend(backend)
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, numbers.Real)
+        or not 0 < timeout < math.inf
+    ):
+        raise AdmError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     parsed = read_jobs(jobs, base_dir=base_dir)
     out = _output_folder(output)
     plan = _plan(parsed, out, force=force, rungs_per_task=rungs_per_task)
@@ -1228,6 +1328,8 @@ def _output_folder(output: str | os.PathLike[str] | None) -> Path | None:
     out.mkdir(parents=True, exist_ok=True)
     if not os.access(out, os.W_OK):
         raise AdmError(f"output folder '{out}' is not writable")
+    if (out / SUMMARY_NAME).is_dir():  # found before the pairs are scored, not after
+        raise AdmError(f"'{out / SUMMARY_NAME}' is a folder; the summary cannot be written")
     return out
 
 

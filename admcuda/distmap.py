@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import Parser, UsageError, parse_option_args, run_tool
+from admcuda._tool import Parser, UsageError, counter, parse_option_args, run_tool
 from admcuda.errors import AdmError
-from admcuda.extractor import resolve_options
-from admcuda.options import AdmOptions
+from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
+from admcuda.options import _INT_RE, AdmOptions
 from admcuda.writers import is_same_file
 
 __all__ = [
@@ -196,11 +196,15 @@ def distortion_maps(
     from admcuda.reference.csf_den import csf_den
 
     opts = resolve_options(options)
+    check_plain_array(ref, "reference frame")
+    check_plain_array(dis, "distorted frame")
     ref, dis = np.asarray(ref), np.asarray(dis)
     try:
         check_frame(ref, dis, bitdepth)
     except ValueError as exc:
         raise AdmError(str(exc)) from None
+    check_sample_range(ref, bitdepth, "reference frame")
+    check_sample_range(dis, bitdepth, "distorted frame")
     shape = ref.shape
 
     # reference.adm's stage chain, keeping per-position maps.
@@ -404,6 +408,14 @@ def save_distortion_png(
 # ---- command line ---------------------------------------------------------------------
 
 
+def _decimal(text: str) -> int:
+    """argparse type: decimal digits, as option values are read (int() would also take
+    '1_0' and non-ASCII digits; libvmaf's syntax, which -w/-h take, reads '010' as 8)."""
+    if not _INT_RE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda map`` argument parser (its ``error`` raises instead of exiting)."""
     from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
@@ -420,11 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("ref", metavar="REF", help="reference: .yuv, .y4m or video ('-': stdin)")
     parser.add_argument("dis", metavar="DIS", help="distorted: .yuv, .y4m or video")
     parser.add_argument(
-        "-w", "--width", type=int, metavar="W",
+        "-w", "--width", type=counter(1), metavar="W",
         help="frame width (raw YUV; checked against Y4M and video)",
     )  # fmt: skip
     parser.add_argument(
-        "-h", "--height", type=int, metavar="H",
+        "-h", "--height", type=counter(1), metavar="H",
         help="frame height (raw YUV; checked against Y4M and video)",
     )  # fmt: skip
     parser.add_argument(
@@ -438,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-b",
         "--bitdepth",
-        type=int,
+        type=counter(1),
         choices=BITDEPTHS,
         help="raw YUV bits per sample (default 8, or that of a Y4M/video input)",
     )
@@ -447,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not check raw inputs against the size or bit depth their names state",
     )  # fmt: skip
     parser.add_argument(
-        "--frame", type=int, default=0, metavar="N", help="frame number, from 0 (default 0)"
+        "--frame", type=_decimal, default=0, metavar="N", help="frame number, from 0 (default 0)"
     )
     parser.add_argument(
         "--kind",
@@ -533,6 +545,12 @@ def _run(argv: Sequence[str] | None) -> int:
     for flag, path in (("--output", args.output), ("--npy", args.npy)):
         if not path:
             continue
+        # Each is written to a temporary sibling renamed over it: a folder cannot be
+        # replaced, and a device or FIFO would be (not written into).
+        if os.path.isdir(path):
+            raise UsageError(f"{flag} '{path}' is a folder; name a file")
+        if os.path.exists(path) and not os.path.isfile(path):
+            raise UsageError(f"{flag} '{path}' is not a regular file; name a file")
         parent = Path(path).parent
         if not parent.is_dir():
             raise AdmError(f"output folder '{parent}' does not exist")
@@ -542,6 +560,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.npy and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
+    _check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
@@ -565,6 +584,19 @@ def _run(argv: Sequence[str] | None) -> int:
         for temp in temps:
             temp.unlink(missing_ok=True)
     return 0
+
+
+def _check_image_suffix(path: str) -> None:
+    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
+    format from the suffix)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if Path(path).suffix.lower().lstrip(".") not in formats:
+        raise UsageError(
+            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
+            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,6 +17,7 @@ arrays are uploaded; for the CPU backend, GPU arrays are copied to the host.
 from __future__ import annotations
 
 import importlib
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,10 +31,18 @@ from admcuda.options import (
     AdmOptions,
     ScoreDict,
     feature_names,
+    resolve_options,
 )
-from admcuda.yuv import check_geometry
+from admcuda.yuv import check_geometry, check_integer
 
-__all__ = ["BACKEND_NAMES", "AdmExtractor", "resolve_options"]
+__all__ = [
+    "BACKEND_NAMES",
+    "AdmExtractor",
+    "check_backend",
+    "check_plain_array",
+    "check_sample_range",
+    "resolve_options",
+]
 
 BACKEND_NAMES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
@@ -44,27 +53,6 @@ _DL_CUDA = 2
 _DL_CUDA_HOST = 3
 _DL_CUDA_MANAGED = 13
 _DL_GPU_TYPES = frozenset({_DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED})
-
-
-def resolve_options(
-    options: AdmOptions | Mapping[str, str | bool | int | float] | None,
-) -> AdmOptions:
-    """Turn ``None``, an :class:`AdmOptions` or a name/alias mapping into options.
-
-    Raises
-    ------
-    AdmError
-        On an unknown option or a bad value.
-    """
-    if options is None:
-        return AdmOptions()
-    if isinstance(options, AdmOptions):
-        return options
-    if isinstance(options, Mapping):
-        return AdmOptions.from_mapping(options)
-    raise AdmError(
-        f"options must be AdmOptions or a mapping of option names, got {type(options).__name__}"
-    )
 
 
 def _is_cupy(x: Any) -> bool:
@@ -86,6 +74,32 @@ def _dlpack_device_type(x: Any) -> int:
         raise AdmError(f"cannot read the DLPack device of {type(x).__name__}: {exc}") from None
 
 
+def check_backend(backend: object) -> None:
+    """Refuse a backend name not in :data:`BACKEND_NAMES`."""
+    if backend not in BACKEND_NAMES:
+        raise AdmError(f"unknown backend {backend!r}; use one of {', '.join(BACKEND_NAMES)}")
+
+
+def check_plain_array(x: Any, what: str) -> None:
+    """Refuse the NumPy array kinds whose samples do not mean what they hold: a masked
+    array (its masked samples would be scored as whatever lies under the mask) and
+    ``np.matrix`` (whose products and indexing are not an array's)."""
+    if isinstance(x, (np.ma.MaskedArray, np.matrix)):
+        raise AdmError(
+            f"{what} is a {type(x).__name__}; pass a plain array (np.asarray, with any "
+            "masked samples filled)"
+        )
+
+
+def check_sample_range(arr: Any, bitdepth: int, what: str) -> None:
+    """Refuse a 10- or 12-bit plane (NumPy or CuPy) with a sample above the bit depth's
+    largest; 8 and 16 bits fill their dtype."""
+    if bitdepth in (10, 12) and arr.size:
+        peak = int(arr.max())
+        if peak >> bitdepth:
+            raise AdmError(f"{what} has sample value {peak}, too large for {bitdepth} bits")
+
+
 def _as_array(x: Any, *, on_gpu: bool, what: str) -> Any:
     """``x`` as a NumPy array (``on_gpu`` False) or as a NumPy or CuPy array (True).
 
@@ -94,6 +108,7 @@ def _as_array(x: Any, *, on_gpu: bool, what: str) -> Any:
     arrays are copied to the host.
     """
     if isinstance(x, np.ndarray):
+        check_plain_array(x, what)
         return x
     if _is_cupy(x):
         return x if on_gpu else x.get()
@@ -126,9 +141,10 @@ class AdmExtractor(Closing):
         Luma size in pixels; both must exceed 16.
     bitdepth : {8, 10, 12, 16}, optional
         Bits per sample. Planes are ``uint8`` for 8 bits and ``uint16`` otherwise.
-    options : AdmOptions or mapping, optional
+    options : AdmOptions, mapping or str, optional
         ADM options; a mapping of names or aliases is parsed by
-        :meth:`AdmOptions.from_mapping`. ``debug=True`` adds the 11 debug outputs.
+        :meth:`AdmOptions.from_mapping`, a string as ``--option`` reads it
+        (``"egl=1.2:nvd=4"``). ``debug=True`` adds the 11 debug outputs.
     backend : {"auto", "cpu", "cuda"}, optional
         ``"auto"`` (default) takes CUDA when its module loads and a GPU is visible,
         and the CPU otherwise.
@@ -173,21 +189,18 @@ class AdmExtractor(Closing):
         height: int,
         bitdepth: int = 8,
         *,
-        options: AdmOptions | Mapping[str, str | bool | int | float] | None = None,
+        options: AdmOptions | Mapping[str, str | bool | int | float] | str | None = None,
         backend: str = "auto",
         batch: int | None = None,
         device: int | None = None,
     ) -> None:
         check_geometry(width, height, "400", bitdepth)
-        if batch is not None and (
-            isinstance(batch, bool) or not isinstance(batch, int) or batch < 1
-        ):
-            raise AdmError(f"batch must be a positive integer, got {batch!r}")
-        if backend not in BACKEND_NAMES:
-            raise AdmError(f"unknown backend {backend!r}; use one of {', '.join(BACKEND_NAMES)}")
-        self.width = width
-        self.height = height
-        self.bitdepth = bitdepth
+        if batch is not None:
+            batch = check_integer("batch", batch, 1)
+        check_backend(backend)
+        self.width = operator.index(width)  # NumPy integers become ints
+        self.height = operator.index(height)
+        self.bitdepth = operator.index(bitdepth)
         self.options = resolve_options(options)
         self.dtype = np.dtype(np.uint8 if bitdepth == 8 else np.uint16)
         self.names = feature_names(self.options)
@@ -380,12 +393,7 @@ class AdmExtractor(Closing):
             raise AdmError(
                 f"{what} is {arr.dtype}, expected {self.dtype} for {self.bitdepth}-bit input"
             )
-        if self.bitdepth in (10, 12) and arr.size:
-            peak = int(arr.max())
-            if peak >> self.bitdepth:
-                raise AdmError(
-                    f"{what} has sample value {peak}, too large for {self.bitdepth} bits"
-                )
+        check_sample_range(arr, self.bitdepth, what)
 
     def _plane(self, x: Any, what: str, on_gpu: bool) -> Any:
         arr = _as_array(x, on_gpu=on_gpu, what=what)

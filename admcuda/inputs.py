@@ -57,6 +57,7 @@ from admcuda.yuv import (
     YuvReader,
     check_geometry,
     check_input_file,
+    check_integer,
     frame_bytes,
     name_hints,
     size_from_name,
@@ -802,8 +803,7 @@ class FrameSelection:
         for name, value, low in checks:
             if value is None and name == "frame_cnt":
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise AdmError(f"{name} must be an integer >= {low}, got {value!r}")
+            object.__setattr__(self, name, check_integer(name, value, low))
 
     def frame_numbers(self, scored: int) -> list[int]:
         """``frameNum`` of each of ``scored`` scored frames."""

@@ -31,6 +31,7 @@ __all__ = [
     "feature_names",
     "feature_suffix",
     "lookup_option",
+    "resolve_options",
 ]
 
 OptionType: TypeAlias = Literal["bool", "int", "double"]
@@ -365,6 +366,38 @@ class AdmOptions:
     def replace(self, **changes: Any) -> AdmOptions:
         """Return a copy with some fields changed (validated like the constructor)."""
         return dataclasses.replace(self, **changes)
+
+
+def resolve_options(
+    options: AdmOptions | Mapping[str, str | bool | int | float] | str | None,
+) -> AdmOptions:
+    """Turn ``None``, an :class:`AdmOptions`, a name/alias mapping or libvmaf's option
+    string (``"egl=1.2:nvd=4"``, as ``--option`` takes it) into options.
+
+    Raises
+    ------
+    AdmError
+        On an unknown option, a bad value, or another type.
+    """
+    if options is None:
+        return AdmOptions()
+    if isinstance(options, AdmOptions):
+        return options
+    if isinstance(options, Mapping):
+        return AdmOptions.from_mapping(options)
+    if isinstance(options, str):
+        from admcuda._tool import UsageError, parse_option_args
+
+        if not options.strip():
+            return AdmOptions()
+        try:
+            return AdmOptions.from_mapping(parse_option_args([options.strip()], flag="options"))
+        except UsageError as exc:
+            raise AdmError(str(exc)) from None
+    raise AdmError(
+        "options must be AdmOptions, a mapping of option names or a 'NAME=VALUE:...' "
+        f"string, got {type(options).__name__}"
+    )
 
 
 def _format_value(spec: OptionSpec, value: OptionValue) -> str:

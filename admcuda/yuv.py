@@ -9,6 +9,8 @@ bytes, little-endian.
 from __future__ import annotations
 
 import logging
+import numbers
+import operator
 import os
 import re
 from collections.abc import Iterator
@@ -29,9 +31,11 @@ __all__ = [
     "YuvReader",
     "check_geometry",
     "check_input_file",
+    "check_integer",
     "decode_plane",
     "decode_planes",
     "frame_bytes",
+    "is_integer",
     "name_hints",
     "plane_shapes",
     "size_from_name",
@@ -224,18 +228,32 @@ def check_geometry(width: int, height: int, pixel_format: str | int, bitdepth: i
         Naming the first setting that is not accepted.
     """
     _normalize_format(pixel_format)
-    if isinstance(bitdepth, bool) or bitdepth not in BITDEPTHS:
+    # 8.0 in BITDEPTHS holds, and a float bit depth fails later in a shift
+    if not is_integer(bitdepth) or bitdepth not in BITDEPTHS:
         raise AdmError(
             f"unsupported bit depth {bitdepth!r}; use one of {', '.join(map(str, BITDEPTHS))}"
         )
     for side, value in (("width", width), ("height", height)):
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_integer(value):
             raise AdmError(f"{side} must be an integer, got {value!r}")
         if value <= _MIN_SIDE_EXCLUSIVE:
             raise AdmError(
                 f"{side} {value} is too small: libvmaf's ADM needs width and height "
                 f"> {_MIN_SIDE_EXCLUSIVE}"
             )
+
+
+def is_integer(value: object) -> bool:
+    """A Python or NumPy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_integer(name: str, value: object, low: int) -> int:
+    """``value`` as an ``int``, where it is an integer (Python's or NumPy's, not a bool) of
+    at least ``low``; AdmError naming ``name`` otherwise."""
+    if not is_integer(value) or value < low:  # type: ignore[operator]
+        raise AdmError(f"{name} must be an integer >= {low}, got {value!r}")
+    return operator.index(value)  # type: ignore[arg-type]
 
 
 def plane_shapes(width: int, height: int, pixel_format: str | int) -> tuple[tuple[int, int], ...]:

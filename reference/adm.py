@@ -4,6 +4,7 @@ score arithmetic of its ``extract``), built from the per-stage functions."""
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -187,6 +188,9 @@ def finish(scales: list[ScaleResult], width: int, height: int, opts) -> dict[str
 
 def check_frame(ref: np.ndarray, dis: np.ndarray, bitdepth: int) -> None:
     """Refuse inputs libvmaf cannot score (ValueError with a one-line message)."""
+    # 10.0 == 10, but a float bit depth fails in the shifts
+    if isinstance(bitdepth, bool) or not isinstance(bitdepth, numbers.Integral):
+        raise ValueError(f"bit depth must be an integer, got {bitdepth!r}")
     if bitdepth not in (8, 10, 12, 16):
         raise ValueError(f"bit depth {bitdepth} is not supported (8, 10, 12 or 16)")
     if ref.ndim != 2 or ref.shape != dis.shape:

@@ -58,3 +58,62 @@ def test_tool_subcommand_errors_are_one_line(tmp_path):
     assert run.returncode != 0
     assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"bitdepth": 10.0}, "unsupported bit depth 10.0"),
+        ({"bitdepth": 8.0}, "unsupported bit depth 8.0"),  # 8.0 in (8, 10, 12, 16)
+        ({"bitdepth": True}, "unsupported bit depth True"),
+        ({"options": [("egl", "1.2")]}, "options must be AdmOptions, a mapping"),
+        ({"options": "egl"}, "options expects NAME=VALUE, got 'egl'"),
+        ({"options": "egl=1.2:egl=1.3"}, "option 'egl' given twice"),
+        ({"threads": "x"}, "threads must be an integer >= 1, got 'x'"),
+        ({"threads": 0}, "threads must be an integer >= 1, got 0"),
+        ({"threads": -2}, "threads must be an integer >= 1"),
+        ({"host_memory": 0}, "host_memory must be an integer >= 1, got 0"),
+        ({"host_memory": -1}, "host_memory must be an integer >= 1"),
+        ({"batch": 0}, "batch must be an integer >= 1, got 0"),
+        ({"batch": 2.5}, "batch must be an integer >= 1, got 2.5"),
+        ({"device": -1}, "device must be an integer >= 0"),
+        ({"debug": "no"}, "debug must be True or False, got 'no'"),
+        ({"debug": 0}, "debug must be True or False, got 0"),
+        ({"ignore_name": "yes"}, "ignore_name must be True or False"),
+        ({"frame_cnt": 1.0}, "frame_cnt must be an integer >= 1, got 1.0"),
+    ],
+)
+def test_bad_arguments_are_adm_errors(pair, kwargs, needle):
+    ref, dis = pair
+    with pytest.raises(admcuda.AdmError, match=needle) as info:
+        admcuda.score(ref, dis, width=176, height=144, backend="cpu", **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_one_path_is_not_a_ladder(pair):
+    """A str (or PathLike) dis_paths would be read as its characters."""
+    ref, dis = pair
+    for one in (str(dis), dis):
+        with pytest.raises(admcuda.AdmError, match="dis_paths must be a list of paths, not one"):
+            admcuda.score_ladder(ref, one, width=176, height=144, backend="cpu")
+
+
+def test_numpy_integers_and_option_strings(pair):
+    """NumPy integers are taken as ints (the metadata holds ints); options as libvmaf's
+    string score as the same options given as a mapping."""
+    ref, dis = pair
+    np = pytest.importorskip("numpy")
+    got = admcuda.score(ref, dis, width=np.int64(176), height=np.int32(144),
+                        bitdepth=np.int64(8), frame_cnt=np.int64(2), threads=np.int64(1),
+                        backend="cpu", options="egl=1.2:nvd=4")  # fmt: skip
+    want = admcuda.score(ref, dis, width=176, height=144, frame_cnt=2, threads=1,
+                         backend="cpu", options={"egl": 1.2, "nvd": 4})  # fmt: skip
+    assert got.frames == want.frames and len(got) == 2
+    assert "integer_adm2_egl_1.2_nvd_4" in got.frames[0]
+    assert type(got.metadata["width"]) is int and type(got.metadata["bitdepth"]) is int
+
+
+def test_flag_lists_become_argument_names():
+    """As the API (and batch rows) read the input layer's hints."""
+    text = "only the frames both have are scored, so check -w/-h/-p/-b if they should be"
+    assert "check width/height/pixel_format/bitdepth if" in admcuda._api_message(text)

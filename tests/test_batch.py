@@ -303,6 +303,101 @@ def test_a_control_character_in_a_row_fails_it(client, tmp_path):
     assert "holds a control character" in results[0].error
 
 
+def test_wrong_json_types_and_messages_in_column_names(tmp_path):
+    lines = [
+        {"ref": ["a.yuv"], "dis": "d.yuv"},
+        {"ref": "r.yuv", "dis": {"path": "d.yuv"}},
+        {"ref": "r.yuv", "dis": "d.yuv", "name": 5},
+        {"ref": "r.yuv", "dis": "d.yuv", "options": ["egl=1.2"]},
+        {"ref": "r.yuv", "dis": "d.yuv", "options": "egl"},
+    ]
+    path = tmp_path / "jobs.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert [j.error for j in batch.read_jobs(path)] == [
+        "ref must be a string, got list ['a.yuv']",
+        "dis must be a string, got dict {'path': 'd.yuv'}",
+        "name must be a string, got int 5",
+        "options must be a string or an object, got list ['egl=1.2']",
+        "options 'egl': options expects NAME=VALUE, got 'egl'",
+    ]
+    (job,) = batch.read_jobs([{"ref": Path("r.yuv"), "dis": Path("d.yuv")}], base_dir=tmp_path)
+    assert job.error is None and job.dis == str(tmp_path / "d.yuv")
+
+
+def test_row_errors_name_columns_not_flags(client, tmp_path):
+    clips = make_clips(tmp_path)
+    rows = [{"ref": "ref_a.yuv", "dis": "a1.yuv"}, *rows_for(clips, tmp_path)[:1]]
+    results = batch.score_many(write_csv(tmp_path / "jobs.csv", rows), client, backend="cpu",
+                               timeout=WAIT_S)  # fmt: skip
+    assert [r.status for r in results] == ["failed", "done"]
+    assert "is raw YUV: give width and height" in results[0].error
+    assert "--" not in results[0].error
+
+
+def test_a_summary_that_is_a_folder_fails_before_any_work(tmp_path):
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    (tmp_path / "out" / "summary.csv").mkdir(parents=True)
+    jobs = [{"ref": str(clip), "dis": str(clip), "width": W, "height": H}]
+    with pytest.raises(AdmError, match="summary.csv' is a folder; the summary cannot be"):
+        batch.score_many(jobs, output=tmp_path / "out")
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["summary.csv"]
+
+
+def test_given_names_are_never_renamed(tmp_path):
+    """A given name that an earlier row gave fails its row; derived names (from dis)
+    pass over every given name, wherever in the manifest it stands."""
+    rows = [
+        {"ref": "r.yuv", "dis": "x.yuv"},  # derived x; the manifest gives x below
+        {"ref": "r.yuv", "dis": "a.yuv", "name": "x"},
+        {"ref": "r.yuv", "dis": "b.yuv", "name": "x"},
+        {"ref": "r.yuv", "dis": "c.yuv", "name": "x_2"},
+        {"ref": "r.yuv", "dis": "d.yuv", "name": "x_2"},
+        {"ref": "r.yuv", "dis": "x.yuv"},
+    ]
+    jobs = batch.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    assert [(j.name, j.error) for j in jobs] == [
+        ("x_3", None), ("x", None), ("x_4", "name 'x' given twice"), ("x_2", None),
+        ("x_2_2", "name 'x_2' given twice"), ("x_5", None),
+    ]  # fmt: skip
+    assert [j.dis for j in jobs if j.name in ("x", "x_2")] == [
+        str(tmp_path / "a.yuv"), str(tmp_path / "c.yuv"),
+    ]  # fmt: skip
+
+
+def test_a_name_too_long_fails_only_its_row(client, tmp_path):
+    clips = make_clips(tmp_path)
+    rows = rows_for(clips, tmp_path)
+    rows[1]["name"] = "n" * 300
+    out = tmp_path / "out"
+    for force in (False, True):
+        results = batch.score_many(write_csv(tmp_path / "jobs.csv", rows), client, output=out,
+                                   backend="cpu", force=force, timeout=WAIT_S)  # fmt: skip
+        assert [r.status for r in results] == ["done", "failed", "done", "done"]
+        assert "File name too long" in results[1].error
+        assert read_summary(out / "summary.csv")["n" * 300]["status"] == "failed"
+
+
+def test_a_row_that_now_fails_leaves_no_earlier_result(client, tmp_path):
+    """An earlier run's <name>.json (and its record) is not the result of a row that now
+    fails to validate, with --force or without; other rows' files stay."""
+    clips = make_clips(tmp_path)
+    rows = rows_for(clips, tmp_path)
+    out = tmp_path / "out"
+    manifest = write_csv(tmp_path / "jobs.csv", rows)
+    assert [r.status for r in batch.score_many(manifest, client, output=out, backend="cpu",
+                                               timeout=WAIT_S)] == ["done"] * 4  # fmt: skip
+    for force, row in ((True, 1), (False, 2)):
+        bad = [dict(r) for r in rows]
+        bad[row]["width"] = "abc"
+        manifest = write_csv(tmp_path / "jobs.csv", bad)
+        results = batch.score_many(manifest, client, output=out, backend="cpu", force=force,
+                                   timeout=WAIT_S)  # fmt: skip
+        assert results[row].status == "failed" and "'abc' is not an integer" in results[row].error
+        name = results[row].name
+        assert not (out / f"{name}.json").exists() and not (out / f"{name}.job").exists()
+        assert (out / "a1.json").exists() and (out / "a1.job").exists()
+
+
 def test_bad_rows_fail_alone(client, tmp_path, capsys):
     """A missing file, a file too small for its size and a bad option fail their rows;
     the rest of the ladder and the other pair are done; exit status 1; one line each.
@@ -338,6 +433,31 @@ def test_bad_rows_fail_alone(client, tmp_path, capsys):
     assert len(warned) == 1 and warned[0].startswith("admcuda: warning: two: ")
     assert str(tmp_path / "two.yuv") in warned[0] and "(2 vs 3 frames)" in warned[0]
     assert len(lines) == 4 and "Traceback" not in err
+
+
+def test_warnings_go_to_their_pair_once(client, tmp_path):
+    """A ladder whose rungs are opened more than once (a missing rung) logs a short
+    rung's warnings more than once: each pair gets those naming it as the distorted file,
+    once; a rung whose distorted file is the reference gets none of them."""
+    clips = make_clips(tmp_path)
+    short = tmp_path / "short.yuv"
+    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2 + 100])  # 1 frame and a bit
+    rows = [
+        {"ref": "ref_a.yuv", "dis": "a1.yuv", "name": "good"},
+        {"ref": "ref_a.yuv", "dis": "missing.yuv", "name": "missing"},
+        {"ref": "ref_a.yuv", "dis": "short.yuv", "name": "short"},
+        {"ref": "ref_a.yuv", "dis": "ref_a.yuv", "name": "same"},
+    ]
+    manifest = write_csv(tmp_path / "jobs.csv", [{**r, "width": W, "height": H} for r in rows])
+    results = batch.score_many(manifest, client, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in results] == ["done", "failed", "done", "done"]
+    good, _, short_result, same = results
+    assert good.warnings == () and same.warnings == ()
+    warned = short_result.warnings
+    assert len(warned) == len(set(warned)) == 3
+    assert all(f"distorted file '{short}'" in text for text in warned)
+    assert any("is not a multiple" in text for text in warned)
+    assert "check width/height/pixel_format/bitdepth" in " ".join(warned)  # not -w/-h/-p/-b
 
 
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
@@ -426,7 +546,7 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
     path = tmp_path / "m" / "jobs.txt"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
     jobs = batch.read_jobs(path)
-    assert [j.name for j in jobs] == ["d", "d_2", "d_2_2", "d_3", "d_4"]
+    assert [j.name for j in jobs] == ["d", "d_3", "d_2", "d_4", "d_5"]  # d_2 is given
     assert jobs[0].ref == str(tmp_path / "m" / "r.yuv")
     assert jobs[0].dis == str(tmp_path / "m" / "x" / "d.yuv")
     assert (jobs[0].width, jobs[0].height, jobs[0].options.adm_enhn_gain_limit) == (32, 24, 1.2)
@@ -445,6 +565,12 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
         ("ref,dis\n", "has no rows"),
         ('{"ref": "a", "dis": "b"}\n[1]\n', "line 2: not a JSON object"),
         ('ref,dis,name\na,b,"first\na,c,second\n', "line 2: unexpected end of data (a quote"),
+        ("ref,ref,dis,width\na,b,c,3\n", "has column 'ref' twice"),
+        (
+            '{"ref": "a", "dis": "b", "width": 32, "height": 24, "width": 16}\n',
+            "line 1: key 'width' given twice",
+        ),
+        ('{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n', "key 'egl' given twice"),
     ],
 )
 def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
@@ -455,6 +581,20 @@ def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
     assert cli.main(["batch", str(path), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and err.startswith("admcuda: error: ")
+
+
+def test_integer_cells_are_decimal_digits(tmp_path):
+    """Not Python's int(): '5_76' and full-width digits are refused, not read as 576 and 9."""
+    rows = [
+        {"ref": "r.yuv", "dis": f"d{k}.yuv", "width": width, "height": H}
+        for k, width in enumerate(["5_76", "\uff19", "0x20", "32.0", " 32 ", "+32"])
+    ]
+    jobs = batch.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    assert [j.error for j in jobs[:4]] == [
+        "width '5_76' is not an integer", "width '\uff19' is not an integer",
+        "width '0x20' is not an integer", "width '32.0' is not an integer",
+    ]  # fmt: skip
+    assert [(j.error, j.width) for j in jobs[4:]] == [(None, 32), (None, 32)]
 
 
 def test_usage_errors(tmp_path, capsys):
@@ -489,6 +629,35 @@ def test_bad_workers_and_scheduler_files_fail_at_once(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert "holds no scheduler address" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"timeout": 0}, "timeout must be a number of seconds > 0, got 0"),
+        ({"timeout": -1}, "timeout must be a number of seconds > 0, got -1"),
+        ({"timeout": "5"}, "timeout must be a number of seconds > 0, got '5'"),
+        ({"retries": 1.5}, "retries must be an integer >= 0, got 1.5"),
+        ({"retries": -1}, "retries must be an integer >= 0, got -1"),
+        ({"rungs_per_task": 0}, "rungs_per_task must be an integer >= 1, got 0"),
+        ({"backend": "bogus"}, "unknown backend 'bogus'"),
+    ],
+)
+def test_bad_score_many_arguments_fail_at_once(tmp_path, kwargs, needle):
+    """Before any cluster is made (none is given here, and none could start in time)."""
+    jobs = [{"ref": "r.yuv", "dis": "d.yuv", "width": W, "height": H}]
+    with pytest.raises(AdmError, match=needle):
+        batch.score_many(jobs, output=tmp_path / "o", **kwargs)
+    assert not (tmp_path / "o").exists()
+
+
+def test_jobs_must_be_a_path_or_a_list_of_mappings():
+    one = {"ref": "r.yuv", "dis": "d.yuv"}
+    for bad, kind in ((one, "dict"), (5, "int")):
+        with pytest.raises(AdmError, match=f"jobs must be a manifest path or a list of .* {kind}"):
+            batch.read_jobs(bad)
+    jobs = batch.read_jobs([{**one, "width": np.int64(W), "height": np.int32(H)}])
+    assert (jobs[0].width, jobs[0].height) == (W, H) and jobs[0].error is None
 
 
 def test_without_distributed_says_how_to_install(tmp_path, capsys, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -136,6 +137,20 @@ def test_kinds_and_errors():
         distortion_map(ref, dis, 10)
     with pytest.raises(AdmError, match="unknown ADM option"):
         distortion_map(ref, dis, 8, {"bogus": 1})
+    with pytest.raises(AdmError, match="bit depth must be an integer, got 10.0"):
+        distortion_map(ref.astype(np.uint16), dis.astype(np.uint16), 10.0)
+
+
+def test_samples_above_the_bit_depth_are_refused():
+    """As AdmExtractor (and the command line, through the reader) refuse them."""
+    ref = textured(32, 40, 10)
+    bad = ref.copy()
+    bad[5, 6] = 1100
+    with pytest.raises(AdmError, match="distorted frame has sample value 1100, too large for 10"):
+        distortion_map(ref, bad, 10)
+    with pytest.raises(AdmError, match="reference frame has sample value 1100"):
+        distortion_maps(bad, ref, 10)
+    assert distortion_map(bad, bad, 16).shape == bad.shape  # any uint16 fits 16 bits
 
 
 def test_save_png(tmp_path):
@@ -181,6 +196,8 @@ def test_cli_errors(tmp_path, capsys):
         geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
         assert "out of range" in _error(capsys, [*geo, "--frame", "3", "-o", out], 1)
         assert "--frame must be" in _error(capsys, [*geo, "--frame", "-1", "-o", out], 2)
+        for bad in ("1_0", "\uff11", "0x1", "1.5"):  # not read as 10, 1, 1 and 1
+            assert "invalid integer" in _error(capsys, [*geo, "--frame", bad, "-o", out], 2)
         assert "too small" in _error(
             capsys, [str(ref), str(dis), "-w", "16", "-h", "144", "-o", out], 2
         )
@@ -213,6 +230,33 @@ def test_cli_never_writes_over_its_inputs(tmp_path, capsys):
     with example_paths() as (ref, dis):
         assert ref_copy.read_bytes() == ref.read_bytes()
         assert dis_copy.read_bytes() == dis.read_bytes()
+
+
+def test_cli_outputs_must_be_image_files(tmp_path, capsys):
+    """-o without an image suffix, a folder, a device: one-line usage errors naming the
+    path given (not a temporary file's), before any work; nothing written or replaced."""
+    pytest.importorskip("matplotlib")
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
+        for bad in ("m.xyz", "mapnoext", "m.npy", "-"):
+            out = str(tmp_path / bad) if bad != "-" else bad
+            err = _error(capsys, [*geo, "-o", out], 2)
+            assert f"--output '{out}' must end in .png or another image suffix" in err
+        assert f"--output '{tmp_path}' is a folder" in _error(
+            capsys, [*geo, "-o", str(tmp_path)], 2
+        )
+        png = str(tmp_path / "o.png")
+        err = _error(capsys, [*geo, "-o", png, "--npy", str(tmp_path)], 2)
+        assert f"--npy '{tmp_path}' is a folder" in err
+        fifo = tmp_path / "pipe.png"  # as a device would be, replaced by the rename
+        os.mkfifo(fifo)
+        err = _error(capsys, [*geo, "-o", png, "--npy", str(fifo)], 2)
+        assert f"--npy '{fifo}' is not a regular file" in err
+        assert f"--output '{fifo}' is not a regular file" in _error(
+            capsys, [*geo, "-o", str(fifo)], 2
+        )
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe.png"]
+    assert not fifo.is_file()
 
 
 def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):

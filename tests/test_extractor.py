@@ -155,16 +155,56 @@ def test_lifecycle():
         ((40, 10), {}, "height 10 is too small"),
         ((40, 40, 9), {}, "bit depth"),
         ((40, 40), {"backend": "gpu"}, "unknown backend 'gpu'"),
-        ((40, 40), {"batch": 0}, "batch must be a positive integer"),
+        ((40, 40), {"batch": 0}, "batch must be an integer >= 1"),
+        ((40, 40), {"batch": 2.5}, "batch must be an integer >= 1"),
         ((40, 40), {"options": {"egl": 0.5}}, "adm_enhn_gain_limit"),
         ((40, 40), {"options": {"bogus": 1}}, "unknown ADM option"),
         ((40, 40), {"options": 3}, "options must be"),
+        ((40, 40), {"options": [("egl", "1.2")]}, "options must be"),
+        ((40, 40), {"options": "egl"}, "options expects NAME=VALUE, got 'egl'"),
+        ((40, 40, 10.0), {}, "unsupported bit depth 10.0"),
+        ((40, 40, 8.0), {}, "unsupported bit depth 8.0"),  # 8.0 in (8, 10, 12, 16)
+        ((40, 40, True), {}, "unsupported bit depth True"),
+        ((40.0, 40), {}, "width must be an integer"),
     ],
 )
 def test_constructor_errors(args, kwargs, needle):
     with pytest.raises(AdmError, match=needle) as info:
         AdmExtractor(*args, **kwargs)
     assert "\n" not in str(info.value)
+
+
+def test_numpy_integers_and_option_strings_are_taken():
+    """Sizes and bit depths as NumPy integers are ints; options as libvmaf's string are
+    the same options as the mapping."""
+    ref, dis = pair(20, 24, 10)
+    with AdmExtractor(np.int64(24), np.int32(20), np.int64(10), backend="cpu",
+                      options="egl=1.2:nvd=4", batch=np.int64(2)) as adm:  # fmt: skip
+        assert (type(adm.width), type(adm.height), type(adm.bitdepth)) == (int, int, int)
+        assert adm.options == AdmOptions(adm_enhn_gain_limit=1.2, adm_norm_view_dist=4.0)
+        assert_same(adm.extract(ref, dis), expected(ref, dis, 10, adm.options))
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.asmatrix
+def test_masked_arrays_and_matrices_are_refused():
+    """A masked array's masked samples and np.matrix's rows would not be scored as the
+    caller means them: both are refused, in extract, extract_batch and the map."""
+    from admcuda.distmap import distortion_map
+
+    ref, dis = pair(20, 24)
+    masked = np.ma.masked_array(ref, mask=ref > 200)
+    with AdmExtractor(24, 20, backend="cpu") as adm:
+        for bad in (masked, np.asmatrix(ref)):
+            name = type(bad).__name__
+            with pytest.raises(AdmError, match=f"reference frame is a {name}; pass a plain"):
+                adm.extract(bad, dis)
+            with pytest.raises(AdmError, match=rf"reference frames\[0\] is a {name}"):
+                adm.extract_batch([bad], [dis])
+            with pytest.raises(AdmError, match=f"distorted frame is a {name}"):
+                distortion_map(ref, bad)
+        with pytest.raises(AdmError, match="reference frames is a MaskedArray"):
+            adm.extract_batch(np.ma.masked_array(ref[None]), dis[None])
+        assert adm.frames_extracted == 0
 
 
 def test_input_errors():
