@@ -8,10 +8,12 @@ reference, read once). Inputs may be raw YUV, Y4M or any video ffmpeg decodes
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -589,26 +591,59 @@ def _video_decoder(decoder: str, backend: str, scale: str | None) -> str:
     return "auto" if cuda and not scale else "ffmpeg"
 
 
+@contextlib.contextmanager
+def _held_warnings(shown: set[str]) -> Iterator[list[logging.LogRecord]]:
+    """Hold back what this thread logs to ``admcuda`` meanwhile (the records, which the
+    caller may drop), then pass on each message not in ``shown`` and add it there: opening
+    a ladder again rung by rung, then its good rungs together, logs each warning once, not
+    once a pass."""
+    held: list[logging.LogRecord] = []
+    me = threading.get_ident()
+
+    def hold(record: logging.LogRecord) -> bool:
+        if record.thread != me:
+            return True
+        held.append(record)
+        return False
+
+    _log.addFilter(hold)
+    try:
+        yield held
+    finally:
+        _log.removeFilter(hold)
+        for record in held:
+            message = record.getMessage()
+            if message not in shown:
+                shown.add(message)
+                _log.handle(record)
+
+
 def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: ignore[no-untyped-def]
     """Open the reference and every distorted input; in a ladder, a rung that cannot be
     opened gets its error in ``errors`` and the rest are opened without it."""
     from admcuda.inputs import open_inputs
 
-    try:
-        return open_inputs(ref_path, dis_paths, **geometry, **extra), list(range(len(dis_paths)))
-    except AdmError:
-        if not ladder:
-            raise
+    shown: set[str] = set()
+    with _held_warnings(shown) as held:
+        try:
+            inputs = open_inputs(ref_path, dis_paths, **geometry, **extra)
+            return inputs, list(range(len(dis_paths)))
+        except AdmError:
+            if not ladder:
+                raise
+            held.clear()  # the rung-by-rung pass below logs again what concerns each rung
     good = []
     for k, path in enumerate(dis_paths):
-        try:
-            open_inputs(ref_path, [path], **geometry, **extra).close()
-            good.append(k)
-        except AdmError as exc:
-            errors[k] = str(exc)
+        with _held_warnings(shown):
+            try:
+                open_inputs(ref_path, [path], **geometry, **extra).close()
+                good.append(k)
+            except AdmError as exc:
+                errors[k] = str(exc)
     if not good:  # the reference itself, or every rung
         raise AdmError(errors[0])
-    return open_inputs(ref_path, [dis_paths[k] for k in good], **geometry, **extra), good
+    with _held_warnings(shown):
+        return open_inputs(ref_path, [dis_paths[k] for k in good], **geometry, **extra), good
 
 
 def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, progress,

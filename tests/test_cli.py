@@ -474,6 +474,25 @@ def test_ladder_failure_keeps_the_other_rungs(stub_reference, tmp_path, capsys):
     assert left == ["bad.yuv", "good.json", "good.yuv", "r.yuv"]
 
 
+def test_ladder_that_falls_back_warns_once(stub_reference, tmp_path, capsys):
+    """A ladder with a rung that cannot open is opened again rung by rung: each warning of
+    the other rungs is printed once, not once a pass."""
+    ref, short = tmp_path / "r.yuv", tmp_path / "short.yuv"
+    write_clip(ref, 20, 18, 3)
+    write_clip(short, 20, 18, 1, seed=2)
+    with short.open("ab") as f:
+        f.write(b"\0" * 7)  # not a whole frame: a warning when it is opened
+    args = ["score", str(ref), str(short), str(tmp_path / "missing.yuv"), "-w", "20", "-h",
+            "18", "-o", str(tmp_path / "{name}.json")]  # fmt: skip
+    assert main(args) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert any("missing.yuv" in line and "not found" in line for line in lines)
+    warnings = [line for line in lines if "warning" in line]
+    assert any("not a multiple" in line for line in warnings)
+    assert len(warnings) == len(set(warnings)), lines
+    assert (tmp_path / "short.json").is_file()
+
+
 def test_score_ladder_api(stub_reference, clip_pair, tmp_path):
     ref, dis = clip_pair
     ladder = admcuda.score_ladder(ref, [dis, dis], width=32, height=24, backend="cpu")
