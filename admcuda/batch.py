@@ -46,6 +46,7 @@ import logging
 import math
 import numbers
 import os
+import stat
 import sys
 import threading
 import time
@@ -94,6 +95,7 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "status", "error",
 )  # fmt: skip
 SUMMARY_NAME = "summary.csv"
+STDIN_MANIFEST = "-"  # the manifest read from standard input
 DEFAULT_RETRIES = 2
 EXIT_INTERRUPTED = 130
 
@@ -181,7 +183,7 @@ def read_jobs(
     if isinstance(jobs, (str, os.PathLike)):
         path = Path(os.fspath(jobs)).expanduser()
         records = _read_manifest(path)
-        base = Path(base_dir) if base_dir is not None else path.absolute().parent
+        base = Path(base_dir) if base_dir is not None else _manifest_folder(path)
         where = f"manifest '{path}'"
     else:
         if isinstance(jobs, Mapping) or not isinstance(jobs, Iterable):
@@ -202,24 +204,48 @@ def read_jobs(
     return _unique_names(parsed)
 
 
+def _manifest_folder(path: Path) -> Path:
+    """Where a manifest's relative paths point: the folder of a manifest file; the current
+    folder for standard input (``-``), a pipe, or a file read through /dev or /proc."""
+    if str(path) == STDIN_MANIFEST:
+        return Path.cwd()
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False
+    parent = path.absolute().parent
+    if not regular or parent.parts[:2] in (("/", "dev"), ("/", "proc")):
+        return Path.cwd()
+    return parent
+
+
 def _read_manifest(path: Path) -> list[tuple[int, dict[str, Any]]]:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        if str(path) == STDIN_MANIFEST:
+            text = sys.stdin.buffer.read().decode("utf-8-sig")
+        else:
+            text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise AdmError(f"manifest '{path}' not found") from None
     except IsADirectoryError:
         raise AdmError(f"manifest '{path}' is a directory") from None
     except UnicodeDecodeError as exc:
         raise AdmError(f"manifest '{path}' is not UTF-8 text: {exc.reason}") from None
+    if not text.strip():
+        raise AdmError(f"manifest '{path}' is empty")
     suffix = path.suffix.lower()
     jsonl = suffix in _JSONL_SUFFIXES or (suffix != ".csv" and text.lstrip().startswith("{"))
     return _read_jsonl(text, path) if jsonl else _read_csv(text, path)
 
 
 def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
+    # The header is the first line that is not blank (csv would take a blank one as an
+    # empty header); line numbers stay the file's.
+    lines = text.splitlines(keepends=True)
+    skipped = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
     # strict: a quote left open runs to the end of the file, which Python's csv otherwise
     # takes as one field holding every later row
-    reader = csv.DictReader(io.StringIO(text), restkey="\0extra", strict=True)
+    reader = csv.DictReader(io.StringIO("".join(lines[skipped:])), restkey="\0extra", strict=True)
     if reader.fieldnames is None:
         raise AdmError(f"manifest '{path}' is empty")
     reader.fieldnames = [name.strip() for name in reader.fieldnames]
@@ -228,18 +254,18 @@ def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
     if twice:  # DictReader would keep the last one's cells
         raise AdmError(f"manifest '{path}' has column {', '.join(map(repr, twice))} twice")
     records = []
-    read = reader.line_num  # the lines read so far
+    read = skipped + reader.line_num  # the lines read so far
     try:
         for record in reader:
-            read = reader.line_num
+            read = skipped + reader.line_num
             if not any((v or "").strip() for k, v in record.items() if k != "\0extra"):
                 continue  # a blank line
-            records.append((reader.line_num, record))
+            records.append((read, record))
     except csv.Error as exc:
         raise AdmError(
             f"manifest '{path}' line {read + 1}: {exc} (a quote left open?)"
             if "end of data" in str(exc)
-            else f"manifest '{path}' line {reader.line_num}: {exc}"
+            else f"manifest '{path}' line {skipped + reader.line_num}: {exc}"
         ) from None
     return records
 
@@ -924,6 +950,7 @@ class _BatchProgress(Progress):
 def _execute(
     client: Any,
     plan: _Plan,
+    results: dict[str, PairResult],
     *,
     backend: str,
     output: Path | None,
@@ -932,12 +959,13 @@ def _execute(
     progress: bool,
     report: bool,
     keep_frames: bool,
-) -> dict[str, PairResult]:
-    """Submit one task per ladder, write each pair's JSON as its task's result arrives."""
+) -> None:
+    """Submit one task per ladder, write each pair's JSON as its task's result arrives,
+    and add each pair's result to ``results`` as it comes (so that those that came stay
+    there if the run is interrupted, and the others are marked so)."""
     from distributed import as_completed
 
     jobs = {job.name: job for job in plan.jobs}
-    results: dict[str, PairResult] = {}
     run_id = uuid.uuid4().hex[:8]
     futures = {}
     for task in plan.tasks:
@@ -953,7 +981,7 @@ def _execute(
                 timeout=timeout,
             )  # fmt: skip
             for future, value in completed:
-                _, task = futures.pop(future.key)
+                _, task = futures[future.key]  # still pending for _settle until collected
                 if future.status == "error":
                     value = value[1]  # (type, exception, traceback)
                 future.release()
@@ -972,6 +1000,7 @@ def _execute(
                         if not result.ok:
                             print(f"{PROG}: failed: {result.name}: {result.error}", file=sys.stderr)
                     bar.update(1)
+                del futures[future.key]
     except TimeoutError:
         _settle(futures, results, jobs, f"not scored within the timeout of {timeout:g} s")
         client.cancel([f for f, _ in futures.values()])
@@ -980,7 +1009,6 @@ def _execute(
         with contextlib.suppress(Exception):
             client.cancel([f for f, _ in futures.values()])
         raise
-    return results
 
 
 def _settle(
@@ -1299,18 +1327,17 @@ def score_many(
             with _client_for(client, scheduler, backend, workers) as (cl, task_backend, text):
                 if progress:
                     _announce(plan, cl, text, task_backend)
-                results.update(
-                    _execute(
-                        cl,
-                        plan,
-                        backend=task_backend,
-                        output=out,
-                        retries=retries,
-                        timeout=timeout,
-                        progress=progress,
-                        report=report,
-                        keep_frames=keep_frames,
-                    )
+                _execute(
+                    cl,
+                    plan,
+                    results,
+                    backend=task_backend,
+                    output=out,
+                    retries=retries,
+                    timeout=timeout,
+                    progress=progress,
+                    report=report,
+                    keep_frames=keep_frames,
                 )
     finally:
         ordered = [results.get(job.name) or _failed_result(job, "not run") for job in parsed]
@@ -1375,7 +1402,9 @@ def build_parser() -> argparse.ArgumentParser:
         "rerun keeps the pairs already done. Exit status 1 when any pair failed.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument("manifest", metavar="MANIFEST", help="jobs: .csv or .jsonl")
+    parser.add_argument(
+        "manifest", metavar="MANIFEST", help="jobs: .csv or .jsonl; - for standard input"
+    )
     parser.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder")
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",

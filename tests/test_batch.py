@@ -571,6 +571,8 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
             "line 1: key 'width' given twice",
         ),
         ('{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n', "key 'egl' given twice"),
+        ("\n \n\n", "is empty"),
+        ('\n\nref,dis,name\na,b,"first\n', "line 4: unexpected end of data (a quote"),
     ],
 )
 def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
@@ -581,6 +583,54 @@ def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
     assert cli.main(["batch", str(path), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and err.startswith("admcuda: error: ")
+
+
+def test_manifest_from_standard_input_and_after_blank_lines(tmp_path, monkeypatch):
+    """``-`` reads the manifest from standard input, its relative paths against the
+    current folder (as for a pipe); a CSV header after blank lines is found, and rows keep
+    the file's line numbers."""
+    import io
+
+    text = "\n\nref,dis,width,height\nr.yuv,d.yuv,32,24\nr.yuv,e.yuv,x,24\n"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    jobs = batch.read_jobs("-")
+    assert [(j.row, j.ref, j.dis) for j in jobs] == [
+        (4, str(tmp_path / "r.yuv"), str(tmp_path / "d.yuv")),
+        (5, str(tmp_path / "r.yuv"), str(tmp_path / "e.yuv")),
+    ]
+    assert jobs[0].error is None and jobs[1].error == "width 'x' is not an integer"
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "jobs.csv").write_text(text)
+    assert batch.read_jobs(tmp_path / "m" / "jobs.csv")[0].ref == str(tmp_path / "m" / "r.yuv")
+
+
+def test_interrupted_batch_keeps_what_was_done(client, tmp_path, monkeypatch):
+    """Ctrl-C after one task's results came: summary.csv has those as done and the rest
+    as interrupted (it had every pair as 'not run')."""
+    clips = make_clips(tmp_path)
+    jobs = rows_for(clips, tmp_path)
+    real_collect, calls = batch._collect, []
+
+    def collect_then_interrupt(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real_collect(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "_collect", collect_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        batch.score_many(
+            jobs, client, output=tmp_path / "out", base_dir=tmp_path, backend="cpu",
+            timeout=WAIT_S,
+        )  # fmt: skip
+    with (tmp_path / "out" / "summary.csv").open(newline="") as f:
+        status = {row["name"]: row["status"] for row in csv.DictReader(f)}
+    assert sorted(status.values()).count("done") in (1, 3)  # the ladder of 3, or the pair
+    assert set(status.values()) == {"done", "failed"}
+    with (tmp_path / "out" / "summary.csv").open(newline="") as f:
+        errors = {row["error"] for row in csv.DictReader(f) if row["status"] == "failed"}
+    assert errors == {"interrupted"}
 
 
 def test_integer_cells_are_decimal_digits(tmp_path):
