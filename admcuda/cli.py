@@ -48,7 +48,15 @@ from admcuda.backends import BACKENDS, select_backend
 from admcuda.errors import AdmError
 from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
-from admcuda.writers import FORMATS, StagedOutput, commit_all, output_target, pool, render
+from admcuda.writers import (
+    FORMATS,
+    StagedOutput,
+    commit_all,
+    is_same_file,
+    output_target,
+    pool,
+    render,
+)
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
 __all__ = ["build_parser", "main"]
@@ -404,7 +412,7 @@ def _check_outputs_are_not_inputs(outputs: Sequence[Path | None], inputs: Sequen
                 except OSError:
                     same = False
             else:
-                same = os.path.exists(name) and os.path.samefile(out, name)
+                same = is_same_file(out, name)
             if same:
                 shown = "standard input" if name == STDIN else f"the input '{name}'"
                 raise _UsageError(f"--output '{out}' is {shown}; write elsewhere")
