@@ -116,12 +116,15 @@ _FLAG_VALUES = (
 
 
 def _api_message(text: str) -> str:
-    """An input-layer message with its command-line flags turned into argument names."""
+    """An input-layer message with its command-line flags turned into argument names;
+    what the message quotes ('a path', "a value") is left as it is."""
     import re
 
-    for pattern, repl in _FLAG_VALUES:
-        text = re.sub(pattern, repl, text)
-    return text
+    parts = re.split(r"""('[^']*'|"[^"]*")""", text)
+    for k in range(0, len(parts), 2):  # the parts outside quotes
+        for pattern, repl in _FLAG_VALUES:
+            parts[k] = re.sub(pattern, repl, parts[k])
+    return "".join(parts)
 
 
 class _ApiErrors:
@@ -136,9 +139,18 @@ class _ApiErrors:
         return False
 
 
+def _flag(name: str, value: object) -> bool:
+    """A True/False argument: a bool or NumPy bool, or None for False; a string or a
+    number is refused (``"no"`` would read as True)."""
+    if value is None:
+        return False
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise AdmError(f"{name} must be True or False, got {value!r}")
+
+
 def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
-    if not isinstance(debug, bool):
-        raise AdmError(f"debug must be True or False, got {debug!r}")
+    debug = _flag("debug", debug)
     opts = resolve_options(options)
     if debug and not opts.debug:
         opts = opts.replace(debug=True)
@@ -453,8 +465,7 @@ def _run_ladder_api(ref_path: PathLike, dis_paths: Sequence[PathLike], **kwargs:
     for key, low in (("threads", 1), ("host_memory", 1), ("batch", 1), ("device", 0)):
         if kwargs.get(key) is not None:
             kwargs[key] = check_integer(key, kwargs[key], low)
-    if not isinstance(kwargs.get("ignore_name", False), bool):
-        raise AdmError(f"ignore_name must be True or False, got {kwargs['ignore_name']!r}")
+    kwargs["ignore_name"] = _flag("ignore_name", kwargs.get("ignore_name"))
     run = _run_ladder(ref_path, dis_paths, **kwargs)
     run.raise_first_error()
     return run

@@ -96,6 +96,7 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 SUMMARY_NAME = "summary.csv"
 STDIN_MANIFEST = "-"  # the manifest read from standard input
+_MAX_TIMEOUT_S = 1e9  # seconds: about 30 years, and a float every clock takes
 DEFAULT_RETRIES = 2
 EXIT_INTERRUPTED = 130
 
@@ -331,10 +332,10 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
     try:
         if record.get("\0extra"):
             raise AdmError("more fields than the header has columns")
-        for key in ("ref", "dis", "name"):  # JSON: not a list, a number...
+        for key in ("ref", "dis", "name"):  # JSON: not a list, an object, true...
             value = record.get(key)
-            path = key != "name" and isinstance(value, os.PathLike)
-            if not (value is None or isinstance(value, str) or path):
+            number = key == "name" and is_integer(value)  # a JSON "name": 1 is the name "1"
+            if not (value is None or isinstance(value, (str, os.PathLike)) or number):
                 raise AdmError(f"{key} must be a string, got {type(value).__name__} {value!r}")
         for key in REQUIRED_COLUMNS:
             if not paths[key]:
@@ -1308,7 +1309,7 @@ def score_many(
     if timeout is not None and (
         isinstance(timeout, bool)
         or not isinstance(timeout, numbers.Real)
-        or not 0 < timeout < math.inf
+        or not 0 < timeout < _MAX_TIMEOUT_S
     ):
         raise AdmError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     parsed = read_jobs(jobs, base_dir=base_dir)

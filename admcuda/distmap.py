@@ -591,7 +591,8 @@ def _check_image_suffix(path: str) -> None:
     format from the suffix)."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    formats = FigureCanvasBase.get_supported_filetypes()
+    # pgf needs a LaTeX installation, found only after the work: not offered
+    formats = {f for f in FigureCanvasBase.get_supported_filetypes() if f != "pgf"}
     if Path(path).suffix.lower().lstrip(".") not in formats:
         raise UsageError(
             f"--output '{path}' must end in .png or another image suffix matplotlib writes "

@@ -209,7 +209,7 @@ class AdmExtractor(Closing):
         self.frames_extracted = 0
         self._cuda: Any = None
         self._closed = False
-        self.device = device
+        self.device = None if device is None else check_integer("device", device, 0)
         from admcuda import _warn_small_height
 
         _warn_small_height(width, height, self.options)

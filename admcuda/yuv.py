@@ -248,11 +248,14 @@ def is_integer(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def check_integer(name: str, value: object, low: int) -> int:
-    """``value`` as an ``int``, where it is an integer (Python's or NumPy's, not a bool) of
-    at least ``low``; AdmError naming ``name`` otherwise."""
+def check_integer(name: str, value: object, low: int, high: int = (1 << 31) - 1) -> int:
+    """``value`` as an ``int``, where it is an integer (Python's or NumPy's, not a bool)
+    from ``low`` to ``high`` (a C int's largest by default); AdmError naming ``name``
+    otherwise."""
     if not is_integer(value) or value < low:  # type: ignore[operator]
         raise AdmError(f"{name} must be an integer >= {low}, got {value!r}")
+    if value > high:  # type: ignore[operator]
+        raise AdmError(f"{name} must be at most {high}, got {value!r}")
     return operator.index(value)  # type: ignore[arg-type]
 
 

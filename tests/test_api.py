@@ -77,6 +77,7 @@ def test_tool_subcommand_errors_are_one_line(tmp_path):
         ({"batch": 0}, "batch must be an integer >= 1, got 0"),
         ({"batch": 2.5}, "batch must be an integer >= 1, got 2.5"),
         ({"device": -1}, "device must be an integer >= 0"),
+        ({"threads": 10**30}, "threads must be at most 2147483647"),
         ({"debug": "no"}, "debug must be True or False, got 'no'"),
         ({"debug": 0}, "debug must be True or False, got 0"),
         ({"ignore_name": "yes"}, "ignore_name must be True or False"),
@@ -114,6 +115,25 @@ def test_numpy_integers_and_option_strings(pair):
 
 
 def test_flag_lists_become_argument_names():
-    """As the API (and batch rows) read the input layer's hints."""
+    """As the API (and batch rows) read the input layer's hints; never inside what the
+    message quotes (a path)."""
     text = "only the frames both have are scored, so check -w/-h/-p/-b if they should be"
     assert "check width/height/pixel_format/bitdepth if" in admcuda._api_message(text)
+    text = "distorted file '/x/out--width-576 -b 10.yuv' not found; give -w 576 -h 324"
+    assert admcuda._api_message(text) == (
+        "distorted file '/x/out--width-576 -b 10.yuv' not found; give width=576, height=324"
+    )
+
+
+def test_true_false_arguments(pair):
+    """debug and ignore_name: bools, NumPy bools, or None for False."""
+    ref, dis = pair
+    np = pytest.importorskip("numpy")
+    base = admcuda.score(ref, dis, width=176, height=144, frame_cnt=1, backend="cpu")
+    for value in (None, np.False_):
+        got = admcuda.score(ref, dis, width=176, height=144, frame_cnt=1, backend="cpu",
+                            debug=value, ignore_name=value)  # fmt: skip
+        assert got.frames == base.frames
+    debug = admcuda.score(ref, dis, width=176, height=144, frame_cnt=1, backend="cpu",
+                          debug=np.True_)  # fmt: skip
+    assert len(debug.frames[0]) > len(base.frames[0])

@@ -307,19 +307,23 @@ def test_wrong_json_types_and_messages_in_column_names(tmp_path):
     lines = [
         {"ref": ["a.yuv"], "dis": "d.yuv"},
         {"ref": "r.yuv", "dis": {"path": "d.yuv"}},
-        {"ref": "r.yuv", "dis": "d.yuv", "name": 5},
+        {"ref": "r.yuv", "dis": "d.yuv", "name": True},
         {"ref": "r.yuv", "dis": "d.yuv", "options": ["egl=1.2"]},
         {"ref": "r.yuv", "dis": "d.yuv", "options": "egl"},
+        {"ref": "r.yuv", "dis": "d.yuv", "name": 5},
     ]
     path = tmp_path / "jobs.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    assert [j.error for j in batch.read_jobs(path)] == [
+    jobs = batch.read_jobs(path)
+    assert [j.error for j in jobs] == [
         "ref must be a string, got list ['a.yuv']",
         "dis must be a string, got dict {'path': 'd.yuv'}",
-        "name must be a string, got int 5",
+        "name must be a string, got bool True",
         "options must be a string or an object, got list ['egl=1.2']",
         "options 'egl': options expects NAME=VALUE, got 'egl'",
+        None,
     ]
+    assert jobs[5].name == "5"  # a JSON number as a name, as earlier versions read it
     (job,) = batch.read_jobs([{"ref": Path("r.yuv"), "dis": Path("d.yuv")}], base_dir=tmp_path)
     assert job.error is None and job.dis == str(tmp_path / "d.yuv")
 

@@ -238,7 +238,7 @@ def test_cli_outputs_must_be_image_files(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     with example_paths() as (ref, dis):
         geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
-        for bad in ("m.xyz", "mapnoext", "m.npy", "-"):
+        for bad in ("m.xyz", "mapnoext", "m.npy", "-", "m.pgf"):  # pgf: LaTeX, after the work
             out = str(tmp_path / bad) if bad != "-" else bad
             err = _error(capsys, [*geo, "-o", out], 2)
             assert f"--output '{out}' must end in .png or another image suffix" in err

@@ -166,6 +166,8 @@ def test_lifecycle():
         ((40, 40, 8.0), {}, "unsupported bit depth 8.0"),  # 8.0 in (8, 10, 12, 16)
         ((40, 40, True), {}, "unsupported bit depth True"),
         ((40.0, 40), {}, "width must be an integer"),
+        ((40, 40), {"device": -1}, "device must be an integer >= 0"),
+        ((40, 40), {"device": True}, "device must be an integer >= 0"),
     ],
 )
 def test_constructor_errors(args, kwargs, needle):
