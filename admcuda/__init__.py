@@ -459,6 +459,10 @@ def _run_ladder_api(ref_path: PathLike, dis_paths: Sequence[PathLike], **kwargs:
 
     if isinstance(dis_paths, (str, bytes, os.PathLike)):
         raise AdmError("dis_paths must be a list of paths, not one path (score_files takes one)")
+    dis_paths = list(dis_paths)
+    for what, path in [("ref_path", ref_path)] + [("dis_path", p) for p in dis_paths]:
+        if not isinstance(path, (str, os.PathLike)):
+            raise AdmError(f"{what} must be a path (str or os.PathLike), got {type(path).__name__}")
     for key in ("width", "height", "bitdepth"):  # their range: check_geometry's messages
         if is_integer(kwargs.get(key)):
             kwargs[key] = int(kwargs[key])

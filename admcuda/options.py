@@ -384,6 +384,9 @@ def resolve_options(
     if isinstance(options, AdmOptions):
         return options
     if isinstance(options, Mapping):
+        for key in options:
+            if not isinstance(key, str):
+                raise AdmError(f"option names must be strings, got {type(key).__name__} {key!r}")
         return AdmOptions.from_mapping(options)
     if isinstance(options, str):
         from admcuda._tool import UsageError, parse_option_args

@@ -78,6 +78,7 @@ def test_tool_subcommand_errors_are_one_line(tmp_path):
         ({"batch": 2.5}, "batch must be an integer >= 1, got 2.5"),
         ({"device": -1}, "device must be an integer >= 0"),
         ({"threads": 10**30}, "threads must be at most 2147483647"),
+        ({"options": {1: 2}}, "option names must be strings, got int 1"),
         ({"debug": "no"}, "debug must be True or False, got 'no'"),
         ({"debug": 0}, "debug must be True or False, got 0"),
         ({"ignore_name": "yes"}, "ignore_name must be True or False"),
@@ -92,11 +93,16 @@ def test_bad_arguments_are_adm_errors(pair, kwargs, needle):
 
 
 def test_one_path_is_not_a_ladder(pair):
-    """A str (or PathLike) dis_paths would be read as its characters."""
+    """A str (or PathLike) dis_paths would be read as its characters; a list is not one
+    path, nor is None."""
     ref, dis = pair
     for one in (str(dis), dis):
         with pytest.raises(admcuda.AdmError, match="dis_paths must be a list of paths, not one"):
             admcuda.score_ladder(ref, one, width=176, height=144, backend="cpu")
+    with pytest.raises(admcuda.AdmError, match="dis_path must be a path .*, got list"):
+        admcuda.score_files(ref, [dis], width=176, height=144, backend="cpu")
+    with pytest.raises(admcuda.AdmError, match="ref_path must be a path .*, got NoneType"):
+        admcuda.score(None, dis, width=176, height=144, backend="cpu")
 
 
 def test_numpy_integers_and_option_strings(pair):
