@@ -691,6 +691,7 @@ def test_bad_workers_and_scheduler_files_fail_at_once(tmp_path, capsys):
         ({"timeout": 0}, "timeout must be a number of seconds > 0, got 0"),
         ({"timeout": -1}, "timeout must be a number of seconds > 0, got -1"),
         ({"timeout": "5"}, "timeout must be a number of seconds > 0, got '5'"),
+        ({"timeout": 10**400}, "timeout must be a number of seconds > 0, got 1000"),  # overflow
         ({"retries": 1.5}, "retries must be an integer >= 0, got 1.5"),
         ({"retries": -1}, "retries must be an integer >= 0, got -1"),
         ({"rungs_per_task": 0}, "rungs_per_task must be an integer >= 1, got 0"),
