@@ -92,8 +92,9 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "name", "ref", "dis", "frames", "adm2_mean", "adm2_harmonic_mean", "adm2_min",
-    "status", "error",
+    "status", "error", "warnings",
 )  # fmt: skip
+WARNINGS_SEPARATOR = " | "  # between a pair's warnings in its summary row
 SUMMARY_NAME = "summary.csv"
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 _MAX_TIMEOUT_S = 1e9  # seconds: about 30 years, and a float every clock takes
@@ -560,6 +561,7 @@ class PairResult:
             "adm2_min": pooled.get("min"),
             "status": self.status,
             "error": self.error,
+            "warnings": WARNINGS_SEPARATOR.join(self.warnings) or None,
         }
 
 

@@ -453,7 +453,8 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
         {"ref": "ref_a.yuv", "dis": "ref_a.yuv", "name": "same"},
     ]
     manifest = write_csv(tmp_path / "jobs.csv", [{**r, "width": W, "height": H} for r in rows])
-    results = batch.score_many(manifest, client, backend="cpu", timeout=WAIT_S)
+    results = batch.score_many(manifest, client, output=tmp_path / "out", backend="cpu",
+                               timeout=WAIT_S)  # fmt: skip
     assert [r.status for r in results] == ["done", "failed", "done", "done"]
     good, _, short_result, same = results
     assert good.warnings == () and same.warnings == ()
@@ -462,6 +463,9 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
     assert all(f"distorted file '{short}'" in text for text in warned)
     assert any("is not a multiple" in text for text in warned)
     assert "check width/height/pixel_format/bitdepth" in " ".join(warned)  # not -w/-h/-p/-b
+    summary = read_summary(tmp_path / "out" / "summary.csv")  # the warnings there too
+    assert summary["short"]["warnings"] == batch.WARNINGS_SEPARATOR.join(warned)
+    assert summary["good"]["warnings"] == summary["same"]["warnings"] == ""
 
 
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
