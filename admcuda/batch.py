@@ -69,6 +69,7 @@ from admcuda.options import (
     resolve_options,
 )
 from admcuda.progress import Progress, format_duration
+from admcuda.video import check_scaler
 from admcuda.writers import is_same_file, pool, write_output, write_text
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_integer, is_integer
 
@@ -88,7 +89,7 @@ INSTALL_HINT = 'admcuda batch needs Dask: pip install "admcuda[dask]"'
 HOLD_ENV = "ADMCUDA_BATCH_HOLD"
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
-    "name", "width", "height", "pixel_format", "bitdepth", "options",
+    "name", "width", "height", "pixel_format", "bitdepth", "options", "scale",
 )  # fmt: skip
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "name", "ref", "dis", "frames", "adm2_mean", "adm2_harmonic_mean", "adm2_min",
@@ -131,6 +132,9 @@ class Job:
     options : AdmOptions
     error : str or None
         Why the row cannot be scored (a bad value or option); None if it can.
+    scale : str or None
+        The ffmpeg scaler that brings a distorted input of another size to the
+        reference's (``admcuda score --scale``); None: sizes must match.
     """
 
     row: int
@@ -144,11 +148,15 @@ class Job:
     options: AdmOptions = field(default_factory=AdmOptions)
     error: str | None = None
     named: bool = False
+    scale: str | None = None
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
         """Rows with equal keys share a reference pass."""
-        return (self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options)
+        return (
+            self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
+            self.scale,
+        )  # fmt: skip
 
 
 def read_jobs(
@@ -333,10 +341,11 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
     try:
         if record.get("\0extra"):
             raise AdmError("more fields than the header has columns")
-        for key in ("ref", "dis", "name"):  # JSON: not a list, an object, true...
+        for key in ("ref", "dis", "name", "scale"):  # JSON: not a list, an object, true...
             value = record.get(key)
             number = key == "name" and is_integer(value)  # a JSON "name": 1 is the name "1"
-            if not (value is None or isinstance(value, (str, os.PathLike)) or number):
+            path = key in ("ref", "dis") and isinstance(value, os.PathLike)
+            if not (value is None or isinstance(value, str) or path or number):
                 raise AdmError(f"{key} must be a string, got {type(value).__name__} {value!r}")
         for key in REQUIRED_COLUMNS:
             if not paths[key]:
@@ -355,6 +364,8 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
             raise AdmError(f"bitdepth {fields['bitdepth']} is not one of {BITDEPTHS}")
         fields["pixel_format"] = fmt
         fields["options"] = _options(record.get("options"))
+        scale = _text(record.get("scale"))
+        fields["scale"] = None if scale is None else check_scaler(scale)
     except AdmError as exc:
         fields = {"error": str(exc)}
     return Job(
@@ -600,7 +611,7 @@ def _job_record(job: Job) -> dict[str, Any] | None:
     record = {
         "ref": job.ref, "dis": job.dis, "width": job.width, "height": job.height,
         "pixel_format": job.pixel_format, "bitdepth": job.bitdepth,
-        "options": dataclasses.asdict(job.options), "inputs": inputs,
+        "options": dataclasses.asdict(job.options), "scale": job.scale, "inputs": inputs,
     }  # fmt: skip
     return json.loads(json.dumps(record))  # as it reads back
 
@@ -664,6 +675,7 @@ class _Task:
     pixel_format: str | None
     bitdepth: int | None
     options: AdmOptions
+    scale: str | None = None
 
 
 @dataclass(frozen=True)
@@ -747,6 +759,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
     run = _run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
+        scale=task.scale,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
     errors = [
@@ -889,6 +902,7 @@ def _plan(
                     pixel_format=head.pixel_format,
                     bitdepth=head.bitdepth,
                     options=head.options,
+                    scale=head.scale,
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)

@@ -328,6 +328,40 @@ def test_wrong_json_types_and_messages_in_column_names(tmp_path):
     assert job.error is None and job.dis == str(tmp_path / "d.yuv")
 
 
+def test_scale_column_scores_lower_rungs_as_score_does(client, tmp_path):
+    """A rung of another size with ``scale`` scores as ``admcuda.score(scale=...)``;
+    without it that row fails, naming the column; a bad scaler fails its row."""
+    pytest.importorskip("imageio_ffmpeg")
+    from _media import write_y4m
+
+    import admcuda
+
+    ref = write_y4m(write_clip(tmp_path / "ref.raw", base_luma(1)), tmp_path / "ref.y4m",
+                    W, H, "420", 8)  # fmt: skip
+    w2, h2 = 24, 18  # a lower rung (a side of 16 or less is too small for ADM itself)
+    small = base_luma(1)[:, :h2, :w2]
+    raw = tmp_path / "small.raw"
+    chroma = bytes([128]) * (2 * (w2 // 2) * (h2 // 2))
+    raw.write_bytes(b"".join(np.clip(y, 0, 255).astype(np.uint8).tobytes() + chroma
+                             for y in small))  # fmt: skip
+    dis = write_y4m(raw, tmp_path / "small.y4m", w2, h2, "420", 8)
+    rows = [
+        {"ref": "ref.y4m", "dis": "small.y4m", "name": "scaled", "scale": "bicubic"},
+        {"ref": "ref.y4m", "dis": "small.y4m", "name": "plain"},
+        {"ref": "ref.y4m", "dis": "small.y4m", "name": "bad", "scale": "cubic"},
+    ]
+    path = tmp_path / "jobs.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    results = batch.score_many(path, client, output=tmp_path / "out", backend="cpu",
+                               timeout=WAIT_S)  # fmt: skip
+    scaled, plain, bad = results
+    want = admcuda.score_files(ref, dis, backend="cpu", scale="bicubic")
+    assert scaled.status == "done" and scaled.frames == want
+    assert plain.status == "failed" and "; scale NAME" in plain.error and "--" not in plain.error
+    assert bad.status == "failed" and "cubic" in bad.error
+    assert json.loads((tmp_path / "out" / "scaled.job").read_text())["scale"] == "bicubic"
+
+
 def test_row_errors_name_columns_not_flags(client, tmp_path):
     clips = make_clips(tmp_path)
     rows = [{"ref": "ref_a.yuv", "dis": "a1.yuv"}, *rows_for(clips, tmp_path)[:1]]
