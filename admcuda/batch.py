@@ -171,7 +171,7 @@ def read_jobs(
     jobs : path or iterable of mapping
         A manifest file, or mappings with the manifest's keys (``ref``, ``dis``,
         optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
-        ``options`` as ``"K=V:K=V"`` or a mapping).
+        ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler).
     base_dir : path, optional
         Where relative paths point: the manifest's folder by default, the current
         folder for mappings.
