@@ -89,7 +89,7 @@ INSTALL_HINT = 'admcuda batch needs Dask: pip install "admcuda[dask]"'
 HOLD_ENV = "ADMCUDA_BATCH_HOLD"
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
-    "name", "width", "height", "pixel_format", "bitdepth", "options", "scale",
+    "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
 )  # fmt: skip
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "name", "ref", "dis", "frames", "adm2_mean", "adm2_harmonic_mean", "adm2_min",
@@ -135,6 +135,8 @@ class Job:
     scale : str or None
         The ffmpeg scaler that brings a distorted input of another size to the
         reference's (``admcuda score --scale``); None: sizes must match.
+    ignore_name : bool
+        Do not check a raw file's name against the geometry (``--ignore-name``).
     """
 
     row: int
@@ -149,13 +151,14 @@ class Job:
     error: str | None = None
     named: bool = False
     scale: str | None = None
+    ignore_name: bool = False
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
         """Rows with equal keys share a reference pass."""
         return (
             self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
-            self.scale,
+            self.scale, self.ignore_name,
         )  # fmt: skip
 
 
@@ -171,7 +174,8 @@ def read_jobs(
     jobs : path or iterable of mapping
         A manifest file, or mappings with the manifest's keys (``ref``, ``dis``,
         optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
-        ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler).
+        ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler,
+        ``ignore_name`` true or false).
     base_dir : path, optional
         Where relative paths point: the manifest's folder by default, the current
         folder for mappings.
@@ -366,12 +370,23 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         fields["options"] = _options(record.get("options"))
         scale = _text(record.get("scale"))
         fields["scale"] = None if scale is None else check_scaler(scale)
+        fields["ignore_name"] = _true_false(record.get("ignore_name"), "ignore_name")
     except AdmError as exc:
         fields = {"error": str(exc)}
     return Job(
         row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], named=name is not None,
         **fields,
     )  # fmt: skip
+
+
+def _true_false(value: Any, key: str) -> bool:
+    """A cell as True or False: a JSON bool, or ``true``/``false`` as libvmaf's bool options
+    are written; empty or missing is False."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip() in ("", "true", "false"):
+        return value.strip() == "true"
+    raise AdmError(f"{key} must be true or false, got {value!r}")
 
 
 def _plain_name(name: str) -> bool:
@@ -611,7 +626,8 @@ def _job_record(job: Job) -> dict[str, Any] | None:
     record = {
         "ref": job.ref, "dis": job.dis, "width": job.width, "height": job.height,
         "pixel_format": job.pixel_format, "bitdepth": job.bitdepth,
-        "options": dataclasses.asdict(job.options), "scale": job.scale, "inputs": inputs,
+        "options": dataclasses.asdict(job.options), "scale": job.scale,
+        "ignore_name": job.ignore_name, "inputs": inputs,
     }  # fmt: skip
     return json.loads(json.dumps(record))  # as it reads back
 
@@ -676,6 +692,7 @@ class _Task:
     bitdepth: int | None
     options: AdmOptions
     scale: str | None = None
+    ignore_name: bool = False
 
 
 @dataclass(frozen=True)
@@ -759,7 +776,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
     run = _run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
-        scale=task.scale,
+        scale=task.scale, ignore_name=task.ignore_name,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
     errors = [
@@ -903,6 +920,7 @@ def _plan(
                     bitdepth=head.bitdepth,
                     options=head.options,
                     scale=head.scale,
+                    ignore_name=head.ignore_name,
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)

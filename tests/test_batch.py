@@ -72,7 +72,8 @@ def make_clips(root: Path) -> dict[str, Path]:
 
 
 def write_csv(path: Path, rows: list[dict[str, object]]) -> Path:
-    columns = ["ref", "dis", "name", "width", "height", "pixel_format", "bitdepth", "options"]
+    columns = ["ref", "dis", "name", "width", "height", "pixel_format", "bitdepth", "options",
+               "ignore_name"]  # fmt: skip
     with path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, columns)
         writer.writeheader()
@@ -360,6 +361,35 @@ def test_scale_column_scores_lower_rungs_as_score_does(client, tmp_path):
     assert plain.status == "failed" and "; scale NAME" in plain.error and "--" not in plain.error
     assert bad.status == "failed" and "cubic" in bad.error
     assert json.loads((tmp_path / "out" / "scaled.job").read_text())["scale"] == "bicubic"
+
+
+def test_ignore_name_column(client, tmp_path):
+    """A raw file whose name states another size: its row fails and offers ignore_name;
+    with ``ignore_name`` true it is read at the row's geometry; a value not true or false
+    fails its row."""
+    ref = write_clip(tmp_path / "ref.yuv", base_luma(1))
+    dis = write_clip(tmp_path / "clip_640x360.yuv", distort(base_luma(1), 11, 4))
+    rows = [
+        {"ref": "ref.yuv", "dis": dis.name, "name": "named", "width": W, "height": H},
+        {"ref": "ref.yuv", "dis": dis.name, "name": "ignored", "width": W, "height": H,
+         "ignore_name": "true"},
+        {"ref": "ref.yuv", "dis": dis.name, "name": "bad", "width": W, "height": H,
+         "ignore_name": "yes"},
+    ]  # fmt: skip
+    results = batch.score_many(write_csv(tmp_path / "jobs.csv", rows), client, backend="cpu",
+                               timeout=WAIT_S)  # fmt: skip
+    named, ignored, bad = results
+    assert named.status == "failed" and "ignore_name" in named.error, named.error
+    assert ignored.status == "done" and ignored.frames == admcuda_score(ref, dis, ignore_name=True)
+    assert bad.error == "ignore_name must be true or false, got 'yes'"
+    (job,) = batch.read_jobs([{"ref": "r", "dis": "d", "ignore_name": True}])
+    assert job.ignore_name is True and job.error is None
+
+
+def admcuda_score(ref: Path, dis: Path, **kwargs: object) -> list[dict[str, float]]:
+    import admcuda
+
+    return admcuda.score_files(ref, dis, width=W, height=H, backend="cpu", **kwargs)
 
 
 def test_row_errors_name_columns_not_flags(client, tmp_path):
