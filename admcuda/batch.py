@@ -816,9 +816,9 @@ def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
 
 def _with_warnings(scored: list[_Scored], task: _Task, messages: list[str]) -> list[_Scored]:
     """Give each pair of one pass the warnings that name it as the distorted file, or
-    name none of the pass's distorted files (a reference's warning, a frame size's), each
-    once (a rung may be opened more than once in a pass). A path alone is not enough: a
-    rung's distorted file may be the reference."""
+    name none of the pass's distorted files (a reference's warning, a frame size's). A pass
+    logs each warning once (admcuda._open_rungs holds back what a ladder's reopening would
+    log again). A path alone is not enough: a rung's distorted file may be the reference."""
     paths = dict(task.rungs)
 
     def names(text: str, one: _Scored) -> bool:
@@ -827,7 +827,7 @@ def _with_warnings(scored: list[_Scored], task: _Task, messages: list[str]) -> l
     out = []
     for one in scored:
         mine = [t for t in messages if names(t, one) or not any(names(t, o) for o in scored)]
-        out.append(_replace(one, warnings=tuple(dict.fromkeys(mine))) if mine else one)
+        out.append(_replace(one, warnings=tuple(mine)) if mine else one)
     return out
 
 
