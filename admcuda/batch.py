@@ -46,6 +46,7 @@ import logging
 import math
 import numbers
 import os
+import re
 import stat
 import sys
 import threading
@@ -290,26 +291,61 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line, object_pairs_hook=_unique_keys)
+            record = json.loads(line, object_pairs_hook=_KeyedTwice.build)
         except json.JSONDecodeError as exc:
             raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
-        except AdmError as exc:
-            raise AdmError(f"manifest '{path}' line {number}: {exc}") from None
         if not isinstance(record, dict):
             raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
+        twice = _key_given_twice(record)
+        if twice is not None:
+            key, where = twice
+            inside = f" in {where}" if where else ""
+            raise AdmError(f"manifest '{path}' line {number}: key {key!r} given twice{inside}")
         records.append((number, record))
     return records
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's pairs as a dict, refusing a key given twice (``json`` would keep
-    the last)."""
-    record: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in record:
-            raise AdmError(f"key {key!r} given twice")
-        record[key] = value
-    return record
+class _KeyedTwice(dict):  # type: ignore[type-arg]
+    """A JSON object that gave ``key`` twice (``json`` would keep the last value). The
+    hook builds objects inside out, so it cannot know where one sits; the line is walked
+    afterwards (:func:`_key_given_twice`) to say where."""
+
+    key: str
+
+    @staticmethod
+    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        twice = next((key for k, key in enumerate(keys) if key in keys[:k]), None)
+        if twice is None:
+            return dict(pairs)
+        record = _KeyedTwice(pairs)
+        record.key = twice
+        return record
+
+
+_JQ_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key_given_twice(value: Any) -> tuple[str, str] | None:
+    """The first key given twice in a parsed JSON value, outermost first, and where that
+    object is, as a jq path (``.options.nvd``, ``.a[2]``; "" for the value itself).
+    A loop, not recursion: json nests as deep as the recursion limit allows."""
+    todo = [("", value)]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, _KeyedTwice):
+            return value.key, where
+        if isinstance(value, dict):
+            items = [
+                (where + (f".{key}" if _JQ_NAME.fullmatch(key) else f"[{json.dumps(key)}]"), v)
+                for key, v in value.items()
+            ]
+        elif isinstance(value, list):
+            items = [(f"{where}[{k}]", v) for k, v in enumerate(value)]
+        else:
+            continue
+        todo.extend(reversed(items))  # popped in document order
+    return None
 
 
 def _check_columns(columns: set[str], where: str) -> None:

@@ -642,7 +642,10 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
             '{"ref": "a", "dis": "b", "width": 32, "height": 24, "width": 16}\n',
             "line 1: key 'width' given twice",
         ),
-        ('{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n', "key 'egl' given twice"),
+        (
+            '{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n',
+            "line 1: key 'egl' given twice in .options",
+        ),
         ("\n \n\n", "is empty"),
         ('\n\nref,dis,name\na,b,"first\n', "line 4: unexpected end of data (a quote"),
     ],
@@ -655,6 +658,27 @@ def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
     assert cli.main(["batch", str(path), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and err.startswith("admcuda: error: ")
+
+
+def test_key_given_twice_says_where(tmp_path):
+    """A key given twice anywhere in a JSON line fails the manifest, naming the line, the
+    key and, inside a nested value, where that object is (a jq path)."""
+    good = '{"ref": "a", "dis": "b"}'
+    cases = [
+        ('{"ref": "a", "dis": "b", "dis": "c"}', "key 'dis' given twice"),
+        ('{"ref": "a", "dis": "b", "options": {"nvd": {"x": 1, "x": 2}}}',
+         "key 'x' given twice in .options.nvd"),
+        ('{"ref": "a", "dis": "b", "options": [1, {"a b": {"y": 1, "y": 2}}]}',
+         "key 'y' given twice in .options[1][\"a b\"]"),
+        ('{"ref": "a", "dis": "b", "n": {"x": 1, "x": 2}, "m": {"z": 1, "z": 2}}',
+         "key 'x' given twice in .n"),  # the first in the line
+    ]  # fmt: skip
+    path = tmp_path / "jobs.jsonl"
+    for line, message in cases:
+        path.write_text(f"{good}\n{line}\n")
+        with pytest.raises(AdmError) as info:
+            batch.read_jobs(path)
+        assert str(info.value) == f"manifest '{path}' line 2: {message}"
 
 
 def test_manifest_from_standard_input_and_after_blank_lines(tmp_path, monkeypatch):
