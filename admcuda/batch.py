@@ -545,7 +545,8 @@ class PairResult:
     task : TaskLog or None
         The task attempt that delivered the scores.
     warnings : tuple of str
-        Warnings the run logged (inputs of different lengths...).
+        Warnings the run logged (inputs of different lengths...); for a skipped row, those
+        its earlier run recorded (none from a record older than that).
     frame_count : int
         Frames scored (kept when ``frames`` are not, see ``keep_frames``).
     adm2 : dict of str to float or None
@@ -646,6 +647,11 @@ def _job_path(result: Path) -> Path:
     return result.with_suffix(".job")
 
 
+# The key of a record's warnings: what the pair gave when it was scored, written with
+# the result and left out when a record is matched against a row.
+_RECORD_WARNINGS = "warnings"
+
+
 def _job_record(job: Job) -> dict[str, Any] | None:
     """What a result of ``job`` is the score of: both paths, the row's geometry and every
     option, and each input's size and modification time (None where one cannot be read:
@@ -675,12 +681,19 @@ def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult 
     scored again)."""
     from admcuda.result import AdmResult
 
-    if not path.is_file():
+    if not path.is_file() or want is None:
         return None
     try:
-        if want is None or json.loads(_job_path(path).read_text(encoding="utf-8")) != want:
-            return None
+        record = json.loads(_job_path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    # what the pair gave when it ran; a record from before they were kept has none
+    warnings = record.pop(_RECORD_WARNINGS, [])
+    if record != want or not (
+        isinstance(warnings, list) and all(isinstance(text, str) for text in warnings)
+    ):
         return None
     try:
         result = AdmResult.from_json(path)
@@ -691,7 +704,7 @@ def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult 
     return PairResult(
         name=job.name, ref=job.ref, dis=job.dis, status="skipped",
         frames=[dict(f) for f in result.frames], frame_numbers=list(result.frame_numbers),
-        options=job.options, fps=result.fps, path=path,
+        options=job.options, fps=result.fps, path=path, warnings=tuple(warnings),
     )  # fmt: skip
 
 
@@ -1153,8 +1166,9 @@ def _collect(
 def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None:
     """The pair's JSON, through the call ``admcuda score --json -o`` makes, then beside it
     ``record`` (:func:`_job_record`; taken before scoring, so that an input changed during
-    the run is scored again next time). The old record goes first: a run stopped between
-    the two writes leaves a result without a record, which a rerun scores again."""
+    the run is scored again next time) with the pair's warnings, for the summary of a
+    rerun that keeps it. The old record goes first: a run stopped between the two writes
+    leaves a result without a record, which a rerun scores again."""
     from admcuda import __version__
 
     job = _job_path(path)
@@ -1171,6 +1185,7 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
         frame_numbers=one.frame_numbers,
     )
     if record is not None:
+        record = {**record, _RECORD_WARNINGS: list(one.warnings)}
         write_text(job, json.dumps(record, indent=1) + "\n")
 
 

@@ -532,6 +532,40 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
     assert summary["good"]["warnings"] == summary["same"]["warnings"] == ""
 
 
+def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
+    """A pair kept from an earlier run has in its summary row (and PairResult) the
+    warnings it gave when it was scored, from its record; a record from before warnings
+    were recorded keeps the pair with none, and one whose warnings are not a list of
+    text is not trusted (the pair is scored again)."""
+    clips = make_clips(tmp_path)
+    short = tmp_path / "short.yuv"
+    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2 + 100])  # 1 frame and a bit
+    rows = [
+        {"ref": "ref_a.yuv", "dis": "a1.yuv", "name": "good", "width": W, "height": H},
+        {"ref": "ref_a.yuv", "dis": "short.yuv", "name": "short", "width": W, "height": H},
+    ]
+    manifest = write_csv(tmp_path / "jobs.csv", rows)
+    out = tmp_path / "out"
+
+    def run():  # type: ignore[no-untyped-def]
+        results = batch.score_many(manifest, client, output=out, backend="cpu",
+                                   timeout=WAIT_S)  # fmt: skip
+        summary = read_summary(out / "summary.csv")
+        return [(r.status, r.warnings, summary[r.name]["warnings"]) for r in results]
+
+    (_, none, _), (_, warned, text) = run()
+    assert none == () and len(warned) == 3
+    assert json.loads((out / "short.job").read_text())["warnings"] == list(warned)
+    assert run() == [("skipped", (), ""), ("skipped", warned, text)]
+
+    record = json.loads((out / "short.job").read_text())
+    del record["warnings"]  # as an earlier admcuda wrote it
+    (out / "short.job").write_text(json.dumps(record))
+    assert run() == [("skipped", (), ""), ("skipped", (), "")]
+    (out / "short.job").write_text(json.dumps({**record, "warnings": "not a list"}))
+    assert run()[1] == ("done", warned, text)
+
+
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
     """Kill a worker while its task holds a finished result: the task runs again
     elsewhere, every pair is done, and each result file is written exactly once."""
