@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import Parser, UsageError, counter, parse_option_args, run_tool
+from admcuda._tool import Parser, UsageError, c_integer, counter, parse_option_args, run_tool
 from admcuda.errors import AdmError
 from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
-from admcuda.options import _INT_RE, AdmOptions
+from admcuda.options import AdmOptions
 from admcuda.writers import is_same_file
 
 __all__ = [
@@ -413,12 +413,14 @@ def save_distortion_png(
 STDOUT = "-"  # --npy - : the map's .npy bytes on standard output
 
 
-def _decimal(text: str) -> int:
-    """argparse type: decimal digits, as option values are read (int() would also take
-    '1_0' and non-ASCII digits; libvmaf's syntax, which -w/-h take, reads '010' as 8)."""
-    if not _INT_RE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'")
-    return int(text)
+def _frame_number(text: str) -> int:
+    """argparse type: ``--frame`` in libvmaf's integer syntax (:func:`c_integer`, as -w/-h
+    and libvmaf's own frame options --frame_skip_ref/--frame_cnt take, so ``010`` is 8);
+    a negative one is left for the range check to name."""
+    try:
+        return c_integer(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -464,7 +466,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not check raw inputs against the size or bit depth their names state",
     )  # fmt: skip
     parser.add_argument(
-        "--frame", type=_decimal, default=0, metavar="N", help="frame number, from 0 (default 0)"
+        "--frame",
+        type=_frame_number,
+        default=0,
+        metavar="N",
+        help="frame number, from 0 (default 0)",
     )
     parser.add_argument(
         "--kind",

@@ -198,7 +198,7 @@ def test_cli_errors(tmp_path, capsys):
         geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
         assert "out of range" in _error(capsys, [*geo, "--frame", "3", "-o", out], 1)
         assert "--frame must be" in _error(capsys, [*geo, "--frame", "-1", "-o", out], 2)
-        for bad in ("1_0", "\uff11", "0x1", "1.5"):  # not read as 10, 1, 1 and 1
+        for bad in ("1_0", "\uff11", "08", "1.5"):  # not 10, 1, 8 (octal has no 8) or 1
             assert "invalid integer" in _error(capsys, [*geo, "--frame", bad, "-o", out], 2)
         assert "too small" in _error(
             capsys, [str(ref), str(dis), "-w", "16", "-h", "144", "-o", out], 2
@@ -212,6 +212,24 @@ def test_cli_errors(tmp_path, capsys):
     assert not (tmp_path / "o.png").exists()
     assert main(["--help"]) == 0
     assert "--frame" in capsys.readouterr().out
+
+
+def test_cli_frame_reads_integers_as_libvmaf_does(tmp_path, capsys):
+    """--frame takes C's integer syntax, as -w/-h/-b and libvmaf's --frame_skip_ref and
+    --frame_cnt do (strtoul(text, &end, 0)): 0x2 and 02 are frame 2, 010 is frame 8."""
+    pytest.importorskip("matplotlib")
+    png, npy = str(tmp_path / "o.png"), tmp_path / "o.npy"
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", png, "--npy", str(npy)]
+        assert main([*geo, "--frame", "2"]) == 0
+        want = np.load(npy)
+        for text in ("0x2", "02", " +2"):
+            npy.unlink()
+            assert main([*geo, "--frame", text]) == 0
+            np.testing.assert_array_equal(np.load(npy), want)
+        assert capsys.readouterr().err == ""
+        err = _error(capsys, [*geo, "--frame", "010"], 1)
+        assert "frame 8 is out of range: the files have 3 frames in common" in err
 
 
 def test_cli_never_writes_over_its_inputs(tmp_path, capsys):
