@@ -294,6 +294,8 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
             record = json.loads(line, object_pairs_hook=_KeyedTwice.build)
         except json.JSONDecodeError as exc:
             raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise AdmError(f"manifest '{path}' line {number}: nested too deeply") from None
         if not isinstance(record, dict):
             raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
         twice = _key_given_twice(record)

@@ -681,6 +681,10 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
             "line 1: key 'egl' given twice in .options",
         ),
         ("\n \n\n", "is empty"),
+        (
+            '{"ref": "a", "dis": "b"}\n{"options": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            "line 2: nested too deeply",
+        ),  # fmt: skip
         ('\n\nref,dis,name\na,b,"first\n', "line 4: unexpected end of data (a quote"),
     ],
 )
