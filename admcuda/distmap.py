@@ -575,7 +575,7 @@ def _run(argv: Sequence[str] | None) -> int:
         for name in (args.ref, args.dis):
             if is_same_file(path, name):
                 raise UsageError(f"{flag} '{path}' is the input '{name}'; write elsewhere")
-    if args.npy and os.path.abspath(args.npy) == os.path.abspath(args.output):
+    if args.npy and not npy_stdout and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
     _check_image_suffix(args.output)

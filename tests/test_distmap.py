@@ -296,6 +296,8 @@ def test_cli_npy_dash_is_standard_output(tmp_path, capsysbinary, monkeypatch):
         np.testing.assert_array_equal(np.load(io.BytesIO(out)), want)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["o.png"]
         png.unlink()
+        assert main([*geo, "-o", "-", "--npy", "-"]) == 2  # -o - is no image suffix
+        assert b"--output '-' must end in .png" in capsysbinary.readouterr().err
         monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
         assert main([*geo, "-o", str(png), "--npy", "-"]) == 2
         out, err = capsysbinary.readouterr()
