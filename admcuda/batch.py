@@ -46,6 +46,7 @@ import logging
 import math
 import numbers
 import os
+import re
 import stat
 import sys
 import threading
@@ -290,26 +291,63 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line, object_pairs_hook=_unique_keys)
+            record = json.loads(line, object_pairs_hook=_KeyedTwice.build)
         except json.JSONDecodeError as exc:
             raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
-        except AdmError as exc:
-            raise AdmError(f"manifest '{path}' line {number}: {exc}") from None
+        except RecursionError:
+            raise AdmError(f"manifest '{path}' line {number}: nested too deeply") from None
         if not isinstance(record, dict):
             raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
+        twice = _key_given_twice(record)
+        if twice is not None:
+            key, where = twice
+            inside = f" in {where}" if where else ""
+            raise AdmError(f"manifest '{path}' line {number}: key {key!r} given twice{inside}")
         records.append((number, record))
     return records
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's pairs as a dict, refusing a key given twice (``json`` would keep
-    the last)."""
-    record: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in record:
-            raise AdmError(f"key {key!r} given twice")
-        record[key] = value
-    return record
+class _KeyedTwice(dict):  # type: ignore[type-arg]
+    """A JSON object that gave ``key`` twice (``json`` would keep the last value). The
+    hook builds objects inside out, so it cannot know where one sits; the line is walked
+    afterwards (:func:`_key_given_twice`) to say where."""
+
+    key: str
+
+    @staticmethod
+    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        twice = next((key for k, key in enumerate(keys) if key in keys[:k]), None)
+        if twice is None:
+            return dict(pairs)
+        record = _KeyedTwice(pairs)
+        record.key = twice
+        return record
+
+
+_JQ_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key_given_twice(value: Any) -> tuple[str, str] | None:
+    """The first key given twice in a parsed JSON value, outermost first, and where that
+    object is, as a jq path (``.options.nvd``, ``.a[2]``; "" for the value itself).
+    A loop, not recursion: json nests as deep as the recursion limit allows."""
+    todo = [("", value)]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, _KeyedTwice):
+            return value.key, where
+        if isinstance(value, dict):
+            items = [
+                (where + (f".{key}" if _JQ_NAME.fullmatch(key) else f"[{json.dumps(key)}]"), v)
+                for key, v in value.items()
+            ]
+        elif isinstance(value, list):
+            items = [(f"{where}[{k}]", v) for k, v in enumerate(value)]
+        else:
+            continue
+        todo.extend(reversed(items))  # popped in document order
+    return None
 
 
 def _check_columns(columns: set[str], where: str) -> None:
@@ -509,7 +547,8 @@ class PairResult:
     task : TaskLog or None
         The task attempt that delivered the scores.
     warnings : tuple of str
-        Warnings the run logged (inputs of different lengths...).
+        Warnings the run logged (inputs of different lengths...); for a skipped row, those
+        its earlier run recorded (none from a record older than that).
     frame_count : int
         Frames scored (kept when ``frames`` are not, see ``keep_frames``).
     adm2 : dict of str to float or None
@@ -610,6 +649,11 @@ def _job_path(result: Path) -> Path:
     return result.with_suffix(".job")
 
 
+# The key of a record's warnings: what the pair gave when it was scored, written with
+# the result and left out when a record is matched against a row.
+_RECORD_WARNINGS = "warnings"
+
+
 def _job_record(job: Job) -> dict[str, Any] | None:
     """What a result of ``job`` is the score of: both paths, the row's geometry and every
     option, and each input's size and modification time (None where one cannot be read:
@@ -639,12 +683,19 @@ def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult 
     scored again)."""
     from admcuda.result import AdmResult
 
-    if not path.is_file():
+    if not path.is_file() or want is None:
         return None
     try:
-        if want is None or json.loads(_job_path(path).read_text(encoding="utf-8")) != want:
-            return None
+        record = json.loads(_job_path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    # what the pair gave when it ran; a record from before they were kept has none
+    warnings = record.pop(_RECORD_WARNINGS, [])
+    if record != want or not (
+        isinstance(warnings, list) and all(isinstance(text, str) for text in warnings)
+    ):
         return None
     try:
         result = AdmResult.from_json(path)
@@ -655,7 +706,7 @@ def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult 
     return PairResult(
         name=job.name, ref=job.ref, dis=job.dis, status="skipped",
         frames=[dict(f) for f in result.frames], frame_numbers=list(result.frame_numbers),
-        options=job.options, fps=result.fps, path=path,
+        options=job.options, fps=result.fps, path=path, warnings=tuple(warnings),
     )  # fmt: skip
 
 
@@ -1117,8 +1168,9 @@ def _collect(
 def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None:
     """The pair's JSON, through the call ``admcuda score --json -o`` makes, then beside it
     ``record`` (:func:`_job_record`; taken before scoring, so that an input changed during
-    the run is scored again next time). The old record goes first: a run stopped between
-    the two writes leaves a result without a record, which a rerun scores again."""
+    the run is scored again next time) with the pair's warnings, for the summary of a
+    rerun that keeps it. The old record goes first: a run stopped between the two writes
+    leaves a result without a record, which a rerun scores again."""
     from admcuda import __version__
 
     job = _job_path(path)
@@ -1135,6 +1187,7 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
         frame_numbers=one.frame_numbers,
     )
     if record is not None:
+        record = {**record, _RECORD_WARNINGS: list(one.warnings)}
         write_text(job, json.dumps(record, indent=1) + "\n")
 
 

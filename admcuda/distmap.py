@@ -34,8 +34,11 @@ frame position; the rest of the frame is zero.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import secrets
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import Parser, UsageError, counter, parse_option_args, run_tool
+from admcuda._tool import Parser, UsageError, c_integer, counter, parse_option_args, run_tool
 from admcuda.errors import AdmError
 from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
-from admcuda.options import _INT_RE, AdmOptions
+from admcuda.options import AdmOptions
 from admcuda.writers import is_same_file
 
 __all__ = [
@@ -407,13 +410,17 @@ def save_distortion_png(
 
 # ---- command line ---------------------------------------------------------------------
 
+STDOUT = "-"  # --npy - : the map's .npy bytes on standard output
 
-def _decimal(text: str) -> int:
-    """argparse type: decimal digits, as option values are read (int() would also take
-    '1_0' and non-ASCII digits; libvmaf's syntax, which -w/-h take, reads '010' as 8)."""
-    if not _INT_RE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'")
-    return int(text)
+
+def _frame_number(text: str) -> int:
+    """argparse type: ``--frame`` in libvmaf's integer syntax (:func:`c_integer`, as -w/-h
+    and libvmaf's own frame options --frame_skip_ref/--frame_cnt take, so ``010`` is 8);
+    a negative one is left for the range check to name."""
+    try:
+        return c_integer(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -459,7 +466,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not check raw inputs against the size or bit depth their names state",
     )  # fmt: skip
     parser.add_argument(
-        "--frame", type=_decimal, default=0, metavar="N", help="frame number, from 0 (default 0)"
+        "--frame",
+        type=_frame_number,
+        default=0,
+        metavar="N",
+        help="frame number, from 0 (default 0)",
     )
     parser.add_argument(
         "--kind",
@@ -487,7 +498,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="adm[=NAME=VALUE:...]",
         help="the options in libvmaf's spelling, as for 'admcuda score'",
     )
-    parser.add_argument("--npy", metavar="PATH", help="also save the map as a .npy array")
+    parser.add_argument(
+        "--npy", metavar="PATH", help="also save the map as a .npy array ('-': stdout)"
+    )
     parser.add_argument("-o", "--output", required=True, metavar="PNG", help="PNG to write")
     return parser
 
@@ -542,8 +555,13 @@ def _run(argv: Sequence[str] | None) -> int:
         raise UsageError(str(exc)) from None
     if args.frame < 0:
         raise UsageError(f"--frame must be >= 0, got {args.frame}")
+    npy_stdout = args.npy == STDOUT
+    if npy_stdout and sys.stdout is None:
+        raise AdmError("--npy -: standard output is closed; name a file")
+    if npy_stdout and sys.stdout.isatty():
+        raise UsageError("--npy -: standard output is a terminal; redirect it or name a file")
     for flag, path in (("--output", args.output), ("--npy", args.npy)):
-        if not path:
+        if not path or (flag == "--npy" and npy_stdout):
             continue
         # Each is written to a temporary sibling renamed over it: a folder cannot be
         # replaced, and a device or FIFO would be (not written into).
@@ -557,7 +575,7 @@ def _run(argv: Sequence[str] | None) -> int:
         for name in (args.ref, args.dis):
             if is_same_file(path, name):
                 raise UsageError(f"{flag} '{path}' is the input '{name}'; write elsewhere")
-    if args.npy and os.path.abspath(args.npy) == os.path.abspath(args.output):
+    if args.npy and not npy_stdout and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
     _check_image_suffix(args.output)
@@ -567,15 +585,22 @@ def _run(argv: Sequence[str] | None) -> int:
     # Both files go to temporary siblings and are renamed once both are complete, so a
     # failure leaves neither behind. The temporary name keeps the suffix, from which
     # matplotlib takes the image format.
+    # Standard output is written before the renames, as score writes it before its
+    # files: a closed one leaves no file replaced.
     token = secrets.token_hex(4)
-    targets = [Path(path) for path in (args.output, args.npy) if path]
+    files = (args.output,) if npy_stdout else (args.output, args.npy)
+    targets = [Path(path) for path in files if path]
     temps = [target.with_name(f".{token}.{target.name}") for target in targets]
     try:
         maps = save_distortion_png(
             ref, dis, bitdepth, temps[0], opts, label,
             kind=args.kind, background=args.background,
         )  # fmt: skip
-        if args.npy:
+        if npy_stdout:
+            buffer = io.BytesIO()
+            np.save(buffer, maps.get(args.kind))
+            _write_stdout(buffer.getvalue())
+        elif args.npy:
             with open(temps[1], "wb") as handle:
                 np.save(handle, maps.get(args.kind))
         for temp, target in zip(temps, targets, strict=True):
@@ -584,6 +609,22 @@ def _run(argv: Sequence[str] | None) -> int:
         for temp in temps:
             temp.unlink(missing_ok=True)
     return 0
+
+
+def _write_stdout(data: bytes) -> None:
+    """Write ``data`` to standard output's byte stream, after any text before it."""
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:
+        raise AdmError("--npy -: standard output takes no bytes here; name a file")
+    try:
+        stream.write(data)
+        stream.flush()
+    except BrokenPipeError:
+        # What is left in the buffer would fail again at exit, with a second message.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise AdmError("--npy -: standard output was closed before the map was written") from None
 
 
 def _check_image_suffix(path: str) -> None:

@@ -532,6 +532,40 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
     assert summary["good"]["warnings"] == summary["same"]["warnings"] == ""
 
 
+def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
+    """A pair kept from an earlier run has in its summary row (and PairResult) the
+    warnings it gave when it was scored, from its record; a record from before warnings
+    were recorded keeps the pair with none, and one whose warnings are not a list of
+    text is not trusted (the pair is scored again)."""
+    clips = make_clips(tmp_path)
+    short = tmp_path / "short.yuv"
+    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2 + 100])  # 1 frame and a bit
+    rows = [
+        {"ref": "ref_a.yuv", "dis": "a1.yuv", "name": "good", "width": W, "height": H},
+        {"ref": "ref_a.yuv", "dis": "short.yuv", "name": "short", "width": W, "height": H},
+    ]
+    manifest = write_csv(tmp_path / "jobs.csv", rows)
+    out = tmp_path / "out"
+
+    def run():  # type: ignore[no-untyped-def]
+        results = batch.score_many(manifest, client, output=out, backend="cpu",
+                                   timeout=WAIT_S)  # fmt: skip
+        summary = read_summary(out / "summary.csv")
+        return [(r.status, r.warnings, summary[r.name]["warnings"]) for r in results]
+
+    (_, none, _), (_, warned, text) = run()
+    assert none == () and len(warned) == 3
+    assert json.loads((out / "short.job").read_text())["warnings"] == list(warned)
+    assert run() == [("skipped", (), ""), ("skipped", warned, text)]
+
+    record = json.loads((out / "short.job").read_text())
+    del record["warnings"]  # as an earlier admcuda wrote it
+    (out / "short.job").write_text(json.dumps(record))
+    assert run() == [("skipped", (), ""), ("skipped", (), "")]
+    (out / "short.job").write_text(json.dumps({**record, "warnings": "not a list"}))
+    assert run()[1] == ("done", warned, text)
+
+
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
     """Kill a worker while its task holds a finished result: the task runs again
     elsewhere, every pair is done, and each result file is written exactly once."""
@@ -642,8 +676,15 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
             '{"ref": "a", "dis": "b", "width": 32, "height": 24, "width": 16}\n',
             "line 1: key 'width' given twice",
         ),
-        ('{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n', "key 'egl' given twice"),
+        (
+            '{"ref": "a", "dis": "b", "options": {"egl": 1.2, "egl": 2}}\n',
+            "line 1: key 'egl' given twice in .options",
+        ),
         ("\n \n\n", "is empty"),
+        (
+            '{"ref": "a", "dis": "b"}\n{"options": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            "line 2: nested too deeply",
+        ),  # fmt: skip
         ('\n\nref,dis,name\na,b,"first\n', "line 4: unexpected end of data (a quote"),
     ],
 )
@@ -655,6 +696,27 @@ def test_bad_manifest_is_one_line(tmp_path, capsys, text, needle):
     assert cli.main(["batch", str(path), "-o", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and err.startswith("admcuda: error: ")
+
+
+def test_key_given_twice_says_where(tmp_path):
+    """A key given twice anywhere in a JSON line fails the manifest, naming the line, the
+    key and, inside a nested value, where that object is (a jq path)."""
+    good = '{"ref": "a", "dis": "b"}'
+    cases = [
+        ('{"ref": "a", "dis": "b", "dis": "c"}', "key 'dis' given twice"),
+        ('{"ref": "a", "dis": "b", "options": {"nvd": {"x": 1, "x": 2}}}',
+         "key 'x' given twice in .options.nvd"),
+        ('{"ref": "a", "dis": "b", "options": [1, {"a b": {"y": 1, "y": 2}}]}',
+         "key 'y' given twice in .options[1][\"a b\"]"),
+        ('{"ref": "a", "dis": "b", "n": {"x": 1, "x": 2}, "m": {"z": 1, "z": 2}}',
+         "key 'x' given twice in .n"),  # the first in the line
+    ]  # fmt: skip
+    path = tmp_path / "jobs.jsonl"
+    for line, message in cases:
+        path.write_text(f"{good}\n{line}\n")
+        with pytest.raises(AdmError) as info:
+            batch.read_jobs(path)
+        assert str(info.value) == f"manifest '{path}' line 2: {message}"
 
 
 def test_manifest_from_standard_input_and_after_blank_lines(tmp_path, monkeypatch):

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import os
+import subprocess
 import sys
 
 import numpy as np
 import pytest
 from _frames import luma_frames
 from admcuda.reference import compute_adm
-from conftest import NETFLIX
+from conftest import NETFLIX, ROOT
 
 from admcuda.data import EXAMPLE, example_paths
 from admcuda.distmap import _upsample, distortion_map, distortion_maps, main, save_distortion_png
@@ -196,7 +198,7 @@ def test_cli_errors(tmp_path, capsys):
         geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
         assert "out of range" in _error(capsys, [*geo, "--frame", "3", "-o", out], 1)
         assert "--frame must be" in _error(capsys, [*geo, "--frame", "-1", "-o", out], 2)
-        for bad in ("1_0", "\uff11", "0x1", "1.5"):  # not read as 10, 1, 1 and 1
+        for bad in ("1_0", "\uff11", "08", "1.5"):  # not 10, 1, 8 (octal has no 8) or 1
             assert "invalid integer" in _error(capsys, [*geo, "--frame", bad, "-o", out], 2)
         assert "too small" in _error(
             capsys, [str(ref), str(dis), "-w", "16", "-h", "144", "-o", out], 2
@@ -210,6 +212,24 @@ def test_cli_errors(tmp_path, capsys):
     assert not (tmp_path / "o.png").exists()
     assert main(["--help"]) == 0
     assert "--frame" in capsys.readouterr().out
+
+
+def test_cli_frame_reads_integers_as_libvmaf_does(tmp_path, capsys):
+    """--frame takes C's integer syntax, as -w/-h/-b and libvmaf's --frame_skip_ref and
+    --frame_cnt do (strtoul(text, &end, 0)): 0x2 and 02 are frame 2, 010 is frame 8."""
+    pytest.importorskip("matplotlib")
+    png, npy = str(tmp_path / "o.png"), tmp_path / "o.npy"
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", png, "--npy", str(npy)]
+        assert main([*geo, "--frame", "2"]) == 0
+        want = np.load(npy)
+        for text in ("0x2", "02", " +2"):
+            npy.unlink()
+            assert main([*geo, "--frame", text]) == 0
+            np.testing.assert_array_equal(np.load(npy), want)
+        assert capsys.readouterr().err == ""
+        err = _error(capsys, [*geo, "--frame", "010"], 1)
+        assert "frame 8 is out of range: the files have 3 frames in common" in err
 
 
 def test_cli_never_writes_over_its_inputs(tmp_path, capsys):
@@ -257,6 +277,60 @@ def test_cli_outputs_must_be_image_files(tmp_path, capsys):
         )
     assert [p.name for p in tmp_path.iterdir()] == ["pipe.png"]
     assert not fifo.is_file()
+
+
+def test_cli_npy_dash_is_standard_output(tmp_path, capsysbinary, monkeypatch):
+    """--npy - writes the .npy bytes to standard output (as score's -o - writes there),
+    no file named '-'; a terminal there is refused before any work."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    png = tmp_path / "o.png"
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
+        assert main([*geo, "--frame", "1", "-o", str(png), "--npy", "-"]) == 0
+        frames_r = luma_frames(ref, EXAMPLE.width, EXAMPLE.height, "420", 8)
+        frames_d = luma_frames(dis, EXAMPLE.width, EXAMPLE.height, "420", 8)
+        out, err = capsysbinary.readouterr()
+        assert err == b""
+        want = distortion_map(frames_r[1], frames_d[1])
+        np.testing.assert_array_equal(np.load(io.BytesIO(out)), want)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["o.png"]
+        png.unlink()
+        assert main([*geo, "-o", "-", "--npy", "-"]) == 2  # -o - is no image suffix
+        assert b"--output '-' must end in .png" in capsysbinary.readouterr().err
+        monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+        assert main([*geo, "-o", str(png), "--npy", "-"]) == 2
+        out, err = capsysbinary.readouterr()
+        assert out == b""
+        assert err == b"admcuda: error: --npy -: standard output is a terminal; " \
+            b"redirect it or name a file\n"  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_npy_dash_to_a_closed_pipe(tmp_path):
+    """A reader gone before the map is written: one line, status 1, no PNG made."""
+    pytest.importorskip("matplotlib")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    png = tmp_path / "o.png"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.pop("ADMCUDA_TRACEBACK", None)
+    with example_paths() as (ref, dis):
+        argv = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", str(png), "--npy", "-"]
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "admcuda", "map", *argv],
+                stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+                timeout=300,
+            )  # fmt: skip
+        finally:
+            os.close(write_end)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr == (
+        "admcuda: error: --npy -: standard output was closed before the map was written\n"
+    )
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
