@@ -100,11 +100,14 @@ def _options(rng: np.random.Generator) -> dict[str, str]:
     return out
 
 
-def draw_case(seed: int) -> dict[str, Any]:
-    """One random case, the same for the same seed."""
+def draw_case(seed: int, large: bool = False) -> dict[str, Any]:
+    """One random case, the same for the same seed (``large``: frames from 1000x400 to
+    1920x1080, one or two of them)."""
     rng = np.random.default_rng([seed, 7])
     kind = rng.random()
-    if kind < 0.3:
+    if large:
+        w, h = int(rng.integers(1000, 1921)), int(rng.integers(400, 1081))
+    elif kind < 0.3:
         w, h = int(rng.integers(17, 65)), int(rng.integers(17, 65))
     elif kind < 0.9:
         w, h = int(rng.integers(17, 420)), int(rng.integers(17, 260))
@@ -112,7 +115,7 @@ def draw_case(seed: int) -> dict[str, Any]:
         w, h = int(rng.integers(400, 1000)), int(rng.integers(17, 120))
     fmt = str(rng.choice(FORMATS))
     bitdepth = int(rng.choice(BITDEPTHS))
-    frames = int(rng.integers(1, 4))
+    frames = int(rng.integers(1, 3 if large else 4))
     spec: dict[str, Any] = {"w": w, "h": h, "fmt": fmt, "bitdepth": bitdepth, "frames": frames}
     spec["seed"] = seed
     content = rng.random()
@@ -212,10 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0, help="first case's seed (then +1 each)")
     ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--large", action="store_true", help="frames from 1000x400 to 1920x1080")
     a = ap.parse_args(argv)
     bad, skipped, t0 = 0, 0, time.time()
     for seed in range(a.seed, a.seed + a.cases):
-        spec = draw_case(seed)
+        spec = draw_case(seed, a.large)
         try:
             diffs = check_case(spec, a.libvmaf, a.oracle, a.backend)
         except SkipCase:
@@ -227,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
             bad += 1
             print(f"seed {seed} {spec['name']} {spec['options']} {spec['ops']}: "
                   f"{len(diffs)} differences; first: {diffs[0]}", flush=True)  # fmt: skip
-    print(f"{a.cases} cases from seed {a.seed} ({a.backend}): {bad} differ, {skipped} not made, "
-          f"{time.time() - t0:.0f} s")  # fmt: skip
+    size = ", large" if a.large else ""
+    print(f"{a.cases} cases from seed {a.seed} ({a.backend}{size}): {bad} differ, "
+          f"{skipped} not made, {time.time() - t0:.0f} s")  # fmt: skip
     return 1 if bad else 0
 
 
