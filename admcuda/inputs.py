@@ -263,6 +263,12 @@ def _name_conflicts(
             "plane; convert it to planar YUV (ffmpeg ... -pix_fmt yuv422p out.yuv), or give "
             "--ignore-name if the name is wrong"
         )
+    if hints.big_endian:
+        return AdmError(
+            f"{where}: its name says {hints.big_endian}, big-endian samples; raw files are "
+            "read little-endian: convert it (ffmpeg ... -pix_fmt yuv420p16le out.yuv), or give "
+            "--ignore-name if the name is wrong"
+        )
     clauses: list[str] = []
     fixes: list[str] = []
 
@@ -321,6 +327,13 @@ def _open_raw_file(
         if scale and hints.size is not None and hints.size != (geo.width, geo.height):
             geo = replace(geo, width=hints.size[0], height=hints.size[1], size_from="name")
         size = check_input_file(path, where, "raw YUV file")
+        one = frame_bytes(geo.width, geo.height, geo.pixel_format, geo.bitdepth)
+        if scale and hints.size is None and size % one:
+            raise AdmError(
+                f"{where}: with --scale a raw distorted file is read at the size its name "
+                f"states, and its name states none; at {geo.width}x{geo.height} its "
+                f"{size} bytes are not whole frames: name its size (e.g. rung_640x360.yuv)"
+            )
         # A file smaller than one frame gets YuvReader's message, which quotes the name.
         if size >= frame_bytes(geo.width, geo.height, geo.pixel_format, geo.bitdepth):
             problem = _name_conflicts(hints, geo, where, distorted=distorted)

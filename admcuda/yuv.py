@@ -109,6 +109,9 @@ _NAME_FORMATS: tuple[tuple[re.Pattern[str], str | None, int | None], ...] = tupl
         (r"(8|10|12|16)[-_ ]?(?:bits?|bpc|b|le|be)", "", None),
     )
 )
+# A name stating big-endian samples (yuv420p16be, gray10be, p010be, 12be): read here as
+# little-endian, its samples would be byte-swapped (at 16 bits every value is in range).
+_BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p|gr[ae]y|p[024]|)(?:10|12|16)be"))
 _PACKED = re.compile(_WORD.format(r"(?:yuyv|yvyu|uyvy|yuy2|uyyvyy)(?:422|411)?|y21[026](?:le|be)?"))
 
 
@@ -128,6 +131,8 @@ class NameHints:
     bitdepth : {8, 10, 12, 16} or None
     packed : str or None
         A packed layout's name (``yuyv422``): its luma is not a plane.
+    big_endian : str or None
+        A word stating big-endian samples (``yuv420p16be``).
     size_word, format_word, bitdepth_word : str or None
         The part of the name that says it, for messages.
     """
@@ -136,6 +141,7 @@ class NameHints:
     pixel_format: str | None = None
     bitdepth: int | None = None
     packed: str | None = None
+    big_endian: str | None = None
     size_word: str | None = None
     format_word: str | None = None
     bitdepth_word: str | None = None
@@ -189,6 +195,7 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
             elif implied_bits:
                 implied.append((implied_bits, word))
     packed = _PACKED.search(name)
+    big_endian = _BIG_ENDIAN.search(name)
     size, size_word = _unique(sizes)
     fmt, format_word = _unique(layouts)
     bitdepth, bitdepth_word = _unique(stated) if stated else _unique(implied)
@@ -197,6 +204,7 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
         pixel_format=fmt,  # type: ignore[arg-type]
         bitdepth=bitdepth,  # type: ignore[arg-type]
         packed=packed.group(0) if packed else None,
+        big_endian=big_endian.group(0) if big_endian else None,
         size_word=size_word,
         format_word=format_word,
         bitdepth_word=bitdepth_word,

@@ -128,6 +128,14 @@ def test_name_hints_packed():
     assert name_hints("a_yuv422p.yuv").packed is None
 
 
+def test_name_hints_big_endian():
+    for name in ("a.yuv420p16be.yuv", "a_gray10be.yuv", "a.p010be.yuv", "a_12be.yuv",
+                 "a_yuvj444p16be.yuv"):  # fmt: skip
+        assert name_hints(name).big_endian == name[2:].rsplit(".", 1)[0].lstrip("._"), name
+    for name in ("a.yuv420p16le.yuv", "a_be.yuv", "a_16bit_maybe.yuv", "a.yuv420p.yuv"):
+        assert name_hints(name).big_endian is None, name
+
+
 # ---- names that contradict the flags ---------------------------------------------------
 
 
@@ -160,6 +168,8 @@ def test_name_says_another_bit_depth(tmp_path):
         ("c_yuv422p10le.yuv", {}, "its name says 422 but --pixel-format is 420 (default), and "
          "10-bit but --bitdepth is 8 (default); give -p 422 -b 10, or --ignore-name"),
         ("c.yuyv422.yuv", {}, "its name says yuyv422, a packed layout"),
+        ("c.yuv420p16be.yuv", {"bitdepth": 16}, "its name says yuv420p16be, big-endian "
+         "samples; raw files are read little-endian"),
     ],
 )  # fmt: skip
 def test_name_contradicts_flags(tmp_path, name, given, said):
@@ -191,6 +201,25 @@ def test_distorted_name_of_another_size_offers_scale(tmp_path):
     with pytest.raises(AdmError, match=r"its name says 176x144 but --width/--height are "
                        r"160x90; give --scale bicubic to read it at 176x144"):  # fmt: skip
         open_inputs(ref, [dis], width=W, height=H)
+
+
+def test_scale_refuses_a_raw_rung_of_unnamed_size_that_is_not_whole_frames(tmp_path):
+    ref = write_raw(tmp_path / "ref.yuv")
+    dis = write_raw(tmp_path / "rung.yuv", frames=3, w=64, h=40)  # 3 x 3,840 bytes
+    with pytest.raises(AdmError) as info:
+        open_inputs(ref, [dis], width=W, height=H, scale="bicubic")
+    assert str(info.value) == (
+        f"distorted file {str(dis)!r}: with --scale a raw distorted file is read at the size "
+        "its name states, and its name states none; at 160x90 its 11520 bytes are not whole "
+        "frames: name its size (e.g. rung_640x360.yuv)"
+    )
+    named = tmp_path / "rung_64x40.yuv"
+    dis.rename(named)
+    with open_inputs(ref, [named], width=W, height=H, scale="bicubic") as inputs:
+        assert inputs.dis[0].kind == "scaled"
+    full = write_raw(tmp_path / "full.yuv", frames=2)  # the reference's size: kept as it is
+    with open_inputs(ref, [full], width=W, height=H, scale="bicubic") as inputs:
+        assert (inputs.dis[0].width, inputs.dis[0].height) == (W, H)
 
 
 def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):
