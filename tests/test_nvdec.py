@@ -767,12 +767,14 @@ def test_segment_sessions_setting(monkeypatch):
 def test_auto_sessions_only_where_segments_were_measured_to_pay():
     n = nvdec.AUTO_SEGMENT_SESSIONS
     assert n > 1
-    # pairs: H.264 from 1080p, HEVC from 2160p
+    # pairs from 1080p: H.264 on n sessions a stream, HEVC on fewer
+    hevc = nvdec.AUTO_HEVC_PAIR_SESSIONS
+    assert 1 < hevc < n
     assert nvdec.auto_sessions("H264", 1920, 1080, 2) == n
     assert nvdec.auto_sessions("H264", 3840, 2160, 1) == n
-    assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == n
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == 1
-    assert nvdec.auto_sessions("HEVC", 3840, 2159, 1) == 1
+    assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == hevc
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == hevc
+    assert nvdec.auto_sessions("HEVC", 3840, 2159, 1) == hevc
     assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
     assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
     assert nvdec.auto_sessions("HEVC", 1920, 1078, 2) == 1
