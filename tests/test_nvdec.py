@@ -816,6 +816,21 @@ def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
     assert len(opened) == 2 and not any(r._sessions for r in opened)  # closed again
 
 
+def test_fake_bench_times_decode_alone_in_the_default_layout(fake):
+    from admcuda.bench import _ceiling_sessions
+
+    def video(codec, width, height):
+        return fake(FakeVideo(codec=codec, fmt="NV12", width=width, height=height, frames=4,
+                              order=[0, 3, 1, 2]))  # fmt: skip
+
+    hevc, h264, small = video("HEVC", 1920, 1080), video("H264", 1920, 1080), video("HEVC", 64, 48)
+    assert _ceiling_sessions(hevc, 2) == [1, nvdec.AUTO_HEVC_PAIR_SESSIONS, 4]
+    assert _ceiling_sessions(hevc, 5) == [1, 4]  # an HEVC ladder's default is one session
+    assert _ceiling_sessions(h264, 2) == [1, nvdec.AUTO_SEGMENT_SESSIONS]
+    assert _ceiling_sessions(h264, 3) == [1, nvdec.AUTO_LADDER_SESSIONS, 4]
+    assert _ceiling_sessions(small, 2) == [1, 4]
+
+
 def test_fake_decoder_auto_opens_each_input_once(fake):
     from admcuda.inputs import open_inputs
 
