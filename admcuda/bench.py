@@ -383,6 +383,7 @@ _DECODER_ROWS: dict[str, tuple[str, dict[str, str]]] = {
     "nvdec-one-session": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "1"}),
     "nvdec-processes": ("nvdec", {"ADMCUDA_NVDEC_PROCESSES": "1"}),
     "nvdec-segments": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "4"}),
+    "nvdec-segments-2": ("nvdec", {"ADMCUDA_NVDEC_SEGMENTS": "2"}),
     "ffmpeg": ("ffmpeg", {}),
 }
 
@@ -460,6 +461,16 @@ def _environ(extra: dict[str, str]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+def _ceiling_sessions(ref: Path, streams: int) -> list[int]:
+    """The session layouts whose decode alone :func:`bench_encoded` times: one session a
+    stream, what ``auto`` gives these ``streams`` (the default row's own ceiling), and 4."""
+    from admcuda.nvdec import auto_sessions, open_nvdec
+
+    with open_nvdec(ref, "bench") as reader:
+        default = auto_sessions(reader.codec, reader.width, reader.height, streams)
+    return sorted({1, default, 4})
+
+
 def bench_encoded(
     ref: Path,
     dis: Path,
@@ -487,11 +498,11 @@ def bench_encoded(
         has_ffmpeg = False
     gpu = cuda_available()
     has_nvdec = gpu and nvdec_available()
-    ceilings: dict[str, Any] = {"NVDEC": None, "NVDEC, ADMCUDA_NVDEC_SEGMENTS=4": None}
+    ceilings: dict[str, Any] = {"NVDEC": None}
     if has_nvdec:
-        envs = (_DECODER_ROWS["nvdec-one-session"][1], _DECODER_ROWS["nvdec-segments"][1])
-        for what, env in zip(ceilings, envs, strict=True):
-            with _environ(env):
+        for sessions in _ceiling_sessions(ref, len(paths)):
+            what = "NVDEC" if sessions == 1 else f"NVDEC, ADMCUDA_NVDEC_SEGMENTS={sessions}"
+            with _environ({"ADMCUDA_NVDEC_SEGMENTS": str(sessions)}):
                 ceilings[what] = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
     ceilings["ffmpeg"] = (
         pipeline_ceiling(paths, lambda p: VideoReader(p), batch) if has_ffmpeg and gpu else None

@@ -402,8 +402,11 @@ def segment_sessions() -> int | None:
     return value
 
 
-#: Sessions per stream that ``auto`` gives a pair where segments paid (see :func:`auto_sessions`).
+#: Sessions per stream that ``auto`` gives an H.264 pair where segments paid (see
+#: :func:`auto_sessions`) ...
 AUTO_SEGMENT_SESSIONS = 4
+#: ... and an HEVC pair ...
+AUTO_HEVC_PAIR_SESSIONS = 2
 #: ... and an H.264 ladder of up to :data:`AUTO_LADDER_STREAMS` streams.
 AUTO_LADDER_SESSIONS = 2
 AUTO_LADDER_STREAMS = 5
@@ -413,31 +416,31 @@ def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
     """Sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``, for one of ``streams`` NVDEC
     streams read together.
 
-    - H.264 of 1920x1080 or more pixels, HEVC of 3840x2160 or more:
-      :data:`AUTO_SEGMENT_SESSIONS` in a pair (two streams at most);
-    - H.264 from 1080p: :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
+    - H.264 of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair (two
+      streams at most), :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
       :data:`AUTO_LADDER_STREAMS` streams;
+    - HEVC of 1920x1080 or more pixels: :data:`AUTO_HEVC_PAIR_SESSIONS` in a pair;
     - else 1.
 
     The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1 to 4
     sessions a stream): segments were faster there, where one session decodes a stream
-    more slowly than the engines allow together. A 1080p HEVC 10-bit pair keeps one
-    session a stream: with four, its steady rate was higher (frames decoded ahead during
-    start-up count in it), but its whole process was longer in four of six ``admcuda
-    bench`` runs, at 600 and 1,800 frames (session 9: 2.65 against 2.39 s, and 4.51
-    against 3.95 s); the 2160p pair was faster in all with four. HEVC ladders keep one
-    session: at 1080p two a stream were faster in steady state but slower in all on a
-    600-frame ladder, and at 2160p only one session was measured. Other sizes and layouts
-    were not measured and keep one session too.
+    more slowly than the engines allow together. For HEVC 10-bit pairs at 1080p (600 and
+    1,800 frames) and 2160p (240), two sessions a stream gave the shortest whole process
+    in session 12's runs, and a higher steady rate than one; four had been slower than one
+    at 1080p in session 9 (each segment's session start and the ordered hand-on cost more
+    than the engines gave). HEVC ladders keep one session: at 1080p two a stream were
+    faster in steady state but slower in all on a 600-frame ladder, and at 2160p only one
+    session was measured. Other sizes and layouts were not measured and keep one session
+    too.
     """
     pixels = width * height
     if codec not in _IDR_NAL_TYPES or pixels < 1920 * 1080:
         return 1
-    if codec == "HEVC" and pixels < 3840 * 2160:
-        return 1
+    if codec == "HEVC":
+        return AUTO_HEVC_PAIR_SESSIONS if streams <= 2 else 1
     if streams <= 2:
         return AUTO_SEGMENT_SESSIONS
-    if codec == "H264" and streams <= AUTO_LADDER_STREAMS:
+    if streams <= AUTO_LADDER_STREAMS:
         return AUTO_LADDER_SESSIONS
     return 1
 

@@ -767,12 +767,14 @@ def test_segment_sessions_setting(monkeypatch):
 def test_auto_sessions_only_where_segments_were_measured_to_pay():
     n = nvdec.AUTO_SEGMENT_SESSIONS
     assert n > 1
-    # pairs: H.264 from 1080p, HEVC from 2160p
+    # pairs from 1080p: H.264 on n sessions a stream, HEVC on fewer
+    hevc = nvdec.AUTO_HEVC_PAIR_SESSIONS
+    assert 1 < hevc < n
     assert nvdec.auto_sessions("H264", 1920, 1080, 2) == n
     assert nvdec.auto_sessions("H264", 3840, 2160, 1) == n
-    assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == n
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == 1
-    assert nvdec.auto_sessions("HEVC", 3840, 2159, 1) == 1
+    assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == hevc
+    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == hevc
+    assert nvdec.auto_sessions("HEVC", 3840, 2159, 1) == hevc
     assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
     assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
     assert nvdec.auto_sessions("HEVC", 1920, 1078, 2) == 1
@@ -812,6 +814,21 @@ def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
     with pytest.raises(AdmError, match="ADMCUDA_NVDEC_SEGMENTS must be auto or a whole"):
         open_inputs(big[0], big[1:2], decoder="nvdec")
     assert len(opened) == 2 and not any(r._sessions for r in opened)  # closed again
+
+
+def test_fake_bench_times_decode_alone_in_the_default_layout(fake):
+    from admcuda.bench import _ceiling_sessions
+
+    def video(codec, width, height):
+        return fake(FakeVideo(codec=codec, fmt="NV12", width=width, height=height, frames=4,
+                              order=[0, 3, 1, 2]))  # fmt: skip
+
+    hevc, h264, small = video("HEVC", 1920, 1080), video("H264", 1920, 1080), video("HEVC", 64, 48)
+    assert _ceiling_sessions(hevc, 2) == [1, nvdec.AUTO_HEVC_PAIR_SESSIONS, 4]
+    assert _ceiling_sessions(hevc, 5) == [1, 4]  # an HEVC ladder's default is one session
+    assert _ceiling_sessions(h264, 2) == [1, nvdec.AUTO_SEGMENT_SESSIONS]
+    assert _ceiling_sessions(h264, 3) == [1, nvdec.AUTO_LADDER_SESSIONS, 4]
+    assert _ceiling_sessions(small, 2) == [1, 4]
 
 
 def test_fake_decoder_auto_opens_each_input_once(fake):
