@@ -335,7 +335,7 @@ def _open_raw_file(
                 f"{size} bytes are not whole frames: name its size (e.g. rung_640x360.yuv)"
             )
         # A file smaller than one frame gets YuvReader's message, which quotes the name.
-        if size >= frame_bytes(geo.width, geo.height, geo.pixel_format, geo.bitdepth):
+        if size >= one:
             problem = _name_conflicts(hints, geo, where, distorted=distorted)
             if problem is not None:
                 raise problem
