@@ -209,7 +209,7 @@ class IterSource:
 
                 raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
             if on_gpu:
-                out[k] = frame  # device to device, on this thread's stream
+                _copy_to_device(out, k, frame)
                 copied.append(frame)
             else:
                 np.copyto(out[k], frame)
@@ -224,6 +224,26 @@ class IterSource:
 
     def close(self) -> None:
         self.stream.close()
+
+
+def _copy_to_device(out: Any, k: int, frame: Any) -> None:
+    """``out[k] = frame`` on this thread's stream: one copy call for a contiguous CuPy plane
+    on ``out``'s device (NVDEC's), CuPy's assignment for anything else."""
+    import cupy as cp
+
+    if (
+        isinstance(frame, cp.ndarray)
+        and frame.flags.c_contiguous
+        and out.flags.c_contiguous
+        and frame.device.id == out.device.id
+    ):
+        nbytes = frame.nbytes
+        rt = cp.cuda.runtime
+        dst = out.data.ptr + k * nbytes
+        stream = cp.cuda.get_current_stream().ptr
+        rt.memcpyAsync(dst, frame.data.ptr, nbytes, rt.memcpyDeviceToDevice, stream)
+    else:
+        out[k] = frame
 
 
 class PlainStream:
