@@ -378,9 +378,8 @@ _IDR_NAL_TYPES: dict[str, tuple[int, int, frozenset[int]]] = {
 }
 # no segment shorter than this many frames (each costs a session start and one more frame)
 MIN_SEGMENT_FRAMES = 48
-# frames a stream's segments may hold decoded, in all (a segment's worth for the one being
-# read and one for each session decoding ahead of it): 4 GiB, and no more than a sixteenth
-# of the GPU's memory
+# frames a stream's segments may hold decoded ahead of the reader, in all (divided by the
+# segments decoding at once): 4 GiB, and no more than a sixteenth of the GPU's memory
 SEGMENT_BUFFER_BYTES = 4 << 30
 SEGMENT_BUFFER_SHARE = 16
 
@@ -635,45 +634,6 @@ def _next_item(q: queue.Queue, worker: threading.Thread, stop: threading.Event) 
                 return _CLOSED
             if not worker.is_alive() and q.empty():
                 raise AdmError(f"{worker.name} ended without its frames") from None
-
-
-class _Ahead:
-    """The frames segments have decoded ahead of the one being read, at most ``limit``.
-
-    A segment's worker :meth:`take` s a frame's place before queueing it; the segment being
-    read, or one before it, never waits (so the reader always gets its frames); the reader
-    :meth:`give` s a place back as it takes each frame that held one.
-    """
-
-    def __init__(self, limit: int, stop: threading.Event) -> None:
-        self._limit, self._stop = limit, stop
-        self._held, self._read = 0, -1
-        self._cond = threading.Condition()
-
-    def take(self, order: int) -> bool | None:
-        """A place for a frame of segment ``order``: True where one was taken, False where
-        it needs none (the segment is being read), None once the iteration stops."""
-        with self._cond:
-            while True:
-                if order <= self._read:
-                    return False
-                if self._held < self._limit:
-                    self._held += 1
-                    return True
-                if self._stop.is_set():
-                    return None
-                self._cond.wait(0.05)
-
-    def give(self) -> None:
-        with self._cond:
-            self._held -= 1
-            self._cond.notify_all()
-
-    def reading(self, order: int) -> None:
-        """Segment ``order`` is now being read: its worker needs no more places."""
-        with self._cond:
-            self._read = order
-            self._cond.notify_all()
 
 
 class NvdecReader(ClosingReader):
@@ -1092,10 +1052,9 @@ class NvdecReader(ClosingReader):
             self._close_session(session)
 
     def _segment_depth(self, sessions: int) -> int:
-        """Frames a segment may hold decoded, where ``sessions`` decode at once: the buffer
-        holds the segment being read and ``sessions`` segments' worth decoded ahead."""
+        """Frames each of ``sessions`` segments decoding at once may hold ahead."""
         frame_bytes = self.width * self.height * (1 if self.bitdepth == 8 else 2)
-        return max(self._segment_buffer_bytes() // ((sessions + 1) * frame_bytes), 2)
+        return max(self._segment_buffer_bytes() // (sessions * frame_bytes), 2)
 
     def _segment_buffer_bytes(self) -> int:
         """:data:`SEGMENT_BUFFER_BYTES`, or a :data:`SEGMENT_BUFFER_SHARE` th of the GPU's
@@ -1113,9 +1072,7 @@ class NvdecReader(ClosingReader):
 
         Segments are as long as an even share of the stream, but no longer than the frames a
         segment may hold decoded ahead: each segment costs a decoder start and release, and
-        a longer one would wait for the reader instead of decoding ahead. Where the stream
-        needs more segments than sessions, their number is a multiple of ``sessions``, so
-        that the last round of segments keeps every session busy.
+        a longer one would wait for the reader instead of decoding ahead.
         """
         if self.codec not in _IDR_NAL_TYPES:
             return None
@@ -1127,9 +1084,8 @@ class NvdecReader(ClosingReader):
                     f"{self.where}: PyNvVideoCodec's demuxer failed: {_one_line(exc)}"
                 ) from None
         pts, idr = self._packets
-        sessions = max(sessions, 1)
-        rounds = -(-len(pts) // (sessions * self._segment_depth(sessions)))
-        length = -(-len(pts) // (sessions * rounds))
+        share = -(-len(pts) // max(sessions, 1))
+        length = min(share, self._segment_depth(sessions))
         return plan_segments(pts, idr, length=max(length, MIN_SEGMENT_FRAMES))
 
     def _read_packets(self) -> tuple[list[int | None], list[bool]]:
@@ -1150,53 +1106,33 @@ class NvdecReader(ClosingReader):
     ) -> Iterator[Any]:
         """Frames ``start`` to ``total`` (or the end), each segment of ``plan`` decoded by its
         own session in a thread, up to ``sessions`` at once, and yielded in display order;
-        the first segment by ``probe`` (the opening session, paused on frame 0) where given.
-
-        A segment's session starts as soon as one before it has decoded its last frame, so
-        that ``sessions`` decode at once until the end; the frames decoded ahead of the
-        segment being read are held to ``sessions`` segments' worth (:class:`_Ahead`), and
-        the segment being read holds at most one segment's worth.
-        """
+        the first segment by ``probe`` (the opening session, paused on frame 0) where given."""
         stop = threading.Event()
         with self._sessions_lock:
             self._stops.add(stop)
         depth = self._segment_depth(sessions)
-        ahead = _Ahead(sessions * depth, stop)
         running: dict[int, tuple[threading.Thread, queue.Queue]] = {}
-        launching = threading.Lock()  # guards running and queued; no launch once stop is set
+
+        def launch(k: int, probe: Any = None) -> None:
+            q: queue.Queue = queue.Queue(maxsize=depth)
+            t = threading.Thread(
+                target=self._decode_segment, args=(plan[k], q, stop, probe), daemon=True,
+                name=f"admcuda-nvdec-segment-{k}",
+            )  # fmt: skip
+            running[k] = (t, q)
+            t.start()
 
         todo = [k for k, seg in enumerate(plan) if seg.start + len(seg.pts) > start]
         if total is not None:
             todo = [k for k in todo if plan[k].start < total]
-        queued = list(todo)
         if probe is not None and (not todo or todo[0] != 0):
             self._close_session(probe[0])
             probe = None
-
-        def launch(probe: Any = None) -> None:
-            """Start the next segment's session, if any is left and the iteration goes on."""
-            with launching:
-                if stop.is_set() or not queued:
-                    return
-                k = queued.pop(0)
-                q: queue.Queue = queue.Queue(maxsize=depth)
-                t = threading.Thread(
-                    target=self._decode_segment, args=(plan[k], q, stop, probe),
-                    kwargs={"ahead": ahead, "order": k, "decoded": launch}, daemon=True,
-                    name=f"admcuda-nvdec-segment-{k}",
-                )  # fmt: skip
-                running[k] = (t, q)
-                t.start()
-
         try:
-            if todo:
-                ahead.reading(todo[0])
-            for n in range(min(sessions, len(todo))):
-                launch(probe if n == 0 else None)
-            for k in todo:
-                ahead.reading(k)
-                with launching:
-                    t, q = running[k]  # launched: every segment before it has been decoded
+            for n, k in enumerate(todo[:sessions]):
+                launch(k, probe if n == 0 else None)
+            for n, k in enumerate(todo):
+                t, q = running[k]
                 index = plan[k].start
                 while True:
                     item = _next_item(q, t, stop)
@@ -1206,52 +1142,31 @@ class NvdecReader(ClosingReader):
                         return
                     if isinstance(item, BaseException):
                         raise item
-                    plane, held = item
-                    if held:
-                        ahead.give()
                     if index >= start:
-                        yield plane
-                    del plane
+                        yield item
                     index += 1
                     if total is not None and index >= total:
                         return
-                t.join()
-                with launching:
-                    del running[k]
+                running.pop(k)[0].join()
+                if n + sessions < len(todo):
+                    launch(todo[n + sessions])
         finally:
-            with launching:
-                stop.set()
-                left = list(running.values())
+            stop.set()
             with self._sessions_lock:
                 self._stops.discard(stop)
-            for t, q in left:
+            for t, q in running.values():
                 while t.is_alive():
                     with contextlib.suppress(queue.Empty):
                         q.get(timeout=0.05)
                 t.join()
 
     def _decode_segment(
-        self,
-        seg: Segment,
-        q: queue.Queue,
-        stop: threading.Event,
-        probe: Any = None,
-        *,
-        ahead: _Ahead,
-        order: int,
-        decoded: Any,
+        self, seg: Segment, q: queue.Queue, stop: threading.Event, probe: Any = None
     ) -> None:
-        """Decode one segment in a session of its own into ``q``: its frames, each as
-        ``(plane, held)`` (``held``: it counts in ``ahead``), then ``_END``, or the error
-        that stopped it. Each frame's presentation time is checked against the segment's,
-        in order; the frame decoded from the priming first packet is dropped. The first
-        segment may go on in ``probe``, the opening session paused on frame 0. Once the
-        segment's frames are decoded and its session released, ``decoded()`` is called
-        (before ``_END`` is queued: the reader finds the next segments started)."""
-
-        def put_plane(plane: Any) -> bool:
-            held = ahead.take(order)
-            return held is not None and put((plane, held))
+        """Decode one segment in a session of its own into ``q``: its frames, then ``_END``,
+        or the error that stopped it. Each frame's presentation time is checked against the
+        segment's, in order; the frame decoded from the priming first packet is dropped.
+        The first segment may go on in ``probe``, the opening session paused on frame 0."""
 
         def put(item: Any) -> bool:
             while not stop.is_set():
@@ -1291,7 +1206,7 @@ class NvdecReader(ClosingReader):
                 if pts != want[0]:
                     raise out_of_order(pts, 0)
                 del first
-                if not put_plane(plane):
+                if not put(plane):
                     return
                 del plane
                 done = 1
@@ -1310,7 +1225,7 @@ class NvdecReader(ClosingReader):
                     done += 1
 
             for plane in self._finished(session, numbered()):
-                if not put_plane(plane):
+                if not put(plane):
                     return
             if stop.is_set():
                 return
@@ -1322,9 +1237,6 @@ class NvdecReader(ClosingReader):
                     f"{self.where}: NVDEC's segment from frame {seg.start} ended after {done} "
                     f"of its {len(want)} frames; set ADMCUDA_NVDEC_SEGMENTS=1"
                 )
-            self._close_session(session)
-            session = None
-            decoded()
             put(_END)
         except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
             put(exc)

@@ -256,18 +256,28 @@ def test_cuda_slots_are_registered_host_memory_with_a_fallback(ladder, monkeypat
 @pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
 def test_cuda_iter_source_copies_device_and_host_planes_into_device_slots():
     """GPU frames (NVDEC's) are copied into device slots by one copy call each where they
-    are contiguous; strided CuPy views and NumPy planes take CuPy's assignment; all land."""
+    are contiguous, strided CuPy views by CuPy's assignment; all land, nothing past them."""
     import cupy as cp
 
-    from admcuda.pipeline import IterSource, PlainStream
+    from admcuda.pipeline import IterSource
+
+    class Frames:  # a stream of planes as they come, as NVDEC's reader gives them
+        reader = available = None
+        subsample = 1
+
+        def __init__(self, frames):
+            self.frames = frames
+
+        def __iter__(self):
+            return iter(self.frames)
 
     rng = np.random.default_rng(7)
     planes = [rng.integers(0, 1024, (H, W)).astype(np.uint16) for _ in range(4)]
     wide = cp.asarray(np.pad(planes[1], ((0, 0), (0, 5))))
-    frames = [cp.asarray(planes[0]), wide[:, :W], planes[2], cp.asarray(planes[3])]
+    frames = [cp.asarray(planes[0]), wide[:, :W], cp.asarray(planes[2]), cp.asarray(planes[3])]
     out = cp.full((5, H, W), 9, np.uint16)
     with ThreadPoolExecutor(1) as pool:
-        assert IterSource(PlainStream(frames)).start(out, 5, pool).wait() == 4
+        assert IterSource(Frames(frames)).start(out, 5, pool).wait() == 4
     for k, plane in enumerate(planes):
         assert np.array_equal(cp.asnumpy(out[k]), plane), k
     assert int(out[4].min()) == int(out[4].max()) == 9  # past the frames: untouched
