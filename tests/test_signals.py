@@ -1,5 +1,5 @@
 """Signals while standard input waits for its writer: Ctrl-C ends the run at once (exit
-status 130, one line).
+status 130, one line), and SIGTERM ends it with its CPU worker processes.
 
 Each test starts ``admcuda score REF -`` in a session of its own, with standard input a
 pipe that gets a few frames and then stays open and silent, as a writer that is slow or
@@ -65,6 +65,24 @@ def _unread(fd: int) -> int:
     count = array.array("i", [0])
     fcntl.ioctl(fd, termios.FIONREAD, count)
     return count[0]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes ``pid`` has forked and not yet reaped."""
+    kids: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            kids += [int(k) for k in (task / "children").read_text().split()]
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    """Running, as opposed to gone or a zombie waiting for a reaper."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _wait_for(what: str, ready, timeout: float) -> None:  # type: ignore[no-untyped-def]
@@ -149,6 +167,39 @@ def _assert_ctrl_c_ends(proc: subprocess.Popen[str]) -> None:
     assert code == 130
     assert proc.stderr is not None
     assert proc.stderr.read() == "admcuda: error: interrupted\n"
+
+
+def test_sigterm_takes_the_cpu_workers_with_the_run(ref):
+    """The run dies by the signal, as libvmaf's vmaf does (a shell reports 143), and its
+    worker processes, which would wait for tasks forever, die with it."""
+    with _scoring_a_stalled_pipe(ref, _frames(PIPED_FRAMES, 2), "--threads", "2") as proc:
+        _wait_for("the CPU workers", lambda: len(_children(proc.pid)) >= 2, SETTLE_S)
+        workers = _children(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=EXIT_S) == -signal.SIGTERM
+        deadline = time.monotonic() + EXIT_S
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not [pid for pid in workers if _alive(pid)], "workers outlived the run"
+
+
+def test_a_cpu_worker_asks_to_die_with_its_parent_and_leaves_if_it_already_has():
+    """PR_SET_PDEATHSIG is SIGKILL once the worker starts; a worker whose parent pid is
+    not the one it was given (the parent died before the request) leaves at once."""
+    code = (
+        "import ctypes, os, sys; from admcuda.backends.cpu import _worker_init; "
+        "_worker_init(int(sys.argv[1]) or os.getppid()); sig = ctypes.c_int(); "
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0); print(sig.value)"
+    )  # 2: PR_GET_PDEATHSIG
+
+    def worker(parent: int) -> subprocess.CompletedProcess[str]:
+        args = [sys.executable, "-c", code, str(parent)]
+        return subprocess.run(args, capture_output=True, text=True, env=_env(), timeout=60)
+
+    kept = worker(0)
+    assert (kept.returncode, kept.stdout.strip()) == (0, str(int(signal.SIGKILL))), kept.stderr
+    gone = worker(os.getpid() + 1)  # its parent is this process
+    assert (gone.returncode, gone.stdout, gone.stderr) == (0, "", "")
 
 
 @pytest.mark.parametrize("stop", ["interrupt", "close"])
