@@ -24,6 +24,11 @@ inputs or scoring (a missing file, raw YUV without a size, inputs that disagree)
 and leaves no output file behind. In a ladder, a distorted input that fails does
 not stop the others: their outputs are written, each failed input gets its error
 line, and the exit status is 1.
+
+Ctrl-C (SIGINT) ends a run at once, even one waiting for a pipe's writer, with the one
+line ``admcuda: error: interrupted`` and exit status 130. SIGTERM and SIGHUP keep their
+default action, as in libvmaf's ``vmaf``: the process ends by the signal (a shell reports
+143 for SIGTERM), and its CPU worker processes die with it.
 """
 
 from __future__ import annotations
@@ -712,8 +717,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C.
-        Set ``ADMCUDA_TRACEBACK=1`` to get a traceback for unexpected errors.
+        0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C
+        (SIGTERM is not caught: the process ends by it). Set ``ADMCUDA_TRACEBACK=1`` to
+        get a traceback for unexpected errors.
     """
     logger = logging.getLogger("admcuda")
     handler = logging.StreamHandler(sys.stderr)

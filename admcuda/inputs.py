@@ -934,6 +934,12 @@ class FrameStream:
         """Read one more frame, if the limit allows, and say whether there was one."""
         return self._next() is not None
 
+    def interrupt(self) -> None:
+        """End a read under way in another thread, where the reader can (a stream's)."""
+        interrupt = getattr(self.reader, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
+
     def close(self) -> None:
         """Stop reading (ends an ffmpeg process early)."""
         if self._pipe is not None:

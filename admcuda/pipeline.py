@@ -222,6 +222,10 @@ class IterSource:
     def has_more(self) -> bool:
         return self.stream.has_more()
 
+    def interrupt(self) -> None:
+        """End a read waiting for input (a pipe's idle writer), now: it raises AdmError."""
+        self.stream.interrupt()
+
     def close(self) -> None:
         self.stream.close()
 
@@ -490,6 +494,14 @@ def run(
                 finish_oldest()
         while inflight:
             finish_oldest()
+    except BaseException:
+        # Ctrl-C or a failure: a read waiting on a pipe whose writer sends nothing would
+        # hold the join below (and the exit) for as long as the writer waits.
+        for source in (ref, *dis):
+            interrupt = getattr(source, "interrupt", None)
+            if interrupt is not None:
+                interrupt()
+        raise
     finally:
         stop.set()
         free.put(None)

@@ -777,6 +777,13 @@ class ScaledReader(VideoReader):
         self.source.claim()  # type: ignore[attr-defined]
         return self.source.stream.chunks()  # type: ignore[attr-defined]
 
+    def interrupt(self) -> None:
+        """End a read of a stream source under way (the feed to ffmpeg's standard input,
+        which then ends ffmpeg's output too)."""
+        interrupt = getattr(self.source, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
+
     def close(self) -> None:
         """Stop ffmpeg and close the source."""
         super().close()
