@@ -1,5 +1,6 @@
 """What every ``admcuda`` subcommand shares: usage errors, a parser that raises instead
-of exiting, ``--option NAME=VALUE`` parsing, and one-line failure reporting."""
+of exiting, ``--option NAME=VALUE`` parsing, the image ``--output`` check, and one-line
+failure reporting."""
 
 from __future__ import annotations
 
@@ -149,6 +150,23 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
                     f"--feature adm_cuda: libvmaf's adm_cuda has no option {key} and would "
                     f"ignore it; use --feature adm={key}={value}"
                 )
+
+
+def check_image_suffix(path: str) -> None:
+    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
+    format from the suffix, and finds out only when it saves, after the work). Needs
+    matplotlib: callers check that it imports first."""
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    # pgf needs a LaTeX installation, found only after the work: not offered
+    formats = {f for f in FigureCanvasBase.get_supported_filetypes() if f != "pgf"}
+    if Path(path).suffix.lower().lstrip(".") not in formats:
+        raise UsageError(
+            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
+            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
+        )
 
 
 def fail(message: str) -> None:

@@ -46,7 +46,15 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import Parser, UsageError, c_integer, counter, parse_option_args, run_tool
+from admcuda._tool import (
+    Parser,
+    UsageError,
+    c_integer,
+    check_image_suffix,
+    counter,
+    parse_option_args,
+    run_tool,
+)
 from admcuda.errors import AdmError
 from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
 from admcuda.options import AdmOptions
@@ -578,7 +586,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.npy and not npy_stdout and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
-    _check_image_suffix(args.output)
+    check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
@@ -625,20 +633,6 @@ def _write_stdout(data: bytes) -> None:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise AdmError("--npy -: standard output was closed before the map was written") from None
-
-
-def _check_image_suffix(path: str) -> None:
-    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
-    format from the suffix)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    # pgf needs a LaTeX installation, found only after the work: not offered
-    formats = {f for f in FigureCanvasBase.get_supported_filetypes() if f != "pgf"}
-    if Path(path).suffix.lower().lstrip(".") not in formats:
-        raise UsageError(
-            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
-            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
-        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
