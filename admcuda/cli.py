@@ -12,9 +12,9 @@ extracts ADM works with only the program name changed::
     admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
                   --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
 
-The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``), so ``-h`` is the
-height and help is ``--help`` only; libvmaf's long spellings (``--frame_cnt``,
-``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
+The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``, and ``-c N``, ignored as
+there), so ``-h`` is the height and help is ``--help`` only; libvmaf's long spellings
+(``--frame_cnt``, ``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
 ``--frame_cnt`` (all frames), ``--subsample`` (every frame) and ``--threads`` (no
 worker threads).
 
@@ -289,6 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
             "libvmaf may use); no effect here",
         )  # fmt: skip
     score.add_argument(
+        "-c", dest="c_ignored", type=_counter(0), metavar="N",
+        help="accepted for libvmaf's command line (in its short options, but no option "
+        "reads it: ignored there too); no effect here",
+    )  # fmt: skip
+    # libvmaf options that add other features: refused in _check_arguments, one line each
+    for flags, dest in _REFUSED_FLAGS:
+        score.add_argument(*flags, dest=dest, action="append", help=argparse.SUPPRESS)
+    score.add_argument(
         "--debug",
         action="store_true",
         help="also output integer_adm and the numerators and denominators",
@@ -324,6 +332,30 @@ _TOOLS = {
     "bench": ("admcuda.bench", "frames/s of the backends, beside libvmaf's when given"),
     "batch": ("admcuda.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
 }
+
+
+# libvmaf's options that score other features than ADM: (flags, dest), and why refused.
+_REFUSED_FLAGS = (
+    (("-m", "--model"), "model"),
+    (("--aom_ctc",), "aom_ctc"),
+    (("--nflx_ctc",), "nflx_ctc"),
+)
+_REFUSED_WHY = {
+    "model": "admcuda computes ADM only and predicts no VMAF score (a model needs "
+    "libvmaf's other features); drop it",
+    "aom_ctc": "admcuda computes ADM only, and libvmaf's AOM CTC preset adds VMAF models "
+    "and other features (PSNR, SSIM, CIEDE, ...); drop it",
+    "nflx_ctc": "admcuda computes ADM only, and libvmaf's Netflix CTC preset adds VMAF "
+    "models and other features (PSNR, SSIM, CAMBI); drop it",
+}
+
+
+def _check_refused(args: argparse.Namespace) -> None:
+    """Refuse libvmaf's -m/--model, --aom_ctc and --nflx_ctc by name, saying why."""
+    for flags, dest in _REFUSED_FLAGS:
+        values = getattr(args, dest)
+        if values:
+            raise _UsageError(f"{'/'.join(flags)} {values[0]}: {_REFUSED_WHY[dest]}")
 
 
 def _output_format(args: argparse.Namespace) -> str | None:
@@ -450,6 +482,7 @@ def _merge_input_forms(args: argparse.Namespace) -> str:
 
 def _check_arguments(args: argparse.Namespace) -> None:
     """Command-line checks that need no file: presence, ranges, the example's rules."""
+    _check_refused(args)
     dis_name = _merge_input_forms(args)
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
