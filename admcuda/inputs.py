@@ -260,8 +260,8 @@ def _name_conflicts(
     if hints.packed:
         return AdmError(
             f"{where}: its name says {hints.packed}, a packed layout whose luma is not a "
-            "plane; convert it to planar YUV (ffmpeg ... -pix_fmt yuv422p out.yuv), or give "
-            "--ignore-name if the name is wrong"
+            f"plane; convert it to planar YUV (ffmpeg ... -pix_fmt {hints.packed_planar} "
+            "out.yuv), or give --ignore-name if the name is wrong"
         )
     if hints.big_endian:
         return AdmError(

@@ -112,7 +112,22 @@ _NAME_FORMATS: tuple[tuple[re.Pattern[str], str | None, int | None], ...] = tupl
 # A name stating big-endian samples (yuv420p16be, gray10be, p010be, 12be): read here as
 # little-endian, its samples would be byte-swapped (at 16 bits every value is in range).
 _BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p|gr[ae]y|p[024]|)(?:10|12|16)be"))
-_PACKED = re.compile(_WORD.format(r"(?:yuyv|yvyu|uyvy|yuy2|uyyvyy)(?:422|411)?|y21[026](?:le|be)?"))
+# Packed layouts, luma samples interleaved with chroma (ffmpeg's pixel format names and the
+# FourCCs that name the same layouts), each with the planar ffmpeg format to convert to that
+# keeps its luma and bit depth. Semi-planar nv12/nv16/nv24 (and nv21/nv61/nv42) have a luma
+# plane and frames the size of yuv420p/yuv422p/yuv444p's: read as those, they are right.
+_PACKED_NAMES: tuple[tuple[str, str], ...] = (
+    (r"(?:yuyv|yvyu|uyvy|vyuy)(?:422)?|yuy2|2vuy|yuvs|hdyc", "yuv422p"),
+    (r"uyyvyy(?:411)?|y41p", "yuv422p"),
+    (r"v210|y210(?:le|be)?", "yuv422p10le"),
+    (r"y212(?:le|be)?", "yuv422p12le"),
+    (r"v216|y216(?:le|be)?", "yuv422p16le"),
+    (r"ayuv|vuya|vuyx|uyva|vyu444|v308|v408", "yuv444p"),
+    (r"v410|y410|(?:xv30|v30x)(?:le|be)?", "yuv444p10le"),
+    (r"xv36(?:le|be)?", "yuv444p12le"),
+    (r"y416|(?:xv48|ayuv64)(?:le|be)?", "yuv444p16le"),
+)
+_PACKED = tuple((re.compile(_WORD.format(f"(?:{p})")), planar) for p, planar in _PACKED_NAMES)
 
 
 @dataclass(frozen=True)
@@ -130,7 +145,10 @@ class NameHints:
     pixel_format : {"420", "422", "444", "400"} or None
     bitdepth : {8, 10, 12, 16} or None
     packed : str or None
-        A packed layout's name (``yuyv422``): its luma is not a plane.
+        A packed layout's name (``yuyv422``, ``2vuy``, ``v210``): its luma is not a plane.
+    packed_planar : str or None
+        With ``packed``, the planar ffmpeg pixel format that keeps its luma and bit depth
+        (``yuv422p``, ``yuv422p10le``), to convert to.
     big_endian : str or None
         A word stating big-endian samples (``yuv420p16be``).
     size_word, format_word, bitdepth_word : str or None
@@ -141,6 +159,7 @@ class NameHints:
     pixel_format: str | None = None
     bitdepth: int | None = None
     packed: str | None = None
+    packed_planar: str | None = None
     big_endian: str | None = None
     size_word: str | None = None
     format_word: str | None = None
@@ -194,7 +213,11 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
                 stated.append((int(bits), word))
             elif implied_bits:
                 implied.append((implied_bits, word))
-    packed = _PACKED.search(name)
+    packed = packed_planar = None
+    for pattern, planar in _PACKED:
+        match = pattern.search(name)
+        if match is not None and (packed is None or match.start() < packed.start()):
+            packed, packed_planar = match, planar
     big_endian = _BIG_ENDIAN.search(name)
     size, size_word = _unique(sizes)
     fmt, format_word = _unique(layouts)
@@ -204,6 +227,7 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
         pixel_format=fmt,  # type: ignore[arg-type]
         bitdepth=bitdepth,  # type: ignore[arg-type]
         packed=packed.group(0) if packed else None,
+        packed_planar=packed_planar,
         big_endian=big_endian.group(0) if big_endian else None,
         size_word=size_word,
         format_word=format_word,

@@ -128,6 +128,54 @@ def test_name_hints_packed():
     assert name_hints("a_yuv422p.yuv").packed is None
 
 
+@pytest.mark.parametrize(
+    ("name", "packed", "planar"),
+    [
+        ("a_2vuy.yuv", "2vuy", "yuv422p"),  # Apple's UYVY
+        ("a.uyvy422.yuv", "uyvy422", "yuv422p"),
+        ("a_vyuy.yuv", "vyuy", "yuv422p"),
+        ("a_yuy2.yuv", "yuy2", "yuv422p"),
+        ("a_hdyc.yuv", "hdyc", "yuv422p"),
+        ("a_uyyvyy411.yuv", "uyyvyy411", "yuv422p"),
+        ("a_1920x1080_v210.yuv", "v210", "yuv422p10le"),  # was read as 16-bit samples
+        ("a.y210le.yuv", "y210le", "yuv422p10le"),
+        ("a_y212.yuv", "y212", "yuv422p12le"),
+        ("a_v216.yuv", "v216", "yuv422p16le"),
+        ("a_ayuv.yuv", "ayuv", "yuv444p"),
+        ("a_v410.yuv", "v410", "yuv444p10le"),
+        ("a.xv30le.yuv", "xv30le", "yuv444p10le"),
+        ("a.xv36le.yuv", "xv36le", "yuv444p12le"),
+        ("a.ayuv64le.yuv", "ayuv64le", "yuv444p16le"),
+        # semi-planar: a luma plane, frames the size of yuv420p's (yuv422p's, yuv444p's)
+        ("a_nv12.yuv", None, None),
+        ("a_nv21.yuv", None, None),
+        ("a_nv16.yuv", None, None),
+        ("a_2vuyx.yuv", None, None),
+    ],
+)
+def test_name_hints_packed_aliases(name, packed, planar):
+    hints = name_hints(name)
+    assert (hints.packed, hints.packed_planar) == (packed, planar)
+
+
+@pytest.mark.parametrize(
+    ("name", "bits", "planar"),
+    [("d_2vuy.yuv", 8, "yuv422p"), ("d_v210.yuv", 10, "yuv422p10le")],
+)
+def test_packed_name_refused_with_its_planar_format(tmp_path, name, bits, planar):
+    """A packed file read as planar is a wrong score (8-bit 2vuy) or a misleading
+    bit-depth error (v210): refused by name, with the format that keeps its luma."""
+    path = write_raw(tmp_path / name, frames=2, bits=bits)
+    with pytest.raises(AdmError) as info:
+        open_input(path, width=W, height=H, pixel_format="422", bitdepth=bits, label="distorted")
+    word = name.split("_")[1].split(".")[0]
+    assert str(info.value) == (
+        f"distorted file {str(path)!r}: its name says {word}, a packed layout whose luma is "
+        f"not a plane; convert it to planar YUV (ffmpeg ... -pix_fmt {planar} out.yuv), or "
+        "give --ignore-name if the name is wrong"
+    )
+
+
 def test_name_hints_big_endian():
     for name in ("a.yuv420p16be.yuv", "a_gray10be.yuv", "a.p010be.yuv", "a_12be.yuv",
                  "a_yuvj444p16be.yuv"):  # fmt: skip
