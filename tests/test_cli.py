@@ -792,3 +792,27 @@ def test_score_to_a_full_standard_output_fails_in_one_line():
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "No space left on device" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_msb_aligned_10bit_file_hint(tmp_path, capsys):
+    """The Netflix 10-bit distorted clip as p010 stores it (value << 6), in a file whose
+    name says nothing: score's one-line range error asks whether the samples are
+    MSB-aligned and names yuv420p10le; nothing is written."""
+    ref = NETFLIX / "src01_hrc00_576x324.yuv420p10le.yuv"
+    dis = NETFLIX / "src01_hrc01_576x324.yuv420p10le.yuv"
+    if not dis.is_file():
+        pytest.skip(f"shared Netflix clips not found at {NETFLIX}")
+    samples = np.fromfile(dis, np.dtype("<u2"))
+    shifted = tmp_path / "shifted.yuv"
+    (samples << 6).astype("<u2").tofile(shifted)
+    peak = int(samples[: 576 * 324].max()) << 6
+    out = tmp_path / "o.json"
+    argv = ["score", str(ref), str(shifted), "-w", "576", "-h", "324", "-b", "10", "-q"]
+    assert main([*argv, "-o", str(out)]) == 1
+    assert capsys.readouterr() == ("", (
+        f"admcuda: error: distorted file '{shifted}' frame 0 has sample value {peak}, too "
+        "large for 10 bits, and every sample is a multiple of 64: is --bitdepth right, or are "
+        "they 10-bit samples in the high bits (MSB-aligned, as in p010)? Convert such a file "
+        "(ffmpeg ... -pix_fmt yuv420p10le out.yuv)\n"
+    ))  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shifted.yuv"]
