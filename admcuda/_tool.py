@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import IO, NoReturn
 
 from admcuda.errors import AdmError
 
@@ -25,6 +25,20 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # argparse drops an OSError writing --help; raised, a full disk or a reader gone
+        # is reported as for any other output (and the same whether Python buffers
+        # standard output or not). None where stdout is closed: stderr, as argparse does.
+        from admcuda.writers import write_stdout
+
+        file = file or sys.stderr
+        if not message or file is None:
+            return
+        if file is sys.stdout:
+            write_stdout(message)
+        else:
+            file.write(message)
 
 
 _C_SPACE = " \t\n\v\f\r"
@@ -189,6 +203,12 @@ def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
         return EXIT_USAGE
     except AdmError as exc:
         fail(str(exc))
+        return EXIT_RUNTIME
+    except BrokenPipeError:
+        # The reader of standard output went away: stop quietly, as `admcuda score` does.
+        from admcuda.writers import drop_stdout
+
+        drop_stdout()
         return EXIT_RUNTIME
     except OSError as exc:
         fail(os_error_text(exc))

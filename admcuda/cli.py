@@ -52,10 +52,13 @@ from admcuda.writers import (
     FORMATS,
     StagedOutput,
     commit_all,
+    drop_stdout,
+    flush_stdout,
     is_same_file,
     output_target,
     pool,
     render,
+    write_text,
 )
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
@@ -574,8 +577,8 @@ def _stdout() -> Any:
 def _write_all(
     fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float], scored: list[int]
 ) -> None:
-    """Write one document per distorted input that scored: standard output at once, the
-    paths together (:func:`commit_all`), so that a failing one leaves every existing
+    """Write one document per distorted input that scored, together (:func:`commit_all`:
+    standard output first, then the paths), so that a failing one leaves every existing
     file as it was."""
     staged = []
     for k in scored:
@@ -590,9 +593,8 @@ def _write_all(
         )
         dest = outputs[k]
         if dest is None:
-            _stdout().write(text)
-        else:
-            staged.append(StagedOutput(dest, text))
+            _stdout()
+        staged.append(StagedOutput(dest, text))
     commit_all(staged)
 
 
@@ -672,7 +674,8 @@ def _score(args: argparse.Namespace) -> int:
     scored = [k for k, error in enumerate(errors) if error is None]
     if scored:
         if out_format is None:
-            print(_summary(run, backend, args.subsample, scored), file=_stdout())
+            _stdout()
+            write_text(None, _summary(run, backend, args.subsample, scored) + "\n")
         else:
             _write_all(out_format, run, outputs, fps, scored)
     for path, error in zip(run.dis, errors, strict=True):
@@ -734,6 +737,17 @@ def _os_error_text(exc: OSError) -> str:
     return str(exc)
 
 
+def _settle_stdout() -> None:
+    """Where standard output still holds text it could not write (another error came
+    first and was reported), drop it (:func:`drop_stdout`)."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        drop_stdout()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``admcuda`` command line.
 
@@ -754,7 +768,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     logger.addHandler(handler)
     propagate, logger.propagate = logger.propagate, False
     try:
-        return _run(argv)
+        try:
+            code = _run(argv)
+        except SystemExit as exc:  # --help and --version, whose text is flushed below too
+            code = exc.code if isinstance(exc.code, int) else 0
+        # Here, so that a write to standard output that fails (a full disk, a reader gone)
+        # is reported as any error is: at exit the interpreter would print two lines of
+        # its own and exit 120.
+        flush_stdout()
+        return code
     except _UsageError as exc:
         _fail(str(exc))
         return EXIT_USAGE
@@ -764,8 +786,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`admcuda ... | head`): stop quietly, and point stdout
         # at devnull so the interpreter's final flush does not complain either.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        drop_stdout()
         return EXIT_RUNTIME
     except OSError as exc:
         _fail(_os_error_text(exc))
@@ -773,13 +794,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _fail("interrupted")
         return EXIT_INTERRUPTED
-    except SystemExit as exc:  # --help and --version
-        return exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:
         if os.environ.get("ADMCUDA_TRACEBACK"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set ADMCUDA_TRACEBACK=1 for details)")
         return EXIT_RUNTIME
     finally:
+        _settle_stdout()
         logger.removeHandler(handler)
         logger.propagate = propagate

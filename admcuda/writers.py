@@ -392,7 +392,8 @@ class OutputTarget(NamedTuple):
     """Where an output path leads: ``kind`` ``"fd"`` (one of this process's descriptors,
     ``fd``), ``"open"`` (a device, FIFO or another process's descriptor, written as it
     is) or ``"file"`` (a regular file, existing or not, replaced by a rename; through
-    links, the file they name)."""
+    links, the file they name); ``"stdout"`` is :class:`StagedOutput`'s for a dest of
+    None, ``sys.stdout``, which :func:`output_target` never gives."""
 
     kind: str
     path: Path
@@ -438,17 +439,25 @@ def output_target(dest: str | os.PathLike[str]) -> OutputTarget:
     return OutputTarget("file", Path(here))
 
 
+STDOUT_NAME = "standard output"  # how errors name a dest of None
+
+
 class StagedOutput:
     """``text`` on its way to ``dest``: :meth:`stage` writes a regular file's temporary
     sibling, :meth:`commit` renames it over the file (or writes a descriptor, device or
-    FIFO), :meth:`discard` removes what :meth:`stage` left. ``made`` is the regular file
-    a commit replaced or made. Errors name ``dest``."""
+    FIFO, or, for a ``dest`` of None, ``sys.stdout``), :meth:`discard` removes what
+    :meth:`stage` left. ``made`` is the regular file a commit replaced or made. Errors
+    name ``dest``; writing ``sys.stdout`` fails with AdmError ``"<reason>: standard
+    output"`` (BrokenPipeError as it is, for the CLI to stop quietly)."""
 
-    def __init__(self, dest: str | os.PathLike[str], text: str) -> None:
-        self.given = os.fspath(dest)
+    def __init__(self, dest: str | os.PathLike[str] | None, text: str) -> None:
+        self.given = STDOUT_NAME if dest is None else os.fspath(dest)
         self.text = text
         self.made: Path | None = None
         self._tmp: Path | None = None
+        if dest is None:
+            self.target = OutputTarget("stdout", Path("-"))
+            return
         try:
             self.target = output_target(dest)
         except OSError as exc:
@@ -489,6 +498,8 @@ class StagedOutput:
                     self.stage()
                 os.replace(self._tmp, target.path)  # type: ignore[arg-type]
                 self._tmp, self.made = None, target.path
+            elif target.kind == "stdout":
+                write_stdout(self.text)
             elif target.kind == "fd":
                 for stream in (sys.stdout, sys.stderr):
                     if stream is not None:
@@ -500,7 +511,7 @@ class StagedOutput:
                 with open(target.path, "w", encoding="utf-8", newline="\n") as handle:
                     handle.write(self.text)
         except BrokenPipeError:
-            if target.kind == "fd" and target.fd == 1:
+            if target.kind == "stdout" or (target.kind == "fd" and target.fd == 1):
                 raise  # the reader of standard output went away: the CLI stops quietly
             self.discard()
             raise AdmError(f"cannot write '{self.given}': its reader closed it") from None
@@ -517,6 +528,43 @@ class StagedOutput:
                 tmp.unlink(missing_ok=True)
 
 
+def write_stdout(data: str) -> None:
+    """Write and flush ``sys.stdout``, so that a failing write fails here, not in the
+    interpreter's flush at exit: AdmError ``"<reason>: standard output"`` (after
+    :func:`drop_stdout`), or BrokenPipeError as it is (the CLI drops it and stops
+    quietly)."""
+    stream = sys.stdout
+    if stream is None:
+        raise AdmError(f"{STDOUT_NAME} is closed")
+    try:
+        stream.write(data)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        drop_stdout()
+        raise AdmError(f"{exc.strerror or exc}: {STDOUT_NAME}") from None
+
+
+def flush_stdout() -> None:
+    """Flush ``sys.stdout``, where open, as :func:`write_stdout` does."""
+    if sys.stdout is not None:
+        write_stdout("")
+
+
+def drop_stdout() -> None:
+    """Point descriptor 1 at the null device, once a write to standard output has failed
+    and said so: what Python still buffers for it would fail again at exit, with two
+    lines of the interpreter's own. Best effort (a ``sys.stdout`` without a descriptor
+    is left as it is)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+
+
 def is_same_file(out: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether writing ``out`` would write ``path``: the same name, or, both existing, the
     same file (through a link, say)."""
@@ -528,9 +576,10 @@ def is_same_file(out: str | os.PathLike[str], path: str | os.PathLike[str]) -> b
         return False
 
 
-def write_text(dest: str | os.PathLike[str], text: str) -> Path | None:
-    """Write ``text`` to ``dest`` as :func:`write_output` writes its documents; the
-    regular file a rename made, or None."""
+def write_text(dest: str | os.PathLike[str] | None, text: str) -> Path | None:
+    """Write ``text`` to ``dest`` as :func:`write_output` writes its documents (None:
+    ``sys.stdout``, as :class:`StagedOutput` writes it); the regular file a rename made,
+    or None."""
     out = StagedOutput(dest, text)
     commit_all([out])
     return out.made

@@ -794,6 +794,56 @@ def test_score_to_a_full_standard_output_fails_in_one_line():
     assert "Traceback" not in proc.stderr
 
 
+_STDOUT_RUNS = {
+    "summary": ["score", "--example", "--backend", "cpu", "-q"],
+    "csv": ["score", "--example", "--backend", "cpu", "-q", "--csv"],
+    "json -o -": ["score", "--example", "--backend", "cpu", "-q", "--json", "-o", "-"],
+    "help": ["--help"],
+    "plot help": ["plot", "--help"],
+    "batch help": ["batch", "--help"],
+}
+
+
+def _run_with_stdout(argv, stdout, unbuffered):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("ADMCUDA_TRACEBACK", None)
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "admcuda", *argv], stdout=stdout, stderr=subprocess.PIPE,
+        text=True, timeout=300, env=env,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("run", list(_STDOUT_RUNS))
+def test_full_standard_output_is_named_in_one_line(run, unbuffered):
+    """A standard output that cannot be written, whatever writes it (and whether Python
+    buffers it, so that the write fails in the interpreter's flush at exit): one line
+    naming it, as -o /dev/full names that path; status 1."""
+    with open("/dev/full", "w") as full:
+        proc = _run_with_stdout(_STDOUT_RUNS[run], full, unbuffered)
+    assert (proc.returncode, proc.stderr) == (
+        1, "admcuda: error: No space left on device: standard output\n"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("run", list(_STDOUT_RUNS))
+def test_standard_output_reader_gone_is_quiet(run, unbuffered):
+    """A reader of standard output gone before anything is written (``| head -c0``):
+    status 1 and nothing on stderr, as score stopped before, for help text too."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = _run_with_stdout(_STDOUT_RUNS[run], write_end, unbuffered)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
 def test_msb_aligned_10bit_file_hint(tmp_path, capsys):
     """The Netflix 10-bit distorted clip as p010 stores it (value << 6), in a file whose
     name says nothing: score's one-line range error asks whether the samples are
