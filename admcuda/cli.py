@@ -774,8 +774,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = exc.code if isinstance(exc.code, int) else 0
         # Here, so that a write to standard output that fails (a full disk, a reader gone)
         # is reported as any error is: at exit the interpreter would print two lines of
-        # its own and exit 120.
-        flush_stdout()
+        # its own and exit 120. After a failure (its line printed), stdout is only
+        # settled, below, so that the failure stays the one line.
+        if code == 0:
+            flush_stdout()
         return code
     except _UsageError as exc:
         _fail(str(exc))

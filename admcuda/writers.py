@@ -537,7 +537,8 @@ def write_stdout(data: str) -> None:
     if stream is None:
         raise AdmError(f"{STDOUT_NAME} is closed")
     try:
-        stream.write(data)
+        if data:  # an empty write is one too: /dev/full refuses it
+            stream.write(data)
         stream.flush()
     except BrokenPipeError:
         raise

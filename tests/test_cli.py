@@ -830,6 +830,20 @@ def test_full_standard_output_is_named_in_one_line(run, unbuffered):
     )  # fmt: skip
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_a_failing_subcommand_with_a_full_standard_output_is_one_line(tmp_path, unbuffered):
+    """A subcommand that fails (its line printed, status 1) and wrote nothing to a full
+    standard output: that line alone (flushing stdout after it added a second)."""
+    missing = tmp_path / "nope.json"
+    with open("/dev/full", "w") as full:
+        proc = _run_with_stdout(["plot", str(missing), "-o", str(tmp_path / "p.png")], full,
+                                unbuffered)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (
+        1, f"admcuda: error: No such file or directory: '{missing}'\n"
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("run", list(_STDOUT_RUNS))
 def test_standard_output_reader_gone_is_quiet(run, unbuffered):
