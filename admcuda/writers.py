@@ -30,7 +30,7 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Literal, NamedTuple, TypeAlias
+from typing import IO, Any, Literal, NamedTuple, TypeAlias
 
 from admcuda.errors import AdmError
 
@@ -443,14 +443,15 @@ STDOUT_NAME = "standard output"  # how errors name a dest of None
 
 
 class StagedOutput:
-    """``text`` on its way to ``dest``: :meth:`stage` writes a regular file's temporary
+    """``text`` (str, written as UTF-8, or bytes as they are) on its way to ``dest``:
+    :meth:`stage` writes a regular file's temporary
     sibling, :meth:`commit` renames it over the file (or writes a descriptor, device or
     FIFO, or, for a ``dest`` of None, ``sys.stdout``), :meth:`discard` removes what
     :meth:`stage` left. ``made`` is the regular file a commit replaced or made. Errors
     name ``dest``; writing ``sys.stdout`` fails with AdmError ``"<reason>: standard
     output"`` (BrokenPipeError as it is, for the CLI to stop quietly)."""
 
-    def __init__(self, dest: str | os.PathLike[str] | None, text: str) -> None:
+    def __init__(self, dest: str | os.PathLike[str] | None, text: str | bytes) -> None:
         self.given = STDOUT_NAME if dest is None else os.fspath(dest)
         self.text = text
         self.made: Path | None = None
@@ -482,7 +483,7 @@ class StagedOutput:
             raise OSError(exc.errno, exc.strerror, self.given) from None
         self._tmp = tmp
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            with _open_for(self.text, fd) as handle:
                 handle.write(self.text)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -504,11 +505,12 @@ class StagedOutput:
                 for stream in (sys.stdout, sys.stderr):
                     if stream is not None:
                         stream.flush()
-                view = memoryview(self.text.encode("utf-8"))
+                data = self.text if isinstance(self.text, bytes) else self.text.encode("utf-8")
+                view = memoryview(data)
                 while view:
                     view = view[os.write(target.fd, view) :]  # type: ignore[arg-type]
             else:
-                with open(target.path, "w", encoding="utf-8", newline="\n") as handle:
+                with _open_for(self.text, target.path) as handle:
                     handle.write(self.text)
         except BrokenPipeError:
             if target.kind == "stdout" or (target.kind == "fd" and target.fd == 1):
@@ -528,18 +530,34 @@ class StagedOutput:
                 tmp.unlink(missing_ok=True)
 
 
-def write_stdout(data: str) -> None:
-    """Write and flush ``sys.stdout``, so that a failing write fails here, not in the
-    interpreter's flush at exit: AdmError ``"<reason>: standard output"`` (after
-    :func:`drop_stdout`), or BrokenPipeError as it is (the CLI drops it and stops
-    quietly)."""
+def _open_for(data: str | bytes, where: int | Path) -> IO[Any]:
+    """``where`` (a descriptor or a path) opened for writing ``data``: bytes as they are,
+    text as UTF-8 with Unix line ends."""
+    if isinstance(data, bytes):
+        return open(where, "wb")
+    return open(where, "w", encoding="utf-8", newline="\n")
+
+
+def write_stdout(data: str | bytes) -> None:
+    """Write and flush ``sys.stdout`` (bytes to its ``buffer``, after the text before
+    them), so that a failing write fails here, not in the interpreter's flush at exit:
+    AdmError ``"<reason>: standard output"`` (after :func:`drop_stdout`), or
+    BrokenPipeError as it is (the CLI drops it and stops quietly)."""
     stream = sys.stdout
     if stream is None:
         raise AdmError(f"{STDOUT_NAME} is closed")
     try:
-        if data:  # an empty write is one too: /dev/full refuses it
-            stream.write(data)
-        stream.flush()
+        if isinstance(data, bytes):
+            stream.flush()
+            binary = getattr(stream, "buffer", None)
+            if binary is None:
+                raise AdmError(f"{STDOUT_NAME} takes no bytes here")
+            binary.write(data)
+            binary.flush()
+        else:
+            if data:  # an empty write is one too: /dev/full refuses it
+                stream.write(data)
+            stream.flush()
     except BrokenPipeError:
         raise
     except OSError as exc:
