@@ -260,8 +260,15 @@ def _name_conflicts(
     if hints.packed:
         return AdmError(
             f"{where}: its name says {hints.packed}, a packed layout whose luma is not a "
-            "plane; convert it to planar YUV (ffmpeg ... -pix_fmt yuv422p out.yuv), or give "
-            "--ignore-name if the name is wrong"
+            f"plane; convert it to planar YUV (ffmpeg ... -pix_fmt {hints.packed_planar} "
+            "out.yuv), or give --ignore-name if the name is wrong"
+        )
+    if hints.msb_aligned:  # before big-endian: p010be's conversion is the same
+        return AdmError(
+            f"{where}: its name says {hints.msb_aligned}, MSB-aligned samples (in the high "
+            "bits of 16); raw files are read with samples in the low bits: convert it "
+            f"(ffmpeg ... -pix_fmt {hints.msb_planar} out.yuv), or give --ignore-name if the "
+            "name is wrong"
         )
     if hints.big_endian:
         return AdmError(

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.yuv import check_plane_range
 
 __all__ = [
     "DEFAULT_HOST_MEMORY",
@@ -147,12 +148,10 @@ class SeekableSource:
                     "(was it truncated while reading?)"
                 )
             if self._check:
-                peak = int(out[k].max())
-                if peak >> self.reader.bitdepth:
-                    raise AdmError(
-                        f"{self.reader.where} frame {index} has sample value {peak}, too large "
-                        f"for {self.reader.bitdepth} bits; is --bitdepth right?"
-                    )
+                check_plane_range(
+                    out[k], self.reader.bitdepth, where=self.reader.where, index=index,
+                    pixel_format=self.reader.pixel_format,
+                )  # fmt: skip
 
     def has_more(self) -> bool:
         """Consume one more frame, if the selection has one (for length checks)."""

@@ -128,12 +128,115 @@ def test_name_hints_packed():
     assert name_hints("a_yuv422p.yuv").packed is None
 
 
+@pytest.mark.parametrize(
+    ("name", "packed", "planar"),
+    [
+        ("a_2vuy.yuv", "2vuy", "yuv422p"),  # Apple's UYVY
+        ("a.uyvy422.yuv", "uyvy422", "yuv422p"),
+        ("a_vyuy.yuv", "vyuy", "yuv422p"),
+        ("a_yuy2.yuv", "yuy2", "yuv422p"),
+        ("a_hdyc.yuv", "hdyc", "yuv422p"),
+        ("a_uyyvyy411.yuv", "uyyvyy411", "yuv422p"),
+        ("a_1920x1080_v210.yuv", "v210", "yuv422p10le"),  # was read as 16-bit samples
+        ("a.y210le.yuv", "y210le", "yuv422p10le"),
+        ("a_y212.yuv", "y212", "yuv422p12le"),
+        ("a_v216.yuv", "v216", "yuv422p16le"),
+        ("a_ayuv.yuv", "ayuv", "yuv444p"),
+        ("a_v410.yuv", "v410", "yuv444p10le"),
+        ("a.xv30le.yuv", "xv30le", "yuv444p10le"),
+        ("a.xv36le.yuv", "xv36le", "yuv444p12le"),
+        ("a.ayuv64le.yuv", "ayuv64le", "yuv444p16le"),
+        # semi-planar: a luma plane, frames the size of yuv420p's (yuv422p's, yuv444p's)
+        ("a_nv12.yuv", None, None),
+        ("a_nv21.yuv", None, None),
+        ("a_nv16.yuv", None, None),
+        ("a_2vuyx.yuv", None, None),
+    ],
+)
+def test_name_hints_packed_aliases(name, packed, planar):
+    hints = name_hints(name)
+    assert (hints.packed, hints.packed_planar) == (packed, planar)
+
+
+@pytest.mark.parametrize(
+    ("name", "bits", "planar"),
+    [("d_2vuy.yuv", 8, "yuv422p"), ("d_v210.yuv", 10, "yuv422p10le")],
+)
+def test_packed_name_refused_with_its_planar_format(tmp_path, name, bits, planar):
+    """A packed file read as planar is a wrong score (8-bit 2vuy) or a misleading
+    bit-depth error (v210): refused by name, with the format that keeps its luma."""
+    path = write_raw(tmp_path / name, frames=2, bits=bits)
+    with pytest.raises(AdmError) as info:
+        open_input(path, width=W, height=H, pixel_format="422", bitdepth=bits, label="distorted")
+    word = name.split("_")[1].split(".")[0]
+    assert str(info.value) == (
+        f"distorted file {str(path)!r}: its name says {word}, a packed layout whose luma is "
+        f"not a plane; convert it to planar YUV (ffmpeg ... -pix_fmt {planar} out.yuv), or "
+        "give --ignore-name if the name is wrong"
+    )
+
+
 def test_name_hints_big_endian():
     for name in ("a.yuv420p16be.yuv", "a_gray10be.yuv", "a.p010be.yuv", "a_12be.yuv",
                  "a_yuvj444p16be.yuv"):  # fmt: skip
         assert name_hints(name).big_endian == name[2:].rsplit(".", 1)[0].lstrip("._"), name
     for name in ("a.yuv420p16le.yuv", "a_be.yuv", "a_16bit_maybe.yuv", "a.yuv420p.yuv"):
         assert name_hints(name).big_endian is None, name
+
+
+@pytest.mark.parametrize(
+    ("name", "word", "planar"),
+    [
+        ("d_p010.yuv", "p010", "yuv420p10le"),
+        ("d.p010le.yuv", "p010le", "yuv420p10le"),
+        ("d.p010be.yuv", "p010be", "yuv420p10le"),  # MSB-aligned first: the same conversion
+        ("d_p212.yuv", "p212", "yuv422p12le"),
+        ("d_p410le.yuv", "p410le", "yuv444p10le"),
+    ],
+)
+def test_msb_aligned_name_refused(tmp_path, name, word, planar):
+    """p010-style samples (value << 6 in 16 bits) read low-bit-aligned are all out of
+    range: refused by name in one line saying so, whatever -b says."""
+    path = write_raw(tmp_path / name, frames=2, w=176, h=144, bits=10)
+    for bits in (10, 12, 16):
+        with pytest.raises(AdmError) as info:
+            open_input(path, width=W, height=H, bitdepth=bits, label="distorted")
+        assert str(info.value) == (
+            f"distorted file {str(path)!r}: its name says {word}, MSB-aligned samples (in the "
+            "high bits of 16); raw files are read with samples in the low bits: convert it "
+            f"(ffmpeg ... -pix_fmt {planar} out.yuv), or give --ignore-name if the name is wrong"
+        )
+    assert name_hints(tmp_path / "d_p016.yuv").msb_aligned is None  # 16 bits: read right
+
+
+def test_msb_aligned_samples_get_a_hint(tmp_path):
+    """A file of MSB-aligned samples whose name says nothing: the range error asks
+    whether they are, naming the format of the reader's layout to convert to; a sample
+    that is no multiple of 64 keeps the plain message."""
+    rng = np.random.default_rng(3)
+    luma = rng.integers(0, 1024, (H, W), dtype=np.uint16)
+    chroma = np.full(W * H, 512, np.uint16)  # 4:2:2
+    path = tmp_path / "d.yuv"
+    path.write_bytes((luma << 6).astype("<u2").tobytes() + (chroma << 6).astype("<u2").tobytes())
+    peak = int(luma.max()) << 6
+    with YuvReader(path, width=W, height=H, pixel_format="422", bitdepth=10) as reader:
+        with pytest.raises(AdmError) as info:
+            reader.read_luma(0)
+        assert str(info.value) == (
+            f"{reader.where} frame 0 has sample value {peak}, too large for 10 bits, and every "
+            "sample is a multiple of 64: is --bitdepth right, or are they 10-bit samples in "
+            "the high bits (MSB-aligned, as in p210)? Convert such a file "
+            "(ffmpeg ... -pix_fmt yuv422p10le out.yuv)"
+        )
+    odd = (luma << 6) | 1
+    path.write_bytes(odd.astype("<u2").tobytes() + chroma.astype("<u2").tobytes())
+    with YuvReader(path, width=W, height=H, pixel_format="422", bitdepth=10) as reader:
+        with pytest.raises(AdmError) as info:
+            reader.read_luma(0)
+        assert str(info.value) == (
+            f"{reader.where} frame 0 has sample value {peak | 1}, too large for 10 bits; "
+            "is --bitdepth right?"
+        )
 
 
 # ---- names that contradict the flags ---------------------------------------------------
