@@ -688,6 +688,7 @@ def open_inputs(
         for other in known[1:]:
             _check_same(known[0], other, sizes=scaler is None)
         first = known[0] if known else None
+        unsized_rungs = []  # raw rungs under --scale read at the reference's size
         for i, raw in list(raws.items()):
             if isinstance(raw, Stream):
                 if first is None and not sized:
@@ -704,8 +705,12 @@ def open_inputs(
                     raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
                     scale=scaler is not None and i > 0,
                 )  # fmt: skip
+                if scaler is not None and i > 0 and not ignore_name and not _named_size(raw):
+                    unsized_rungs.append(i)
             del raws[i]
         opened: list[FrameReader] = readers  # type: ignore[assignment]
+        for i in unsized_rungs:
+            _check_unsized_rung(opened[0], opened[i])
         _warn_frame_counts(opened)
         head = opened[0]
         for i in range(1, len(opened)):
@@ -770,6 +775,27 @@ def _check_same(first: FrameReader, other: FrameReader, *, sizes: bool = True) -
             f"{_reader_where(other)} is {other.bitdepth}-bit but {_reader_where(first)} "
             f"is {first.bitdepth}-bit"
         )
+
+
+def _named_size(path: Any) -> bool:
+    """Whether a raw file's name states its size (``rung_640x360.yuv``)."""
+    return name_hints(path).size is not None
+
+
+def _check_unsized_rung(ref: FrameReader, rung: FrameReader) -> None:
+    """Refuse a raw rung that ``--scale`` reads at the reference's size for want of a
+    size in its name, where it holds more than one frame more or fewer than the reference
+    there: it is most likely of another size whose bytes happen to be whole frames (a
+    960x540 frame is a quarter of a 1920x1080 one), and would be scored as tiles."""
+    counts = (ref.num_frames, rung.num_frames)
+    if None in counts or abs(counts[0] - counts[1]) <= 1:  # type: ignore[operator]
+        return
+    raise AdmError(
+        f"{_reader_where(rung)}: with --scale a raw distorted file is read at the size its "
+        f"name states, and its name states none; at {rung.width}x{rung.height} it holds "
+        f"{counts[1]} frames against the reference's {counts[0]}, so it is likely of "
+        "another size: name its size (e.g. rung_640x360.yuv)"
+    )
 
 
 def _warn_frame_counts(readers: list[FrameReader]) -> None:

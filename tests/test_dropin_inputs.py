@@ -325,6 +325,33 @@ def test_scale_refuses_a_raw_rung_of_unnamed_size_that_is_not_whole_frames(tmp_p
         assert (inputs.dis[0].width, inputs.dis[0].height) == (W, H)
 
 
+def test_scale_refuses_a_raw_rung_of_unnamed_size_whose_bytes_are_whole_frames(tmp_path):
+    """A 80x44 rung of 8 frames is 2 frames of 160x88: read at the reference's size it
+    would be scored as tiles; its frame count there gives it away."""
+    ref = write_raw(tmp_path / "ref.yuv", frames=8, w=160, h=88)
+    rung = write_raw(tmp_path / "rung.yuv", frames=8, w=80, h=44)
+    with pytest.raises(AdmError) as info:
+        open_inputs(ref, [rung], width=160, height=88, scale="bicubic")
+    assert str(info.value) == (
+        f"distorted file {str(rung)!r}: with --scale a raw distorted file is read at the "
+        "size its name states, and its name states none; at 160x88 it holds 2 frames "
+        "against the reference's 8, so it is likely of another size: name its size (e.g. "
+        "rung_640x360.yuv)"
+    )
+    named = tmp_path / "rung_80x44.yuv"
+    rung.rename(named)
+    with open_inputs(ref, [named], width=160, height=88, scale="bicubic") as inputs:
+        assert inputs.dis[0].kind == "scaled" and inputs.dis[0].num_frames == 8
+    # at the reference's size, one frame short: kept as it is (the count warning's slack)
+    short = write_raw(tmp_path / "short.yuv", frames=7, w=160, h=88)
+    with open_inputs(ref, [short], width=160, height=88, scale="bicubic") as inputs:
+        assert (inputs.dis[0].width, inputs.dis[0].num_frames) == (160, 7)
+    # without --scale the same file keeps its old reading: two frames and a warning
+    with open_inputs(ref, [tmp_path / "rung_80x44.yuv"], width=160, height=88,
+                     ignore_name=True) as inputs:  # fmt: skip
+        assert inputs.dis[0].num_frames == 2
+
+
 def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):
     """A 160x90 clip read at 100x50: whole frames and a remainder, as libvmaf reads it."""
     clip = write_raw(tmp_path / "clip.yuv", frames=3)
