@@ -273,8 +273,8 @@ def _name_conflicts(
     if hints.big_endian:
         return AdmError(
             f"{where}: its name says {hints.big_endian}, big-endian samples; raw files are "
-            "read little-endian: convert it (ffmpeg ... -pix_fmt yuv420p16le out.yuv), or give "
-            "--ignore-name if the name is wrong"
+            f"read little-endian: convert it (ffmpeg ... -pix_fmt {_little_endian(hints)} "
+            "out.yuv), or give --ignore-name if the name is wrong"
         )
     clauses: list[str] = []
     fixes: list[str] = []
@@ -775,6 +775,22 @@ def _check_same(first: FrameReader, other: FrameReader, *, sizes: bool = True) -
             f"{_reader_where(other)} is {other.bitdepth}-bit but {_reader_where(first)} "
             f"is {first.bitdepth}-bit"
         )
+
+
+def _little_endian(hints: NameHints) -> str:
+    """ffmpeg's little-endian format for a name's big-endian word, of the same layout and
+    bit depth (yuv422p10be: yuv422p10le; gray12be: gray12le; a bare 10be: yuv420p10le, or
+    the layout the name states)."""
+    word = hints.big_endian or ""
+    bits = word[-4:-2]
+    if word.startswith(("yuv", "p")):
+        return word[:-2] + "le"
+    if word.startswith("gr"):
+        return f"gray{bits}le"
+    layout = {"422": "yuv422p", "444": "yuv444p", "400": "gray"}.get(
+        hints.pixel_format or "420", "yuv420p"
+    )
+    return f"{layout}{bits}le"
 
 
 def _named_size(path: Any) -> bool:

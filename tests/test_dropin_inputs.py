@@ -272,7 +272,17 @@ def test_name_says_another_bit_depth(tmp_path):
          "10-bit but --bitdepth is 8 (default); give -p 422 -b 10, or --ignore-name"),
         ("c.yuyv422.yuv", {}, "its name says yuyv422, a packed layout"),
         ("c.yuv420p16be.yuv", {"bitdepth": 16}, "its name says yuv420p16be, big-endian "
-         "samples; raw files are read little-endian"),
+         "samples; raw files are read little-endian: convert it (ffmpeg ... -pix_fmt "
+         "yuv420p16le out.yuv)"),
+        ("c.yuv422p10be.yuv", {"bitdepth": 10, "pixel_format": "422"}, "its name says "
+         "yuv422p10be, big-endian samples; raw files are read little-endian: convert it "
+         "(ffmpeg ... -pix_fmt yuv422p10le out.yuv)"),
+        ("c_gray12be.yuv", {"bitdepth": 12, "pixel_format": "400"}, "its name says "
+         "gray12be, big-endian samples; raw files are read little-endian: convert it "
+         "(ffmpeg ... -pix_fmt gray12le out.yuv)"),
+        ("c_444_10be.yuv", {"bitdepth": 10, "pixel_format": "444"}, "its name says 10be, "
+         "big-endian samples; raw files are read little-endian: convert it (ffmpeg ... "
+         "-pix_fmt yuv444p10le out.yuv)"),
     ],
 )  # fmt: skip
 def test_name_contradicts_flags(tmp_path, name, given, said):
