@@ -1,12 +1,13 @@
 """What every ``admcuda`` subcommand shares: usage errors, a parser that raises instead
-of exiting, ``--option NAME=VALUE`` parsing, and one-line failure reporting."""
+of exiting, ``--option NAME=VALUE`` parsing, the image ``--output`` check, and one-line
+failure reporting."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import IO, NoReturn
 
 from admcuda.errors import AdmError
 
@@ -24,6 +25,20 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # argparse drops an OSError writing --help; raised, a full disk or a reader gone
+        # is reported as for any other output (and the same whether Python buffers
+        # standard output or not). None where stdout is closed: stderr, as argparse does.
+        from admcuda.writers import write_stdout
+
+        file = file or sys.stderr
+        if not message or file is None:
+            return
+        if file is sys.stdout:
+            write_stdout(message)
+        else:
+            file.write(message)
 
 
 _C_SPACE = " \t\n\v\f\r"
@@ -151,6 +166,23 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
                 )
 
 
+def check_image_suffix(path: str) -> None:
+    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
+    format from the suffix, and finds out only when it saves, after the work). Needs
+    matplotlib: callers check that it imports first."""
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    # pgf needs a LaTeX installation, found only after the work: not offered
+    formats = {f for f in FigureCanvasBase.get_supported_filetypes() if f != "pgf"}
+    if Path(path).suffix.lower().lstrip(".") not in formats:
+        raise UsageError(
+            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
+            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
+        )
+
+
 def fail(message: str) -> None:
     """Print ``admcuda: error: message`` as one line on stderr."""
     print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
@@ -171,6 +203,12 @@ def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
         return EXIT_USAGE
     except AdmError as exc:
         fail(str(exc))
+        return EXIT_RUNTIME
+    except BrokenPipeError:
+        # The reader of standard output went away: stop quietly, as `admcuda score` does.
+        from admcuda.writers import drop_stdout
+
+        drop_stdout()
         return EXIT_RUNTIME
     except OSError as exc:
         fail(os_error_text(exc))

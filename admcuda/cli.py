@@ -12,9 +12,9 @@ extracts ADM works with only the program name changed::
     admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
                   --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
 
-The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``), so ``-h`` is the
-height and help is ``--help`` only; libvmaf's long spellings (``--frame_cnt``,
-``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
+The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``, and ``-c N``, ignored as
+there), so ``-h`` is the height and help is ``--help`` only; libvmaf's long spellings
+(``--frame_cnt``, ``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
 ``--frame_cnt`` (all frames), ``--subsample`` (every frame) and ``--threads`` (no
 worker threads).
 
@@ -24,6 +24,11 @@ inputs or scoring (a missing file, raw YUV without a size, inputs that disagree)
 and leaves no output file behind. In a ladder, a distorted input that fails does
 not stop the others: their outputs are written, each failed input gets its error
 line, and the exit status is 1.
+
+Ctrl-C (SIGINT) ends a run at once, even one waiting for a pipe's writer, with the one
+line ``admcuda: error: interrupted`` and exit status 130. SIGTERM and SIGHUP keep their
+default action, as in libvmaf's ``vmaf``: the process ends by the signal (a shell reports
+143 for SIGTERM), and its CPU worker processes die with it.
 """
 
 from __future__ import annotations
@@ -52,10 +57,13 @@ from admcuda.writers import (
     FORMATS,
     StagedOutput,
     commit_all,
+    drop_stdout,
+    flush_stdout,
     is_same_file,
     output_target,
     pool,
     render,
+    write_text,
 )
 from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
 
@@ -289,6 +297,14 @@ def build_parser() -> argparse.ArgumentParser:
             "libvmaf may use); no effect here",
         )  # fmt: skip
     score.add_argument(
+        "-c", dest="c_ignored", type=_counter(0), metavar="N",
+        help="accepted for libvmaf's command line (in its short options, but no option "
+        "reads it: ignored there too); no effect here",
+    )  # fmt: skip
+    # libvmaf options that add other features: refused in _check_arguments, one line each
+    for flags, dest in _REFUSED_FLAGS:
+        score.add_argument(*flags, dest=dest, action="append", help=argparse.SUPPRESS)
+    score.add_argument(
         "--debug",
         action="store_true",
         help="also output integer_adm and the numerators and denominators",
@@ -324,6 +340,30 @@ _TOOLS = {
     "bench": ("admcuda.bench", "frames/s of the backends, beside libvmaf's when given"),
     "batch": ("admcuda.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
 }
+
+
+# libvmaf's options that score other features than ADM: (flags, dest), and why refused.
+_REFUSED_FLAGS = (
+    (("-m", "--model"), "model"),
+    (("--aom_ctc",), "aom_ctc"),
+    (("--nflx_ctc",), "nflx_ctc"),
+)
+_REFUSED_WHY = {
+    "model": "admcuda computes ADM only and predicts no VMAF score (a model needs "
+    "libvmaf's other features); drop it",
+    "aom_ctc": "admcuda computes ADM only, and libvmaf's AOM CTC preset adds VMAF models "
+    "and other features (PSNR, SSIM, CIEDE, ...); drop it",
+    "nflx_ctc": "admcuda computes ADM only, and libvmaf's Netflix CTC preset adds VMAF "
+    "models and other features (PSNR, SSIM, CAMBI); drop it",
+}
+
+
+def _check_refused(args: argparse.Namespace) -> None:
+    """Refuse libvmaf's -m/--model, --aom_ctc and --nflx_ctc by name, saying why."""
+    for flags, dest in _REFUSED_FLAGS:
+        values = getattr(args, dest)
+        if values:
+            raise _UsageError(f"{'/'.join(flags)} {values[0]}: {_REFUSED_WHY[dest]}")
 
 
 def _output_format(args: argparse.Namespace) -> str | None:
@@ -450,6 +490,7 @@ def _merge_input_forms(args: argparse.Namespace) -> str:
 
 def _check_arguments(args: argparse.Namespace) -> None:
     """Command-line checks that need no file: presence, ranges, the example's rules."""
+    _check_refused(args)
     dis_name = _merge_input_forms(args)
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
@@ -541,8 +582,8 @@ def _stdout() -> Any:
 def _write_all(
     fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float], scored: list[int]
 ) -> None:
-    """Write one document per distorted input that scored: standard output at once, the
-    paths together (:func:`commit_all`), so that a failing one leaves every existing
+    """Write one document per distorted input that scored, together (:func:`commit_all`:
+    standard output first, then the paths), so that a failing one leaves every existing
     file as it was."""
     staged = []
     for k in scored:
@@ -557,9 +598,8 @@ def _write_all(
         )
         dest = outputs[k]
         if dest is None:
-            _stdout().write(text)
-        else:
-            staged.append(StagedOutput(dest, text))
+            _stdout()
+        staged.append(StagedOutput(dest, text))
     commit_all(staged)
 
 
@@ -639,7 +679,8 @@ def _score(args: argparse.Namespace) -> int:
     scored = [k for k, error in enumerate(errors) if error is None]
     if scored:
         if out_format is None:
-            print(_summary(run, backend, args.subsample, scored), file=_stdout())
+            _stdout()
+            write_text(None, _summary(run, backend, args.subsample, scored) + "\n")
         else:
             _write_all(out_format, run, outputs, fps, scored)
     for path, error in zip(run.dis, errors, strict=True):
@@ -701,6 +742,17 @@ def _os_error_text(exc: OSError) -> str:
     return str(exc)
 
 
+def _settle_stdout() -> None:
+    """Where standard output still holds text it could not write (another error came
+    first and was reported), drop it (:func:`drop_stdout`)."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        drop_stdout()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``admcuda`` command line.
 
@@ -712,8 +764,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C.
-        Set ``ADMCUDA_TRACEBACK=1`` to get a traceback for unexpected errors.
+        0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C
+        (SIGTERM is not caught: the process ends by it). Set ``ADMCUDA_TRACEBACK=1`` to
+        get a traceback for unexpected errors.
     """
     logger = logging.getLogger("admcuda")
     handler = logging.StreamHandler(sys.stderr)
@@ -721,7 +774,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     logger.addHandler(handler)
     propagate, logger.propagate = logger.propagate, False
     try:
-        return _run(argv)
+        try:
+            code = _run(argv)
+        except SystemExit as exc:  # --help and --version, whose text is flushed below too
+            code = exc.code if isinstance(exc.code, int) else 0
+        # Here, so that a write to standard output that fails (a full disk, a reader gone)
+        # is reported as any error is: at exit the interpreter would print two lines of
+        # its own and exit 120. After a failure (its line printed), stdout is only
+        # settled, below, so that the failure stays the one line.
+        if code == 0:
+            flush_stdout()
+        return code
     except _UsageError as exc:
         _fail(str(exc))
         return EXIT_USAGE
@@ -731,8 +794,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`admcuda ... | head`): stop quietly, and point stdout
         # at devnull so the interpreter's final flush does not complain either.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        drop_stdout()
         return EXIT_RUNTIME
     except OSError as exc:
         _fail(_os_error_text(exc))
@@ -740,13 +802,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _fail("interrupted")
         return EXIT_INTERRUPTED
-    except SystemExit as exc:  # --help and --version
-        return exc.code if isinstance(exc.code, int) else 0
     except Exception as exc:
         if os.environ.get("ADMCUDA_TRACEBACK"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set ADMCUDA_TRACEBACK=1 for details)")
         return EXIT_RUNTIME
     finally:
+        _settle_stdout()
         logger.removeHandler(handler)
         logger.propagate = propagate

@@ -34,7 +34,6 @@ frame position; the rest of the frame is zero.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import os
 import secrets
@@ -46,11 +45,19 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import Parser, UsageError, c_integer, counter, parse_option_args, run_tool
+from admcuda._tool import (
+    Parser,
+    UsageError,
+    c_integer,
+    check_image_suffix,
+    counter,
+    parse_option_args,
+    run_tool,
+)
 from admcuda.errors import AdmError
 from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
 from admcuda.options import AdmOptions
-from admcuda.writers import is_same_file
+from admcuda.writers import StagedOutput, drop_stdout, is_same_file, output_target
 
 __all__ = [
     "KINDS",
@@ -560,14 +567,21 @@ def _run(argv: Sequence[str] | None) -> int:
         raise AdmError("--npy -: standard output is closed; name a file")
     if npy_stdout and sys.stdout.isatty():
         raise UsageError("--npy -: standard output is a terminal; redirect it or name a file")
+    if npy_stdout and getattr(sys.stdout, "buffer", None) is None:
+        raise AdmError("--npy -: standard output takes no bytes here; name a file")
     for flag, path in (("--output", args.output), ("--npy", args.npy)):
         if not path or (flag == "--npy" and npy_stdout):
             continue
-        # Each is written to a temporary sibling renamed over it: a folder cannot be
-        # replaced, and a device or FIFO would be (not written into).
+        # -o is written to a temporary sibling renamed over it, as --npy is where it names
+        # a regular file: a folder cannot be replaced, and a device or FIFO would be (not
+        # written into). One of this process's descriptors (--npy /dev/stdout) is written
+        # through, as score writes -o there.
         if os.path.isdir(path):
             raise UsageError(f"{flag} '{path}' is a folder; name a file")
-        if os.path.exists(path) and not os.path.isfile(path):
+        fd = _own_descriptor(path) if flag == "--npy" else None
+        if fd is not None and os.isatty(fd):
+            raise UsageError(f"--npy '{path}' is a terminal; redirect it or name a file")
+        if fd is None and os.path.exists(path) and not os.path.isfile(path):
             raise UsageError(f"{flag} '{path}' is not a regular file; name a file")
         parent = Path(path).parent
         if not parent.is_dir():
@@ -578,67 +592,57 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.npy and not npy_stdout and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     _pyplot()  # fail before the work if matplotlib is missing
-    _check_image_suffix(args.output)
+    check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
-    # Both files go to temporary siblings and are renamed once both are complete, so a
-    # failure leaves neither behind. The temporary name keeps the suffix, from which
-    # matplotlib takes the image format.
-    # Standard output is written before the renames, as score writes it before its
-    # files: a closed one leaves no file replaced.
-    token = secrets.token_hex(4)
-    files = (args.output,) if npy_stdout else (args.output, args.npy)
-    targets = [Path(path) for path in files if path]
-    temps = [target.with_name(f".{token}.{target.name}") for target in targets]
+    # The PNG goes to a temporary sibling (its name keeps the suffix, from which
+    # matplotlib takes the image format) and the array is staged as score stages its
+    # outputs (writers.StagedOutput); standard output and descriptors are written first,
+    # then the files are renamed, so a failure leaves no file replaced and none behind.
+    target = Path(args.output)
+    temp = target.with_name(f".{secrets.token_hex(4)}.{target.name}")
+    npy: StagedOutput | None = None
     try:
         maps = save_distortion_png(
-            ref, dis, bitdepth, temps[0], opts, label,
+            ref, dis, bitdepth, temp, opts, label,
             kind=args.kind, background=args.background,
         )  # fmt: skip
-        if npy_stdout:
+        if args.npy:
             buffer = io.BytesIO()
             np.save(buffer, maps.get(args.kind))
-            _write_stdout(buffer.getvalue())
-        elif args.npy:
-            with open(temps[1], "wb") as handle:
-                np.save(handle, maps.get(args.kind))
-        for temp, target in zip(temps, targets, strict=True):
-            os.replace(temp, target)
+            npy = StagedOutput(None if npy_stdout else args.npy, buffer.getvalue())
+            npy.stage()
+            if npy.direct:
+                _write_direct(npy, "-" if npy_stdout else f"'{args.npy}'")
+        os.replace(temp, target)
+        if npy is not None and not npy.direct:
+            npy.commit()
     finally:
-        for temp in temps:
-            temp.unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
+        if npy is not None:
+            npy.discard()
     return 0
 
 
-def _write_stdout(data: bytes) -> None:
-    """Write ``data`` to standard output's byte stream, after any text before it."""
-    sys.stdout.flush()
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is None:
-        raise AdmError("--npy -: standard output takes no bytes here; name a file")
+def _own_descriptor(path: str) -> int | None:
+    """The descriptor of this process that ``path`` names (/dev/stdout, /dev/fd/N), if any."""
     try:
-        stream.write(data)
-        stream.flush()
+        target = output_target(path)
+    except OSError:
+        return None  # refused as a folder, or failing when written, naming the path
+    return target.fd if target.kind == "fd" else None
+
+
+def _write_direct(npy: StagedOutput, shown: str) -> None:
+    """Write the array to standard output or a descriptor; a reader gone is one line."""
+    try:
+        npy.commit()
     except BrokenPipeError:
-        # What is left in the buffer would fail again at exit, with a second message.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise AdmError("--npy -: standard output was closed before the map was written") from None
-
-
-def _check_image_suffix(path: str) -> None:
-    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
-    format from the suffix)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    # pgf needs a LaTeX installation, found only after the work: not offered
-    formats = {f for f in FigureCanvasBase.get_supported_filetypes() if f != "pgf"}
-    if Path(path).suffix.lower().lstrip(".") not in formats:
-        raise UsageError(
-            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
-            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
-        )
+        drop_stdout()  # what is left in the buffer would fail again at exit
+        raise AdmError(
+            f"--npy {shown}: standard output was closed before the map was written"
+        ) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

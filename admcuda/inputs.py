@@ -260,14 +260,21 @@ def _name_conflicts(
     if hints.packed:
         return AdmError(
             f"{where}: its name says {hints.packed}, a packed layout whose luma is not a "
-            "plane; convert it to planar YUV (ffmpeg ... -pix_fmt yuv422p out.yuv), or give "
-            "--ignore-name if the name is wrong"
+            f"plane; convert it to planar YUV (ffmpeg ... -pix_fmt {hints.packed_planar} "
+            "out.yuv), or give --ignore-name if the name is wrong"
+        )
+    if hints.msb_aligned:  # before big-endian: p010be's conversion is the same
+        return AdmError(
+            f"{where}: its name says {hints.msb_aligned}, MSB-aligned samples (in the high "
+            "bits of 16); raw files are read with samples in the low bits: convert it "
+            f"(ffmpeg ... -pix_fmt {hints.msb_planar} out.yuv), or give --ignore-name if the "
+            "name is wrong"
         )
     if hints.big_endian:
         return AdmError(
             f"{where}: its name says {hints.big_endian}, big-endian samples; raw files are "
-            "read little-endian: convert it (ffmpeg ... -pix_fmt yuv420p16le out.yuv), or give "
-            "--ignore-name if the name is wrong"
+            f"read little-endian: convert it (ffmpeg ... -pix_fmt {_little_endian(hints)} "
+            "out.yuv), or give --ignore-name if the name is wrong"
         )
     clauses: list[str] = []
     fixes: list[str] = []
@@ -681,6 +688,7 @@ def open_inputs(
         for other in known[1:]:
             _check_same(known[0], other, sizes=scaler is None)
         first = known[0] if known else None
+        unsized_rungs = []  # raw rungs under --scale read at the reference's size
         for i, raw in list(raws.items()):
             if isinstance(raw, Stream):
                 if first is None and not sized:
@@ -697,8 +705,12 @@ def open_inputs(
                     raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
                     scale=scaler is not None and i > 0,
                 )  # fmt: skip
+                if scaler is not None and i > 0 and not ignore_name and not _named_size(raw):
+                    unsized_rungs.append(i)
             del raws[i]
         opened: list[FrameReader] = readers  # type: ignore[assignment]
+        for i in unsized_rungs:
+            _check_unsized_rung(opened[0], opened[i])
         _warn_frame_counts(opened)
         head = opened[0]
         for i in range(1, len(opened)):
@@ -763,6 +775,43 @@ def _check_same(first: FrameReader, other: FrameReader, *, sizes: bool = True) -
             f"{_reader_where(other)} is {other.bitdepth}-bit but {_reader_where(first)} "
             f"is {first.bitdepth}-bit"
         )
+
+
+def _little_endian(hints: NameHints) -> str:
+    """ffmpeg's little-endian format for a name's big-endian word, of the same layout and
+    bit depth (yuv422p10be: yuv422p10le; gray12be: gray12le; a bare 10be: yuv420p10le, or
+    the layout the name states)."""
+    word = hints.big_endian or ""
+    bits = word[-4:-2]
+    if word.startswith(("yuv", "p")):
+        return word[:-2] + "le"
+    if word.startswith("gr"):
+        return f"gray{bits}le"
+    layout = {"422": "yuv422p", "444": "yuv444p", "400": "gray"}.get(
+        hints.pixel_format or "420", "yuv420p"
+    )
+    return f"{layout}{bits}le"
+
+
+def _named_size(path: Any) -> bool:
+    """Whether a raw file's name states its size (``rung_640x360.yuv``)."""
+    return name_hints(path).size is not None
+
+
+def _check_unsized_rung(ref: FrameReader, rung: FrameReader) -> None:
+    """Refuse a raw rung that ``--scale`` reads at the reference's size for want of a
+    size in its name, where it holds more than one frame more or fewer than the reference
+    there: it is most likely of another size whose bytes happen to be whole frames (a
+    960x540 frame is a quarter of a 1920x1080 one), and would be scored as tiles."""
+    counts = (ref.num_frames, rung.num_frames)
+    if None in counts or abs(counts[0] - counts[1]) <= 1:  # type: ignore[operator]
+        return
+    raise AdmError(
+        f"{_reader_where(rung)}: with --scale a raw distorted file is read at the size its "
+        f"name states, and its name states none; at {rung.width}x{rung.height} it holds "
+        f"{counts[1]} frames against the reference's {counts[0]}, so it is likely of "
+        "another size: name its size (e.g. rung_640x360.yuv)"
+    )
 
 
 def _warn_frame_counts(readers: list[FrameReader]) -> None:
@@ -933,6 +982,12 @@ class FrameStream:
     def has_more(self) -> bool:
         """Read one more frame, if the limit allows, and say whether there was one."""
         return self._next() is not None
+
+    def interrupt(self) -> None:
+        """End a read under way in another thread, where the reader can (a stream's)."""
+        interrupt = getattr(self.reader, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
 
     def close(self) -> None:
         """Stop reading (ends an ffmpeg process early)."""

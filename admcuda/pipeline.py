@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.yuv import check_plane_range
 
 __all__ = [
     "DEFAULT_HOST_MEMORY",
@@ -147,12 +148,10 @@ class SeekableSource:
                     "(was it truncated while reading?)"
                 )
             if self._check:
-                peak = int(out[k].max())
-                if peak >> self.reader.bitdepth:
-                    raise AdmError(
-                        f"{self.reader.where} frame {index} has sample value {peak}, too large "
-                        f"for {self.reader.bitdepth} bits; is --bitdepth right?"
-                    )
+                check_plane_range(
+                    out[k], self.reader.bitdepth, where=self.reader.where, index=index,
+                    pixel_format=self.reader.pixel_format,
+                )  # fmt: skip
 
     def has_more(self) -> bool:
         """Consume one more frame, if the selection has one (for length checks)."""
@@ -209,7 +208,7 @@ class IterSource:
 
                 raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
             if on_gpu:
-                out[k] = frame  # device to device, on this thread's stream
+                _copy_to_device(out, k, frame)
                 copied.append(frame)
             else:
                 np.copyto(out[k], frame)
@@ -222,8 +221,32 @@ class IterSource:
     def has_more(self) -> bool:
         return self.stream.has_more()
 
+    def interrupt(self) -> None:
+        """End a read waiting for input (a pipe's idle writer), now: it raises AdmError."""
+        self.stream.interrupt()
+
     def close(self) -> None:
         self.stream.close()
+
+
+def _copy_to_device(out: Any, k: int, frame: Any) -> None:
+    """``out[k] = frame`` on this thread's stream: one copy call for a contiguous CuPy plane
+    on ``out``'s device (NVDEC's), CuPy's assignment for anything else."""
+    import cupy as cp
+
+    if (
+        isinstance(frame, cp.ndarray)
+        and frame.flags.c_contiguous
+        and out.flags.c_contiguous
+        and frame.device.id == out.device.id
+    ):
+        nbytes = frame.nbytes
+        rt = cp.cuda.runtime
+        dst = out.data.ptr + k * nbytes
+        stream = cp.cuda.get_current_stream().ptr
+        rt.memcpyAsync(dst, frame.data.ptr, nbytes, rt.memcpyDeviceToDevice, stream)
+    else:
+        out[k] = frame
 
 
 class PlainStream:
@@ -470,6 +493,14 @@ def run(
                 finish_oldest()
         while inflight:
             finish_oldest()
+    except BaseException:
+        # Ctrl-C or a failure: a read waiting on a pipe whose writer sends nothing would
+        # hold the join below (and the exit) for as long as the writer waits.
+        for source in (ref, *dis):
+            interrupt = getattr(source, "interrupt", None)
+            if interrupt is not None:
+                interrupt()
+        raise
     finally:
         stop.set()
         free.put(None)

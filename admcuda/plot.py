@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from admcuda._tool import Parser, UsageError, run_tool
+from admcuda._tool import Parser, UsageError, check_image_suffix, run_tool
 from admcuda.errors import AdmError
 from admcuda.result import AdmResult, split_feature_name
 
@@ -212,6 +212,8 @@ def _run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.label is not None and len(args.label) != len(args.results):
         raise UsageError(f"{len(args.label)} --label for {len(args.results)} results")
+    _pyplot()  # fail before reading anything if matplotlib is missing, as map does
+    check_image_suffix(args.output)
     parent = Path(args.output).parent
     if not parent.is_dir():
         raise AdmError(f"output folder '{parent}' does not exist")

@@ -20,6 +20,11 @@ and handed out first, so no frame data is lost.
 chroma dropped, the frames before ``start`` read and dropped. Each input is read
 by its own thread in the pipeline, so two streams fed by two writers (two
 ffmpeg processes) cannot block each other.
+
+A thread blocked in ``read(2)`` on a pipe whose writer has gone quiet cannot be woken,
+so a stream is read only once ``poll(2)`` says it has bytes (or has ended), and
+:meth:`Stream.interrupt` wakes such a wait from another thread: on Ctrl-C the
+pipeline ends its readers at once instead of waiting for the writer's next bytes.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import select
 import stat
 import threading
 from collections.abc import Iterator
@@ -55,6 +61,63 @@ _log = logging.getLogger("admcuda")
 # stream that has lost them (a caller may open its inputs twice, e.g. to retry).
 _PARKED: dict[tuple[int, int], Stream] = {}
 _PARKED_LOCK = threading.Lock()
+
+
+class _Interrupted(Exception):
+    """Raised inside a read of a stream that :meth:`Stream.interrupt` ended."""
+
+
+class _WakeableFile(io.RawIOBase):
+    """A stream's descriptor read only when ``poll(2)`` says it is readable, so that
+    :meth:`interrupt`, from any thread, ends a read waiting on an idle writer.
+
+    The wake-up is a pipe of its own: once written to, every poll returns at once, so a
+    read under way and every later one raise :class:`_Interrupted`. Not
+    :class:`InterruptedError`: the buffered layer retries a read that fails with EINTR.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._wake_read, self._wake_write = os.pipe()
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
+        self._poll.register(self._wake_read, select.POLLIN)
+        self._lock = threading.Lock()  # interrupt() never writes to a closed pipe
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        events = self._poll.poll()
+        if any(fd == self._wake_read for fd, _ in events):
+            raise _Interrupted
+        return os.readv(self._fd, [buffer])
+
+    def interrupt(self) -> None:
+        with self._lock:
+            if not self.closed:
+                os.write(self._wake_write, b"x")
+
+    def close(self) -> None:
+        with self._lock:
+            if not self.closed:
+                for fd in (self._fd, self._wake_read, self._wake_write):
+                    os.close(fd)
+            super().close()
+
+
+def _open_file(fd: int) -> io.BufferedReader:
+    """``fd`` buffered; wakeable where ``poll(2)`` is there (not on Windows)."""
+    if not hasattr(select, "poll"):  # pragma: no cover - not POSIX
+        return open(fd, "rb", buffering=_BUFFER)  # noqa: SIM115 - Stream.close
+    try:
+        raw = _WakeableFile(fd)
+    except OSError:  # no descriptors left for the wake-up pipe: read as before
+        return open(fd, "rb", buffering=_BUFFER)  # noqa: SIM115 - Stream.close
+    return io.BufferedReader(raw, _BUFFER)
 
 
 def _identity(name: str) -> tuple[int, int] | None:
@@ -107,7 +170,7 @@ class Stream:
         self.where = _where(path, label)
         self._file = file
         self._identity = _identity(path)
-        self._sniffed = self._touched = False
+        self._sniffed = self._touched = self._interrupted = False
         self._prefix = bytearray()
         self.format = "raw"
         self.header: Y4mHeader | None = None
@@ -131,6 +194,8 @@ class Stream:
             raise AdmError(f"{self.where} cannot be read: {exc.strerror or exc}") from None
         except ValueError:  # closed while a read was under way
             raise AdmError(f"{self.where} was closed while reading") from None
+        except _Interrupted:
+            raise AdmError(f"{self.where}: reading was interrupted") from None
 
     def _sniff(self) -> None:
         head = self._read_upto(len(MAGIC))
@@ -200,17 +265,34 @@ class Stream:
                 return
             yield data
 
+    def interrupt(self) -> None:
+        """End a read of this stream under way in another thread, now, and every later
+        one: they raise :class:`AdmError`. For stopping early (Ctrl-C): a read waiting on
+        a writer that sends nothing would otherwise wait for as long as the writer does."""
+        self._interrupted = True
+        raw = getattr(self._file, "raw", None)
+        wake = getattr(raw, "interrupt", None)
+        if wake is not None:
+            wake()
+
     def close(self) -> None:
         """Close the stream's descriptor (standard input itself stays open).
 
         A stream of which no frame byte was read is kept open instead, for
-        :func:`open_stream` to hand back if the same stream is opened again.
+        :func:`open_stream` to hand back if the same stream is opened again. A read
+        under way in another thread is interrupted first: closing would wait for it.
         """
-        if self._sniffed and not self._touched and self._identity is not None:
+        if (
+            self._sniffed
+            and not self._touched
+            and not self._interrupted
+            and self._identity is not None
+        ):
             with _PARKED_LOCK:
                 if self._identity not in _PARKED:
                     _PARKED[self._identity] = self
                     return
+        self.interrupt()
         self._file.close()
 
 
@@ -259,7 +341,7 @@ def open_stream(path: str | os.PathLike[str], *, label: str = "input") -> Stream
         raise AdmError(f"{where} not found") from None
     except OSError as exc:
         raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    stream = Stream(name, label, open(fd, "rb", buffering=_BUFFER))  # noqa: SIM115 - Stream.close
+    stream = Stream(name, label, _open_file(fd))
     try:
         stream._sniff()
     except BaseException:
@@ -345,6 +427,10 @@ class StreamReader(ClosingReader):
         if self._used:
             raise AdmError(f"{self.where} is a stream and can be read only once")
         self._used = True
+
+    def interrupt(self) -> None:
+        """End a read under way in another thread (:meth:`Stream.interrupt`)."""
+        self.stream.interrupt()
 
     def close(self) -> None:
         """Close the stream."""

@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -269,6 +269,9 @@ class VideoInfo:
     width, height : int
     container : str
         ffmpeg's demuxer names, e.g. ``"matroska,webm"``.
+    video_streams : int
+        How many video streams the file has (this one among them; cover art and streams
+        without a size not counted).
     """
 
     stream: int
@@ -277,6 +280,7 @@ class VideoInfo:
     width: int
     height: int
     container: str
+    video_streams: int = 1
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -299,7 +303,7 @@ _SIZE = re.compile(r"([0-9]+)x([0-9]+)(?:\s|$)")
 
 
 def parse_probe(text: str) -> VideoInfo | None:
-    """Read the first real video stream out of ``ffmpeg -i`` output.
+    """Read the first real video stream out of ``ffmpeg -i`` output, and count them.
 
     Cover art (``(attached pic)``) and streams without a size are skipped.
 
@@ -314,6 +318,7 @@ def parse_probe(text: str) -> VideoInfo | None:
         None if the text names no video stream.
     """
     container = ""
+    streams: list[VideoInfo] = []
     for line in text.splitlines():
         head = re.match(r"^Input #0, (.*), from ", line)
         if head:
@@ -333,17 +338,21 @@ def parse_probe(text: str) -> VideoInfo | None:
                 if position == 2:
                     pix_fmt = fields[1].split("(")[0].strip()
                 break
-        if size is None:
-            continue
-        return VideoInfo(
-            stream=int(match.group(1)),
-            codec=codec,
-            pix_fmt=pix_fmt,
-            width=size[0],
-            height=size[1],
-            container=container,
+        if size is None or any(s.stream == int(match.group(1)) for s in streams):
+            continue  # no size, or listed again (a stream in two MPEG-TS programs)
+        streams.append(
+            VideoInfo(
+                stream=int(match.group(1)),
+                codec=codec,
+                pix_fmt=pix_fmt,
+                width=size[0],
+                height=size[1],
+                container=container,
+            )
         )
-    return None
+    if not streams:
+        return None
+    return replace(streams[0], video_streams=len(streams))
 
 
 def _last_error(text: str) -> str:
@@ -448,6 +457,13 @@ class VideoReader(ClosingReader):
             check_geometry(self.info.width, self.info.height, "400", bitdepth)
         except AdmError as exc:
             raise AdmError(f"{self.where}: {exc}") from None
+        if self.info.video_streams > 1:
+            info = self.info
+            _log.warning(
+                "%s has %d video streams; scoring the first, stream %d (%s, %dx%d); to score "
+                "another, copy it to a file of its own (ffmpeg -i IN -map 0:N -c copy OUT)",
+                self.where, info.video_streams, info.stream, info.codec, info.width, info.height,
+            )  # fmt: skip
         self.width, self.height = self.info.width, self.info.height
         self.bitdepth = bitdepth
         self.pixel_format = layout
@@ -776,6 +792,13 @@ class ScaledReader(VideoReader):
             return _file_chunks(self.path, self.num_frames * self.source.frame_size)  # type: ignore[attr-defined,operator]
         self.source.claim()  # type: ignore[attr-defined]
         return self.source.stream.chunks()  # type: ignore[attr-defined]
+
+    def interrupt(self) -> None:
+        """End a read of a stream source under way (the feed to ffmpeg's standard input,
+        which then ends ffmpeg's output too)."""
+        interrupt = getattr(self.source, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
 
     def close(self) -> None:
         """Stop ffmpeg and close the source."""

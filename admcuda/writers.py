@@ -30,7 +30,7 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Literal, NamedTuple, TypeAlias
+from typing import IO, Any, Literal, NamedTuple, TypeAlias
 
 from admcuda.errors import AdmError
 
@@ -392,7 +392,8 @@ class OutputTarget(NamedTuple):
     """Where an output path leads: ``kind`` ``"fd"`` (one of this process's descriptors,
     ``fd``), ``"open"`` (a device, FIFO or another process's descriptor, written as it
     is) or ``"file"`` (a regular file, existing or not, replaced by a rename; through
-    links, the file they name)."""
+    links, the file they name); ``"stdout"`` is :class:`StagedOutput`'s for a dest of
+    None, ``sys.stdout``, which :func:`output_target` never gives."""
 
     kind: str
     path: Path
@@ -438,17 +439,26 @@ def output_target(dest: str | os.PathLike[str]) -> OutputTarget:
     return OutputTarget("file", Path(here))
 
 
-class StagedOutput:
-    """``text`` on its way to ``dest``: :meth:`stage` writes a regular file's temporary
-    sibling, :meth:`commit` renames it over the file (or writes a descriptor, device or
-    FIFO), :meth:`discard` removes what :meth:`stage` left. ``made`` is the regular file
-    a commit replaced or made. Errors name ``dest``."""
+STDOUT_NAME = "standard output"  # how errors name a dest of None
 
-    def __init__(self, dest: str | os.PathLike[str], text: str) -> None:
-        self.given = os.fspath(dest)
+
+class StagedOutput:
+    """``text`` (str, written as UTF-8, or bytes as they are) on its way to ``dest``:
+    :meth:`stage` writes a regular file's temporary
+    sibling, :meth:`commit` renames it over the file (or writes a descriptor, device or
+    FIFO, or, for a ``dest`` of None, ``sys.stdout``), :meth:`discard` removes what
+    :meth:`stage` left. ``made`` is the regular file a commit replaced or made. Errors
+    name ``dest``; writing ``sys.stdout`` fails with AdmError ``"<reason>: standard
+    output"`` (BrokenPipeError as it is, for the CLI to stop quietly)."""
+
+    def __init__(self, dest: str | os.PathLike[str] | None, text: str | bytes) -> None:
+        self.given = STDOUT_NAME if dest is None else os.fspath(dest)
         self.text = text
         self.made: Path | None = None
         self._tmp: Path | None = None
+        if dest is None:
+            self.target = OutputTarget("stdout", Path("-"))
+            return
         try:
             self.target = output_target(dest)
         except OSError as exc:
@@ -473,7 +483,7 @@ class StagedOutput:
             raise OSError(exc.errno, exc.strerror, self.given) from None
         self._tmp = tmp
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            with _open_for(self.text, fd) as handle:
                 handle.write(self.text)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -489,18 +499,21 @@ class StagedOutput:
                     self.stage()
                 os.replace(self._tmp, target.path)  # type: ignore[arg-type]
                 self._tmp, self.made = None, target.path
+            elif target.kind == "stdout":
+                write_stdout(self.text)
             elif target.kind == "fd":
                 for stream in (sys.stdout, sys.stderr):
                     if stream is not None:
                         stream.flush()
-                view = memoryview(self.text.encode("utf-8"))
+                data = self.text if isinstance(self.text, bytes) else self.text.encode("utf-8")
+                view = memoryview(data)
                 while view:
                     view = view[os.write(target.fd, view) :]  # type: ignore[arg-type]
             else:
-                with open(target.path, "w", encoding="utf-8", newline="\n") as handle:
+                with _open_for(self.text, target.path) as handle:
                     handle.write(self.text)
         except BrokenPipeError:
-            if target.kind == "fd" and target.fd == 1:
+            if target.kind == "stdout" or (target.kind == "fd" and target.fd == 1):
                 raise  # the reader of standard output went away: the CLI stops quietly
             self.discard()
             raise AdmError(f"cannot write '{self.given}': its reader closed it") from None
@@ -517,6 +530,60 @@ class StagedOutput:
                 tmp.unlink(missing_ok=True)
 
 
+def _open_for(data: str | bytes, where: int | Path) -> IO[Any]:
+    """``where`` (a descriptor or a path) opened for writing ``data``: bytes as they are,
+    text as UTF-8 with Unix line ends."""
+    if isinstance(data, bytes):
+        return open(where, "wb")
+    return open(where, "w", encoding="utf-8", newline="\n")
+
+
+def write_stdout(data: str | bytes) -> None:
+    """Write and flush ``sys.stdout`` (bytes to its ``buffer``, after the text before
+    them), so that a failing write fails here, not in the interpreter's flush at exit:
+    AdmError ``"<reason>: standard output"`` (after :func:`drop_stdout`), or
+    BrokenPipeError as it is (the CLI drops it and stops quietly)."""
+    stream = sys.stdout
+    if stream is None:
+        raise AdmError(f"{STDOUT_NAME} is closed")
+    try:
+        if isinstance(data, bytes):
+            stream.flush()
+            binary = getattr(stream, "buffer", None)
+            if binary is None:
+                raise AdmError(f"{STDOUT_NAME} takes no bytes here")
+            binary.write(data)
+            binary.flush()
+        else:
+            if data:  # an empty write is one too: /dev/full refuses it
+                stream.write(data)
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        drop_stdout()
+        raise AdmError(f"{exc.strerror or exc}: {STDOUT_NAME}") from None
+
+
+def flush_stdout() -> None:
+    """Flush ``sys.stdout``, where open, as :func:`write_stdout` does."""
+    if sys.stdout is not None:
+        write_stdout("")
+
+
+def drop_stdout() -> None:
+    """Point descriptor 1 at the null device, once a write to standard output has failed
+    and said so: what Python still buffers for it would fail again at exit, with two
+    lines of the interpreter's own. Best effort (a ``sys.stdout`` without a descriptor
+    is left as it is)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+
+
 def is_same_file(out: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether writing ``out`` would write ``path``: the same name, or, both existing, the
     same file (through a link, say)."""
@@ -528,9 +595,10 @@ def is_same_file(out: str | os.PathLike[str], path: str | os.PathLike[str]) -> b
         return False
 
 
-def write_text(dest: str | os.PathLike[str], text: str) -> Path | None:
-    """Write ``text`` to ``dest`` as :func:`write_output` writes its documents; the
-    regular file a rename made, or None."""
+def write_text(dest: str | os.PathLike[str] | None, text: str) -> Path | None:
+    """Write ``text`` to ``dest`` as :func:`write_output` writes its documents (None:
+    ``sys.stdout``, as :class:`StagedOutput` writes it); the regular file a rename made,
+    or None."""
     out = StagedOutput(dest, text)
     commit_all([out])
     return out.made

@@ -32,6 +32,7 @@ __all__ = [
     "check_geometry",
     "check_input_file",
     "check_integer",
+    "check_plane_range",
     "decode_plane",
     "decode_planes",
     "frame_bytes",
@@ -112,7 +113,28 @@ _NAME_FORMATS: tuple[tuple[re.Pattern[str], str | None, int | None], ...] = tupl
 # A name stating big-endian samples (yuv420p16be, gray10be, p010be, 12be): read here as
 # little-endian, its samples would be byte-swapped (at 16 bits every value is in range).
 _BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p|gr[ae]y|p[024]|)(?:10|12|16)be"))
-_PACKED = re.compile(_WORD.format(r"(?:yuyv|yvyu|uyvy|yuy2|uyyvyy)(?:422|411)?|y21[026](?:le|be)?"))
+# MSB-aligned 10- and 12-bit samples (ffmpeg's p010, p210, p410, p012 ...: value << 6 or
+# << 4 in 16 bits); read as raw files are, low-bit-aligned, every value is too large.
+# p016/p216/p416 fill all 16 bits: read right as 16-bit.
+_MSB_ALIGNED = re.compile(_WORD.format(r"p([024])1([02])(?:le|be)?"))
+_MSB_LAYOUTS = {"0": "420", "2": "422", "4": "444"}
+
+# Packed layouts, luma samples interleaved with chroma (ffmpeg's pixel format names and the
+# FourCCs that name the same layouts), each with the planar ffmpeg format to convert to that
+# keeps its luma and bit depth. Semi-planar nv12/nv16/nv24 (and nv21/nv61/nv42) have a luma
+# plane and frames the size of yuv420p/yuv422p/yuv444p's: read as those, they are right.
+_PACKED_NAMES: tuple[tuple[str, str], ...] = (
+    (r"(?:yuyv|yvyu|uyvy|vyuy)(?:422)?|yuy2|2vuy|yuvs|hdyc", "yuv422p"),
+    (r"uyyvyy(?:411)?|y41p", "yuv422p"),
+    (r"v210|y210(?:le|be)?", "yuv422p10le"),
+    (r"y212(?:le|be)?", "yuv422p12le"),
+    (r"v216|y216(?:le|be)?", "yuv422p16le"),
+    (r"ayuv|vuya|vuyx|uyva|vyu444|v308|v408", "yuv444p"),
+    (r"v410|y410|(?:xv30|v30x)(?:le|be)?", "yuv444p10le"),
+    (r"xv36(?:le|be)?", "yuv444p12le"),
+    (r"y416|(?:xv48|ayuv64)(?:le|be)?", "yuv444p16le"),
+)
+_PACKED = tuple((re.compile(_WORD.format(f"(?:{p})")), planar) for p, planar in _PACKED_NAMES)
 
 
 @dataclass(frozen=True)
@@ -130,7 +152,16 @@ class NameHints:
     pixel_format : {"420", "422", "444", "400"} or None
     bitdepth : {8, 10, 12, 16} or None
     packed : str or None
-        A packed layout's name (``yuyv422``): its luma is not a plane.
+        A packed layout's name (``yuyv422``, ``2vuy``, ``v210``): its luma is not a plane.
+    packed_planar : str or None
+        With ``packed``, the planar ffmpeg pixel format that keeps its luma and bit depth
+        (``yuv422p``, ``yuv422p10le``), to convert to.
+    msb_aligned : str or None
+        A name of MSB-aligned samples (``p010``, ``p212le``): read low-bit-aligned, every
+        value is too large.
+    msb_planar : str or None
+        With ``msb_aligned``, the planar ffmpeg pixel format to convert to
+        (``yuv420p10le``).
     big_endian : str or None
         A word stating big-endian samples (``yuv420p16be``).
     size_word, format_word, bitdepth_word : str or None
@@ -141,6 +172,9 @@ class NameHints:
     pixel_format: str | None = None
     bitdepth: int | None = None
     packed: str | None = None
+    packed_planar: str | None = None
+    msb_aligned: str | None = None
+    msb_planar: str | None = None
     big_endian: str | None = None
     size_word: str | None = None
     format_word: str | None = None
@@ -194,8 +228,13 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
                 stated.append((int(bits), word))
             elif implied_bits:
                 implied.append((implied_bits, word))
-    packed = _PACKED.search(name)
+    packed = packed_planar = None
+    for pattern, planar in _PACKED:
+        match = pattern.search(name)
+        if match is not None and (packed is None or match.start() < packed.start()):
+            packed, packed_planar = match, planar
     big_endian = _BIG_ENDIAN.search(name)
+    msb = _MSB_ALIGNED.search(name)
     size, size_word = _unique(sizes)
     fmt, format_word = _unique(layouts)
     bitdepth, bitdepth_word = _unique(stated) if stated else _unique(implied)
@@ -204,6 +243,9 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
         pixel_format=fmt,  # type: ignore[arg-type]
         bitdepth=bitdepth,  # type: ignore[arg-type]
         packed=packed.group(0) if packed else None,
+        packed_planar=packed_planar,
+        msb_aligned=msb.group(0) if msb else None,
+        msb_planar=f"yuv{_MSB_LAYOUTS[msb.group(1)]}p1{msb.group(2)}le" if msb else None,
         big_endian=big_endian.group(0) if big_endian else None,
         size_word=size_word,
         format_word=format_word,
@@ -359,6 +401,7 @@ def decode_plane(
     check_range: bool = True,
     where: str = "input",
     index: int = 0,
+    pixel_format: str | None = None,
 ) -> np.ndarray:
     """Turn the bytes of one plane into a native-endian 2-D array.
 
@@ -373,6 +416,8 @@ def decode_plane(
         For 10 and 12 bits, refuse a sample that does not fit the bit depth.
     where, index : str, int, optional
         Name of the file and frame number, for the message.
+    pixel_format : str, optional
+        The file's layout, for the message (:func:`check_plane_range`).
 
     Returns
     -------
@@ -389,13 +434,56 @@ def decode_plane(
     # Native byte order for downstream code; a no-op view on little-endian hosts.
     plane = plane.astype(np.uint8 if bitdepth == 8 else np.uint16, copy=False)
     if check_range and bitdepth in (10, 12):
-        peak = int(plane.max())
-        if peak >> bitdepth:
-            raise AdmError(
-                f"{where} frame {index} has sample value {peak}, too large for "
-                f"{bitdepth} bits; is --bitdepth right?"
-            )
+        check_plane_range(plane, bitdepth, where=where, index=index, pixel_format=pixel_format)
     return plane
+
+
+_MSB_ALIGNED_DIGIT = {layout: digit for digit, layout in _MSB_LAYOUTS.items()}
+
+
+def _msb_aligned_names(pixel_format: str | None, bitdepth: int) -> tuple[str, str]:
+    """ffmpeg's MSB-aligned format of this layout and bit depth (``p010``), and the planar
+    little-endian one to convert it to (``yuv420p10le``); all three layouts' where the
+    layout is not known (and ``gray10le`` to convert to for 4:0:0)."""
+    if pixel_format in _MSB_ALIGNED_DIGIT:
+        return f"p{_MSB_ALIGNED_DIGIT[pixel_format]}{bitdepth}", f"yuv{pixel_format}p{bitdepth}le"
+    layouts = list(_MSB_ALIGNED_DIGIT.items())
+    msb = "/".join(f"p{digit}{bitdepth}" for _, digit in layouts)
+    if pixel_format == "400":
+        return msb, f"gray{bitdepth}le"
+    return msb, "/".join(f"yuv{fmt}p{bitdepth}le" for fmt, _ in layouts)
+
+
+def check_plane_range(
+    plane: np.ndarray,
+    bitdepth: int,
+    *,
+    where: str = "input",
+    index: int = 0,
+    pixel_format: str | None = None,
+) -> None:
+    """Refuse a 10- or 12-bit plane with a sample of ``bitdepth + 1`` bits or more.
+
+    Where every sample is a multiple of ``2 ** (16 - bitdepth)``, the message also asks
+    whether they are MSB-aligned (``p010``'s ``value << 6``) and names the format to
+    convert to (``pixel_format``, optional, picks its layout).
+    """
+    peak = int(plane.max())
+    if not peak >> bitdepth:
+        return
+    step = 1 << (16 - bitdepth)
+    if (plane & (step - 1)).any():
+        raise AdmError(
+            f"{where} frame {index} has sample value {peak}, too large for "
+            f"{bitdepth} bits; is --bitdepth right?"
+        )
+    msb, planar = _msb_aligned_names(pixel_format, bitdepth)
+    raise AdmError(
+        f"{where} frame {index} has sample value {peak}, too large for {bitdepth} bits, and "
+        f"every sample is a multiple of {step}: is --bitdepth right, or are they {bitdepth}-bit "
+        f"samples in the high bits (MSB-aligned, as in {msb})? Convert such a file "
+        f"(ffmpeg ... -pix_fmt {planar} out.yuv)"
+    )
 
 
 def decode_planes(
@@ -410,11 +498,13 @@ def decode_planes(
     :func:`decode_plane` turns it into an array; ``check`` is its ``check_range``,
     ``where`` and ``index``."""
     sample = 1 if bitdepth == 8 else 2
+    layout = str(pixel_format)
     planes = []
     offset = 0
     for rows, cols in plane_shapes(width, height, pixel_format):
         nbytes = rows * cols * sample
-        planes.append(decode_plane(buf[offset : offset + nbytes], (rows, cols), bitdepth, **check))
+        data = buf[offset : offset + nbytes]
+        planes.append(decode_plane(data, (rows, cols), bitdepth, pixel_format=layout, **check))
         offset += nbytes
     return tuple(planes)
 
@@ -553,8 +643,9 @@ class YuvReader(ClosingReader):
 
     def _plane(self, buf: bytearray, shape: tuple[int, int], index: int) -> np.ndarray:
         return decode_plane(
-            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where, index=index
-        )
+            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where,
+            index=index, pixel_format=self.pixel_format,
+        )  # fmt: skip
 
     def _check_index(self, index: int) -> int:
         index = int(index)

@@ -792,3 +792,91 @@ def test_score_to_a_full_standard_output_fails_in_one_line():
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "No space left on device" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+_STDOUT_RUNS = {
+    "summary": ["score", "--example", "--backend", "cpu", "-q"],
+    "csv": ["score", "--example", "--backend", "cpu", "-q", "--csv"],
+    "json -o -": ["score", "--example", "--backend", "cpu", "-q", "--json", "-o", "-"],
+    "help": ["--help"],
+    "plot help": ["plot", "--help"],
+    "batch help": ["batch", "--help"],
+}
+
+
+def _run_with_stdout(argv, stdout, unbuffered):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("ADMCUDA_TRACEBACK", None)
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "admcuda", *argv], stdout=stdout, stderr=subprocess.PIPE,
+        text=True, timeout=300, env=env,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("run", list(_STDOUT_RUNS))
+def test_full_standard_output_is_named_in_one_line(run, unbuffered):
+    """A standard output that cannot be written, whatever writes it (and whether Python
+    buffers it, so that the write fails in the interpreter's flush at exit): one line
+    naming it, as -o /dev/full names that path; status 1."""
+    with open("/dev/full", "w") as full:
+        proc = _run_with_stdout(_STDOUT_RUNS[run], full, unbuffered)
+    assert (proc.returncode, proc.stderr) == (
+        1, "admcuda: error: No space left on device: standard output\n"
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_a_failing_subcommand_with_a_full_standard_output_is_one_line(tmp_path, unbuffered):
+    """A subcommand that fails (its line printed, status 1) and wrote nothing to a full
+    standard output: that line alone (flushing stdout after it added a second)."""
+    missing = tmp_path / "nope.json"
+    with open("/dev/full", "w") as full:
+        proc = _run_with_stdout(["plot", str(missing), "-o", str(tmp_path / "p.png")], full,
+                                unbuffered)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (
+        1, f"admcuda: error: No such file or directory: '{missing}'\n"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("run", list(_STDOUT_RUNS))
+def test_standard_output_reader_gone_is_quiet(run, unbuffered):
+    """A reader of standard output gone before anything is written (``| head -c0``):
+    status 1 and nothing on stderr, as score stopped before, for help text too."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = _run_with_stdout(_STDOUT_RUNS[run], write_end, unbuffered)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
+def test_msb_aligned_10bit_file_hint(tmp_path, capsys):
+    """The Netflix 10-bit distorted clip as p010 stores it (value << 6), in a file whose
+    name says nothing: score's one-line range error asks whether the samples are
+    MSB-aligned and names yuv420p10le; nothing is written."""
+    ref = NETFLIX / "src01_hrc00_576x324.yuv420p10le.yuv"
+    dis = NETFLIX / "src01_hrc01_576x324.yuv420p10le.yuv"
+    if not dis.is_file():
+        pytest.skip(f"shared Netflix clips not found at {NETFLIX}")
+    samples = np.fromfile(dis, np.dtype("<u2"))
+    shifted = tmp_path / "shifted.yuv"
+    (samples << 6).astype("<u2").tofile(shifted)
+    peak = int(samples[: 576 * 324].max()) << 6
+    out = tmp_path / "o.json"
+    argv = ["score", str(ref), str(shifted), "-w", "576", "-h", "324", "-b", "10", "-q"]
+    assert main([*argv, "-o", str(out)]) == 1
+    assert capsys.readouterr() == ("", (
+        f"admcuda: error: distorted file '{shifted}' frame 0 has sample value {peak}, too "
+        "large for 10 bits, and every sample is a multiple of 64: is --bitdepth right, or are "
+        "they 10-bit samples in the high bits (MSB-aligned, as in p010)? Convert such a file "
+        "(ffmpeg ... -pix_fmt yuv420p10le out.yuv)\n"
+    ))  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shifted.yuv"]

@@ -333,6 +333,71 @@ def test_cli_npy_dash_to_a_closed_pipe(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def _map_child(argv, stdout, cwd, unbuffered=True):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.pop("ADMCUDA_TRACEBACK", None)
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "admcuda", "map", *argv], stdout=stdout,
+        stderr=subprocess.PIPE, env=env, cwd=cwd, timeout=300,
+    )  # fmt: skip
+
+
+# Not /dev/stdout itself: code that renames a temporary file over the path it is given (as
+# map did) replaces the system's /dev/stdout link when it runs as root.
+@pytest.mark.parametrize("spelling", ["/dev/fd/1", "/proc/self/fd/1"])
+def test_cli_npy_to_standard_output_by_name(tmp_path, spelling):
+    """--npy naming this process's standard output writes the .npy bytes through it, as
+    --npy - does: to a file it was redirected to (appended after what is there, as a
+    shell's >> keeps), or to a pipe; before, a file gave an error about a temporary file
+    beside the descriptor and a pipe 'is not a regular file'."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "o.png"
+    with example_paths() as (ref, dis):
+        frames_r = luma_frames(ref, EXAMPLE.width, EXAMPLE.height, "420", 8)
+        frames_d = luma_frames(dis, EXAMPLE.width, EXAMPLE.height, "420", 8)
+        want = io.BytesIO()
+        np.save(want, distortion_map(frames_r[1], frames_d[1]))
+        argv = [str(ref), str(dis), "-w", "176", "-h", "144", "--frame", "1", "-o", str(png)]
+        log = tmp_path / "out.bin"
+        log.write_bytes(b"OLD\n")
+        with open(log, "ab") as out:
+            proc = _map_child([*argv, "--npy", spelling], out, tmp_path)
+        assert (proc.returncode, proc.stderr) == (0, b"")
+        assert log.read_bytes() == b"OLD\n" + want.getvalue()
+        read_end, write_end = os.pipe()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "admcuda", "map", *argv, "--npy", spelling],
+            stdout=write_end, stderr=subprocess.PIPE, cwd=tmp_path,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )  # fmt: skip
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            piped = pipe.read()
+        assert (child.wait(timeout=300), child.stderr.read()) == (0, b"")
+        assert piped == want.getvalue()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.png", "out.bin"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_cli_npy_to_a_full_standard_output(tmp_path, unbuffered):
+    """--npy - to a standard output that cannot be written: score's one line naming it
+    (it was '[Errno 28] No space left on device'); no PNG made."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "o.png"
+    with example_paths() as (ref, dis), open("/dev/full", "wb") as full:
+        argv = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", str(png), "--npy", "-"]
+        proc = _map_child(argv, full, tmp_path, unbuffered)
+    assert (proc.returncode, proc.stderr) == (
+        1, b"admcuda: error: No space left on device: standard output\n"
+    )  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with example_paths() as (ref, dis):

@@ -146,7 +146,8 @@ def test_adm_cuda_is_the_same_feature(pair, tmp_path):
 
 def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
     """Integers read as libvmaf's strtoul(..., 0) reads them (010 is 8, 0x10 is 16), and
-    --cpumask / --gpumask accepted with no effect: the same scores as without them."""
+    --cpumask / --gpumask and libvmaf's -c (in its short options, read by none) accepted
+    with no effect: the same scores as without them."""
     from admcuda._tool import c_integer
 
     assert [c_integer(t) for t in ("10", " +10", "010", "0x10", "0X1f", "0", "-3")] == [
@@ -158,7 +159,20 @@ def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
     outs = []
     runs = (
         [*GEOMETRY, "--frame_cnt", "2"],
-        ["-w", "0x20", "-h", "030", "--frame_cnt", "02", "--cpumask", "0xff", "--gpumask", "0"],
+        [
+            "-w",
+            "0x20",
+            "-h",
+            "030",
+            "--frame_cnt",
+            "02",
+            "--cpumask",
+            "0xff",
+            "--gpumask",
+            "0",
+            "-c",
+            "1",
+        ],
     )
     for k, extra in enumerate(runs):
         out = tmp_path / f"o{k}.csv"
@@ -210,7 +224,7 @@ def test_feature_options_go_through_the_option_parser():
         (["--gpu", "-1"], "out of range (must be >= 0)"),
         (["--scale", "cubic"], "unknown scaler 'cubic' for --scale"),
         (["--frame_cnt", "-1"], "-1 is out of range (must be >= 0)"),
-        (["-m", "version=vmaf_v0.6.1"], "unrecognized arguments"),
+        (["-c", "abc"], "argument -c: invalid integer: 'abc'"),
     ],
 )
 def test_libvmaf_usage_errors(pair, tmp_path, extra, needle):
@@ -218,6 +232,41 @@ def test_libvmaf_usage_errors(pair, tmp_path, extra, needle):
     out = tmp_path / "out.json"
     proc = run_cli("score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "-o", str(out), *extra)
     assert needle in one_error_line(proc, 2)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["-m", "version=vmaf_v0.6.1"],
+            "-m/--model version=vmaf_v0.6.1: admcuda computes ADM only and predicts no VMAF "
+            "score (a model needs libvmaf's other features); drop it",
+        ),
+        (
+            ["-n", "--model", "path=vmaf.json", "-m", "version=vmaf_v0.6.1neg"],
+            "-m/--model path=vmaf.json: admcuda computes ADM only and predicts no VMAF "
+            "score (a model needs libvmaf's other features); drop it",
+        ),
+        (
+            ["--aom_ctc", "v6.0"],
+            "--aom_ctc v6.0: admcuda computes ADM only, and libvmaf's AOM CTC preset adds "
+            "VMAF models and other features (PSNR, SSIM, CIEDE, ...); drop it",
+        ),
+        (
+            ["--nflx_ctc", "v1.0"],
+            "--nflx_ctc v1.0: admcuda computes ADM only, and libvmaf's Netflix CTC preset "
+            "adds VMAF models and other features (PSNR, SSIM, CAMBI); drop it",
+        ),
+    ],
+)
+def test_libvmaf_options_of_other_features_refused_by_name(pair, tmp_path, capsys, extra, message):
+    """libvmaf's -m/--model, --aom_ctc and --nflx_ctc: a usage error saying why, before
+    anything is read or written (was argparse's bare "unrecognized arguments")."""
+    ref, dis = pair
+    out = tmp_path / "out.json"
+    assert main(["score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "-o", str(out), *extra]) == 2
+    assert capsys.readouterr() == ("", f"admcuda: error: {message}\n")
     assert not out.exists()
 
 

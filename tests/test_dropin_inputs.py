@@ -128,12 +128,115 @@ def test_name_hints_packed():
     assert name_hints("a_yuv422p.yuv").packed is None
 
 
+@pytest.mark.parametrize(
+    ("name", "packed", "planar"),
+    [
+        ("a_2vuy.yuv", "2vuy", "yuv422p"),  # Apple's UYVY
+        ("a.uyvy422.yuv", "uyvy422", "yuv422p"),
+        ("a_vyuy.yuv", "vyuy", "yuv422p"),
+        ("a_yuy2.yuv", "yuy2", "yuv422p"),
+        ("a_hdyc.yuv", "hdyc", "yuv422p"),
+        ("a_uyyvyy411.yuv", "uyyvyy411", "yuv422p"),
+        ("a_1920x1080_v210.yuv", "v210", "yuv422p10le"),  # was read as 16-bit samples
+        ("a.y210le.yuv", "y210le", "yuv422p10le"),
+        ("a_y212.yuv", "y212", "yuv422p12le"),
+        ("a_v216.yuv", "v216", "yuv422p16le"),
+        ("a_ayuv.yuv", "ayuv", "yuv444p"),
+        ("a_v410.yuv", "v410", "yuv444p10le"),
+        ("a.xv30le.yuv", "xv30le", "yuv444p10le"),
+        ("a.xv36le.yuv", "xv36le", "yuv444p12le"),
+        ("a.ayuv64le.yuv", "ayuv64le", "yuv444p16le"),
+        # semi-planar: a luma plane, frames the size of yuv420p's (yuv422p's, yuv444p's)
+        ("a_nv12.yuv", None, None),
+        ("a_nv21.yuv", None, None),
+        ("a_nv16.yuv", None, None),
+        ("a_2vuyx.yuv", None, None),
+    ],
+)
+def test_name_hints_packed_aliases(name, packed, planar):
+    hints = name_hints(name)
+    assert (hints.packed, hints.packed_planar) == (packed, planar)
+
+
+@pytest.mark.parametrize(
+    ("name", "bits", "planar"),
+    [("d_2vuy.yuv", 8, "yuv422p"), ("d_v210.yuv", 10, "yuv422p10le")],
+)
+def test_packed_name_refused_with_its_planar_format(tmp_path, name, bits, planar):
+    """A packed file read as planar is a wrong score (8-bit 2vuy) or a misleading
+    bit-depth error (v210): refused by name, with the format that keeps its luma."""
+    path = write_raw(tmp_path / name, frames=2, bits=bits)
+    with pytest.raises(AdmError) as info:
+        open_input(path, width=W, height=H, pixel_format="422", bitdepth=bits, label="distorted")
+    word = name.split("_")[1].split(".")[0]
+    assert str(info.value) == (
+        f"distorted file {str(path)!r}: its name says {word}, a packed layout whose luma is "
+        f"not a plane; convert it to planar YUV (ffmpeg ... -pix_fmt {planar} out.yuv), or "
+        "give --ignore-name if the name is wrong"
+    )
+
+
 def test_name_hints_big_endian():
     for name in ("a.yuv420p16be.yuv", "a_gray10be.yuv", "a.p010be.yuv", "a_12be.yuv",
                  "a_yuvj444p16be.yuv"):  # fmt: skip
         assert name_hints(name).big_endian == name[2:].rsplit(".", 1)[0].lstrip("._"), name
     for name in ("a.yuv420p16le.yuv", "a_be.yuv", "a_16bit_maybe.yuv", "a.yuv420p.yuv"):
         assert name_hints(name).big_endian is None, name
+
+
+@pytest.mark.parametrize(
+    ("name", "word", "planar"),
+    [
+        ("d_p010.yuv", "p010", "yuv420p10le"),
+        ("d.p010le.yuv", "p010le", "yuv420p10le"),
+        ("d.p010be.yuv", "p010be", "yuv420p10le"),  # MSB-aligned first: the same conversion
+        ("d_p212.yuv", "p212", "yuv422p12le"),
+        ("d_p410le.yuv", "p410le", "yuv444p10le"),
+    ],
+)
+def test_msb_aligned_name_refused(tmp_path, name, word, planar):
+    """p010-style samples (value << 6 in 16 bits) read low-bit-aligned are all out of
+    range: refused by name in one line saying so, whatever -b says."""
+    path = write_raw(tmp_path / name, frames=2, w=176, h=144, bits=10)
+    for bits in (10, 12, 16):
+        with pytest.raises(AdmError) as info:
+            open_input(path, width=W, height=H, bitdepth=bits, label="distorted")
+        assert str(info.value) == (
+            f"distorted file {str(path)!r}: its name says {word}, MSB-aligned samples (in the "
+            "high bits of 16); raw files are read with samples in the low bits: convert it "
+            f"(ffmpeg ... -pix_fmt {planar} out.yuv), or give --ignore-name if the name is wrong"
+        )
+    assert name_hints(tmp_path / "d_p016.yuv").msb_aligned is None  # 16 bits: read right
+
+
+def test_msb_aligned_samples_get_a_hint(tmp_path):
+    """A file of MSB-aligned samples whose name says nothing: the range error asks
+    whether they are, naming the format of the reader's layout to convert to; a sample
+    that is no multiple of 64 keeps the plain message."""
+    rng = np.random.default_rng(3)
+    luma = rng.integers(0, 1024, (H, W), dtype=np.uint16)
+    chroma = np.full(W * H, 512, np.uint16)  # 4:2:2
+    path = tmp_path / "d.yuv"
+    path.write_bytes((luma << 6).astype("<u2").tobytes() + (chroma << 6).astype("<u2").tobytes())
+    peak = int(luma.max()) << 6
+    with YuvReader(path, width=W, height=H, pixel_format="422", bitdepth=10) as reader:
+        with pytest.raises(AdmError) as info:
+            reader.read_luma(0)
+        assert str(info.value) == (
+            f"{reader.where} frame 0 has sample value {peak}, too large for 10 bits, and every "
+            "sample is a multiple of 64: is --bitdepth right, or are they 10-bit samples in "
+            "the high bits (MSB-aligned, as in p210)? Convert such a file "
+            "(ffmpeg ... -pix_fmt yuv422p10le out.yuv)"
+        )
+    odd = (luma << 6) | 1
+    path.write_bytes(odd.astype("<u2").tobytes() + chroma.astype("<u2").tobytes())
+    with YuvReader(path, width=W, height=H, pixel_format="422", bitdepth=10) as reader:
+        with pytest.raises(AdmError) as info:
+            reader.read_luma(0)
+        assert str(info.value) == (
+            f"{reader.where} frame 0 has sample value {peak | 1}, too large for 10 bits; "
+            "is --bitdepth right?"
+        )
 
 
 # ---- names that contradict the flags ---------------------------------------------------
@@ -169,7 +272,17 @@ def test_name_says_another_bit_depth(tmp_path):
          "10-bit but --bitdepth is 8 (default); give -p 422 -b 10, or --ignore-name"),
         ("c.yuyv422.yuv", {}, "its name says yuyv422, a packed layout"),
         ("c.yuv420p16be.yuv", {"bitdepth": 16}, "its name says yuv420p16be, big-endian "
-         "samples; raw files are read little-endian"),
+         "samples; raw files are read little-endian: convert it (ffmpeg ... -pix_fmt "
+         "yuv420p16le out.yuv)"),
+        ("c.yuv422p10be.yuv", {"bitdepth": 10, "pixel_format": "422"}, "its name says "
+         "yuv422p10be, big-endian samples; raw files are read little-endian: convert it "
+         "(ffmpeg ... -pix_fmt yuv422p10le out.yuv)"),
+        ("c_gray12be.yuv", {"bitdepth": 12, "pixel_format": "400"}, "its name says "
+         "gray12be, big-endian samples; raw files are read little-endian: convert it "
+         "(ffmpeg ... -pix_fmt gray12le out.yuv)"),
+        ("c_444_10be.yuv", {"bitdepth": 10, "pixel_format": "444"}, "its name says 10be, "
+         "big-endian samples; raw files are read little-endian: convert it (ffmpeg ... "
+         "-pix_fmt yuv444p10le out.yuv)"),
     ],
 )  # fmt: skip
 def test_name_contradicts_flags(tmp_path, name, given, said):
@@ -220,6 +333,33 @@ def test_scale_refuses_a_raw_rung_of_unnamed_size_that_is_not_whole_frames(tmp_p
     full = write_raw(tmp_path / "full.yuv", frames=2)  # the reference's size: kept as it is
     with open_inputs(ref, [full], width=W, height=H, scale="bicubic") as inputs:
         assert (inputs.dis[0].width, inputs.dis[0].height) == (W, H)
+
+
+def test_scale_refuses_a_raw_rung_of_unnamed_size_whose_bytes_are_whole_frames(tmp_path):
+    """A 80x44 rung of 8 frames is 2 frames of 160x88: read at the reference's size it
+    would be scored as tiles; its frame count there gives it away."""
+    ref = write_raw(tmp_path / "ref.yuv", frames=8, w=160, h=88)
+    rung = write_raw(tmp_path / "rung.yuv", frames=8, w=80, h=44)
+    with pytest.raises(AdmError) as info:
+        open_inputs(ref, [rung], width=160, height=88, scale="bicubic")
+    assert str(info.value) == (
+        f"distorted file {str(rung)!r}: with --scale a raw distorted file is read at the "
+        "size its name states, and its name states none; at 160x88 it holds 2 frames "
+        "against the reference's 8, so it is likely of another size: name its size (e.g. "
+        "rung_640x360.yuv)"
+    )
+    named = tmp_path / "rung_80x44.yuv"
+    rung.rename(named)
+    with open_inputs(ref, [named], width=160, height=88, scale="bicubic") as inputs:
+        assert inputs.dis[0].kind == "scaled" and inputs.dis[0].num_frames == 8
+    # at the reference's size, one frame short: kept as it is (the count warning's slack)
+    short = write_raw(tmp_path / "short.yuv", frames=7, w=160, h=88)
+    with open_inputs(ref, [short], width=160, height=88, scale="bicubic") as inputs:
+        assert (inputs.dis[0].width, inputs.dis[0].num_frames) == (160, 7)
+    # without --scale the same file keeps its old reading: two frames and a warning
+    with open_inputs(ref, [tmp_path / "rung_80x44.yuv"], width=160, height=88,
+                     ignore_name=True) as inputs:  # fmt: skip
+        assert inputs.dis[0].num_frames == 2
 
 
 def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):

@@ -3,6 +3,8 @@ failures, against the per-frame reference; and the same through the CUDA engine.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from _media import write_y4m
@@ -248,3 +250,34 @@ def test_cuda_slots_are_registered_host_memory_with_a_fallback(ladder, monkeypat
     arr, block = hostmem.pinned_array((4, 4), np.uint8)
     assert block._map is None and block._pinned is not None
     assert_frames_equal(admcuda.score_ladder(paths[0], paths[1:2], **kw)[0], want)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
+def test_cuda_iter_source_copies_device_and_host_planes_into_device_slots():
+    """GPU frames (NVDEC's) are copied into device slots by one copy call each where they
+    are contiguous, strided CuPy views by CuPy's assignment; all land, nothing past them."""
+    import cupy as cp
+
+    from admcuda.pipeline import IterSource
+
+    class Frames:  # a stream of planes as they come, as NVDEC's reader gives them
+        reader = available = None
+        subsample = 1
+
+        def __init__(self, frames):
+            self.frames = frames
+
+        def __iter__(self):
+            return iter(self.frames)
+
+    rng = np.random.default_rng(7)
+    planes = [rng.integers(0, 1024, (H, W)).astype(np.uint16) for _ in range(4)]
+    wide = cp.asarray(np.pad(planes[1], ((0, 0), (0, 5))))
+    frames = [cp.asarray(planes[0]), wide[:, :W], cp.asarray(planes[2]), cp.asarray(planes[3])]
+    out = cp.full((5, H, W), 9, np.uint16)
+    with ThreadPoolExecutor(1) as pool:
+        assert IterSource(Frames(frames)).start(out, 5, pool).wait() == 4
+    for k, plane in enumerate(planes):
+        assert np.array_equal(cp.asnumpy(out[k]), plane), k
+    assert int(out[4].min()) == int(out[4].max()) == 9  # past the frames: untouched

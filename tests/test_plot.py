@@ -107,3 +107,25 @@ def test_missing_matplotlib(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     err = _error(capsys, [str(good), "-o", str(tmp_path / "o.png")], 1)
     assert "pip install admcuda[plot]" in err
+
+
+def test_cli_output_suffix_checked_before_reading(tmp_path, capsys):
+    """-o without an image suffix matplotlib writes: map's one-line usage error, before
+    any result is read (a missing one is not reported), and nothing written."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(
+        f for f in FigureCanvasBase.get_supported_filetypes() if f not in ("pgf", "png")
+    )
+    good = tmp_path / "a.json"
+    _result(0.9).to_json(good)
+    for bad in ("plot.txt", "plotnoext", "plot.pgf"):
+        out = str(tmp_path / bad)
+        for results in ([str(good)], [str(tmp_path / "missing.json")]):
+            assert main([*results, "-o", out]) == 2
+            assert capsys.readouterr().err == (
+                f"admcuda: error: --output '{out}' must end in .png or another image suffix "
+                f"matplotlib writes ({', '.join('.' + f for f in formats)})\n"
+            )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]

@@ -258,6 +258,53 @@ def test_parse_probe():
     assert parse_probe("") is None
 
 
+def test_parse_probe_counts_video_streams():
+    """Two real video streams (cover art aside; a stream listed under two programs counts
+    once): the first is read, and the count says there is another."""
+    text = """Input #0, mpegts, from 'a.ts':
+  Program 1
+    Stream #0:0[0x100]: Video: h264 (High), yuv420p(progressive), 1920x1080, 25 fps
+  Program 2
+    Stream #0:0[0x100]: Video: h264 (High), yuv420p(progressive), 1920x1080, 25 fps
+    Stream #0:2[0x102]: Video: hevc (Main), yuv420p(tv), 1280x720, 25 fps
+  Stream #0:1[0x101]: Video: mjpeg, yuvj420p(pc), 320x240, 90k tbr (attached pic)
+"""
+    info = parse_probe(text)
+    assert info is not None
+    assert (info.stream, info.codec, info.width, info.video_streams) == (0, "h264", 1920, 2)
+    one = parse_probe("\n".join(line for line in text.splitlines() if "hevc" not in line))
+    assert one is not None and one.video_streams == 1
+
+
+def test_several_video_streams_warn(tmp_path, capsys):
+    """A file with two video streams is scored on the first, with one warning naming it and
+    the count; a file with one gets none."""
+    from admcuda.cli import main
+
+    case = GOLDENS["astronaut_160x90_420_8b_boxnoise"]["case"]
+    ref = encode(PAIRS / case["ref"], tmp_path / "ref.mkv", *_geometry(case), FFV1)
+    dis = encode(PAIRS / case["dis"], tmp_path / "dis.mkv", *_geometry(case), FFV1)
+    two = tmp_path / "two.mkv"
+    subprocess.run(
+        [ffmpeg_exe(), "-nostdin", "-loglevel", "error", "-i", str(dis), "-i", str(ref),
+         "-map", "0", "-map", "1", "-c", "copy", str(two)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    outs, errs = [], []
+    for k, dist in enumerate((dis, two)):
+        out = tmp_path / f"o{k}.csv"
+        assert main(["score", str(ref), str(dist), "-q", "--csv", "-o", str(out)]) == 0
+        outs.append(out.read_text())
+        errs.append(capsys.readouterr().err)
+    assert outs[0] == outs[1]
+    assert errs == [
+        "",
+        f"admcuda: warning: distorted file '{two}' has 2 video streams; scoring the first, "
+        "stream 0 (ffv1, 160x90); to score another, copy it to a file of its own "
+        "(ffmpeg -i IN -map 0:N -c copy OUT)\n",
+    ]
+
+
 @pytest.mark.parametrize(
     ("skip", "limit", "subsample"), [(0, None, 1), (3, None, 1), (2, 5, 1), (1, None, 3), (0, 4, 2)]
 )

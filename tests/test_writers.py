@@ -319,3 +319,17 @@ def test_output_paths_resolve_as_the_kernel_does(tmp_path):
     made = write_output("csv", FRAMES, str(tmp_path / "lnk" / ".." / "x.csv"), **META)
     assert made == tmp_path / "other" / "x.csv" and made.read_text().startswith("Frame,")
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_staged_output_takes_bytes(tmp_path, capsysbinary):
+    """Bytes are staged and written as they are: a regular file (renamed into place),
+    standard output (a dest of None: sys.stdout's buffer, after the text before them)."""
+    from admcuda.writers import StagedOutput, commit_all
+
+    data = bytes(range(256)) + b"\r\n"
+    out = tmp_path / "a.bin"
+    print("text first", end="")
+    commit_all([StagedOutput(out, data), StagedOutput(None, data)])
+    assert out.read_bytes() == data
+    assert capsysbinary.readouterr().out == b"text first" + data
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin"]

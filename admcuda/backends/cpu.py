@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -33,12 +34,42 @@ def default_threads() -> int:
         return os.cpu_count() or 1
 
 
-def _worker_init() -> None:
-    """Leave Ctrl-C to the parent, which stops the pool and prints one line (a worker's
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have Linux kill this worker when its parent dies, however it dies
+    (``PR_SET_PDEATHSIG``): a parent ended by SIGTERM, SIGHUP or SIGKILL runs no cleanup,
+    and its workers, waiting for tasks that never come, stayed behind. A worker holds
+    nothing that needs tidying, so the signal is SIGKILL. The parent may have died
+    before the request took hold: then ``getppid()`` is no longer ``parent`` and the
+    worker leaves at once.
+
+    Linux sends the signal when the *thread* that forked the worker ends: the pool is
+    forked by the thread that makes the :class:`CpuEngine` (or submits to it after a
+    close), which in every admcuda entry point is the thread that runs and closes it."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None).prctl
+        prctl.argtypes = [ctypes.c_int, *[ctypes.c_ulong] * 4]
+        prctl.restype = ctypes.c_int
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the workers outlive a killed parent
+        return
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+def _worker_init(parent: int | None = None) -> None:
+    """Die with the parent (``parent``: its pid, :func:`_die_with_parent`); leave Ctrl-C
+    to the parent, which stops the pool and prints one line (a worker's
     KeyboardInterrupt printed its traceback); and keep freed frame-sized buffers in the
     worker's heap (glibc): the reference allocates many of them per frame, and handing
     each back to the kernel costs page faults and page zeroing that many processes then
     contend for."""
+    if parent is not None and sys.platform.startswith("linux"):
+        _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         import ctypes
@@ -113,7 +144,10 @@ class CpuEngine:
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(
-            self.threads, mp_context=multiprocessing.get_context(method), initializer=_worker_init
+            self.threads,
+            mp_context=multiprocessing.get_context(method),
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
         )
         self._pool.submit(int).result()  # with fork, every worker starts at the first task
 
