@@ -696,6 +696,8 @@ def open_inputs(
                 geo = _raw_geometry(width, height, pixel_format, bitdepth, first, raw.path,
                                     raw.where)  # fmt: skip
                 readers[i] = _open_raw_stream(raw, geo)
+                if scaler is not None and i > 0:
+                    unsized_rungs.append(i)
             else:
                 where = _where(raw, labels[i])
                 named = None if ignore_name else name_hints(raw).pixel_format
@@ -705,12 +707,12 @@ def open_inputs(
                     raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
                     scale=scaler is not None and i > 0,
                 )  # fmt: skip
-                if scaler is not None and i > 0 and not ignore_name and not _named_size(raw):
+                if scaler is not None and i > 0 and (ignore_name or not _named_size(raw)):
                     unsized_rungs.append(i)
             del raws[i]
         opened: list[FrameReader] = readers  # type: ignore[assignment]
         for i in unsized_rungs:
-            _check_unsized_rung(opened[0], opened[i])
+            _check_unsized_rung(opened[0], opened[i], ignore_name=ignore_name)
         _warn_frame_counts(opened)
         head = opened[0]
         for i in range(1, len(opened)):
@@ -798,19 +800,38 @@ def _named_size(path: Any) -> bool:
     return name_hints(path).size is not None
 
 
-def _check_unsized_rung(ref: FrameReader, rung: FrameReader) -> None:
-    """Refuse a raw rung that ``--scale`` reads at the reference's size for want of a
-    size in its name, where it holds more than one frame more or fewer than the reference
-    there: it is most likely of another size whose bytes happen to be whole frames (a
-    960x540 frame is a quarter of a 1920x1080 one), and would be scored as tiles."""
+def _check_unsized_rung(ref: FrameReader, rung: FrameReader, *, ignore_name: bool) -> None:
+    """Refuse a raw rung that ``--scale`` reads at the reference's size for want of a size
+    of its own (none in its name, names ignored, or a stream), unless it holds there as
+    many frames as the reference, give or take one. Otherwise it is most likely of another
+    size whose bytes happen to be whole frames (a 960x540 frame is a quarter of a 1920x1080
+    one), and would be scored as tiles; where either length is unknown (a stream, encoded
+    video) that cannot be ruled out."""
+    where, size = _reader_where(rung), f"{rung.width}x{rung.height}"
+    if rung.num_frames is None:
+        raise AdmError(
+            f"{where}: with --scale a raw distorted stream is read at the reference's size "
+            f"({size}) and nothing states its own: pipe it as Y4M (ffmpeg ... -f "
+            "yuv4mpegpipe -), which carries its size"
+        )
+    fix = (
+        "give it as Y4M, or drop --ignore-name and name its size (e.g. rung_640x360.yuv)"
+        if ignore_name
+        else "name its size (e.g. rung_640x360.yuv)"
+    )
+    why = "names are ignored (--ignore-name)" if ignore_name else "its name states none"
+    head = f"{where}: with --scale a raw distorted file is read at the size its name states"
+    if ref.num_frames is None:
+        raise AdmError(
+            f"{head}, and {why}; read at the reference's size ({size}), its length cannot be "
+            f"checked against the reference's, which is not known before decoding: {fix}"
+        )
     counts = (ref.num_frames, rung.num_frames)
-    if None in counts or abs(counts[0] - counts[1]) <= 1:  # type: ignore[operator]
+    if abs(counts[0] - counts[1]) <= 1:
         return
     raise AdmError(
-        f"{_reader_where(rung)}: with --scale a raw distorted file is read at the size its "
-        f"name states, and its name states none; at {rung.width}x{rung.height} it holds "
-        f"{counts[1]} frames against the reference's {counts[0]}, so it is likely of "
-        "another size: name its size (e.g. rung_640x360.yuv)"
+        f"{head}, and {why}; at {size} it holds {counts[1]} frames against the reference's "
+        f"{counts[0]}, so it is likely of another size: {fix}"
     )
 
 

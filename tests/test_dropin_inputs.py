@@ -362,6 +362,45 @@ def test_scale_refuses_a_raw_rung_of_unnamed_size_whose_bytes_are_whole_frames(t
         assert inputs.dis[0].num_frames == 2
 
 
+def test_scale_refuses_an_unsized_raw_rung_it_cannot_check(tmp_path):
+    """Where the rung's length at the reference's size cannot be checked against the
+    reference's (an encoded reference, a raw stream) or names are ignored: refused, each
+    in one line saying what would state its size."""
+    ref = write_raw(tmp_path / "ref.yuv", frames=8, w=160, h=88)
+    rung = write_raw(tmp_path / "rung.yuv", frames=8, w=80, h=44)  # 2 frames at 160x88
+    mkv = encode(ref, tmp_path / "ref.mkv", 160, 88, "420", 8, FFV1)
+    with pytest.raises(AdmError) as info:
+        open_inputs(mkv, [rung], width=160, height=88, scale="bicubic")
+    assert str(info.value) == (
+        f"distorted file {str(rung)!r}: with --scale a raw distorted file is read at the "
+        "size its name states, and its name states none; read at the reference's size "
+        "(160x88), its length cannot be checked against the reference's, which is not known "
+        "before decoding: name its size (e.g. rung_640x360.yuv)"
+    )
+    named = rung.rename(tmp_path / "rung_80x44.yuv")
+    with open_inputs(mkv, [named], scale="bicubic") as inputs:
+        assert inputs.dis[0].kind == "scaled"
+    with pytest.raises(AdmError) as info:
+        open_inputs(ref, [named], width=160, height=88, scale="bicubic", ignore_name=True)
+    assert str(info.value) == (
+        f"distorted file {str(named)!r}: with --scale a raw distorted file is read at the "
+        "size its name states, and names are ignored (--ignore-name); at 160x88 it holds 2 "
+        "frames against the reference's 8, so it is likely of another size: give it as Y4M, "
+        "or drop --ignore-name and name its size (e.g. rung_640x360.yuv)"
+    )
+    fifo = tmp_path / "rung.fifo"
+    os.mkfifo(fifo)
+    writer = _fifo_writer(fifo, named.read_bytes())
+    with pytest.raises(AdmError) as info:
+        bounded(open_inputs, ref, [fifo], width=160, height=88, scale="bicubic")
+    _reap(writer)
+    assert str(info.value) == (
+        f"distorted file {str(fifo)!r}: with --scale a raw distorted stream is read at the "
+        "reference's size (160x88) and nothing states its own: pipe it as Y4M (ffmpeg ... "
+        "-f yuv4mpegpipe -), which carries its size"
+    )
+
+
 def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):
     """A 160x90 clip read at 100x50: whole frames and a remainder, as libvmaf reads it."""
     clip = write_raw(tmp_path / "clip.yuv", frames=3)
