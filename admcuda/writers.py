@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import math
 import os
 import re
 import secrets
+import select
 import stat
 import sys
 from collections.abc import Mapping, Sequence
@@ -547,12 +549,16 @@ def write_stdout(data: str | bytes) -> None:
     if stream is None:
         raise AdmError(f"{STDOUT_NAME} is closed")
     try:
-        if isinstance(data, bytes):
+        binary = getattr(stream, "buffer", None)
+        if isinstance(data, bytes) or isinstance(binary, io.RawIOBase):
+            # bytes, or text where the binary layer is raw (PYTHONUNBUFFERED): a raw
+            # write may take only part of the data, which the text layer would drop
             stream.flush()
-            binary = getattr(stream, "buffer", None)
             if binary is None:
                 raise AdmError(f"{STDOUT_NAME} takes no bytes here")
-            binary.write(data)
+            if not isinstance(data, bytes):
+                data = data.encode(stream.encoding, stream.errors or "strict")
+            _write_fully(binary, data)
             binary.flush()
         else:
             if data:  # an empty write is one too: /dev/full refuses it
@@ -563,6 +569,24 @@ def write_stdout(data: str | bytes) -> None:
     except OSError as exc:
         drop_stdout()
         raise AdmError(f"{exc.strerror or exc}: {STDOUT_NAME}") from None
+
+
+def _write_fully(binary: Any, data: bytes) -> None:
+    """Write all of ``data`` to a binary stream. A raw one (unbuffered standard output)
+    may take part of it, or none where its descriptor is non-blocking and full: the rest
+    is written once there is room."""
+    if not data:  # an empty write is one too: /dev/full refuses it
+        return
+    if not isinstance(binary, io.RawIOBase):
+        binary.write(data)
+        return
+    view = memoryview(data)
+    while view:
+        done = binary.write(view)
+        if done is None:  # non-blocking and full
+            select.select([], [binary.fileno()], [])
+            continue
+        view = view[done:]
 
 
 def flush_stdout() -> None:

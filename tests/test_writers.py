@@ -333,3 +333,34 @@ def test_staged_output_takes_bytes(tmp_path, capsysbinary):
     assert out.read_bytes() == data
     assert capsysbinary.readouterr().out == b"text first" + data
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin"]
+
+
+def test_write_stdout_writes_every_byte_through_a_raw_non_blocking_stdout(monkeypatch):
+    """Under PYTHONUNBUFFERED standard output's binary layer is raw: a write to a full
+    non-blocking pipe takes part of the data, or none. Every byte still arrives, text too,
+    in order, while a reader drains the pipe."""
+    import threading
+
+    from admcuda.writers import write_stdout
+
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    stdout = io.TextIOWrapper(io.FileIO(write, "w"), write_through=True)
+    monkeypatch.setattr("sys.stdout", stdout)
+    data = bytes(range(256)) * 8192  # 2 MiB, more than a pipe holds
+    got = bytearray()
+
+    def drain():
+        while chunk := os.read(read, 1 << 14):
+            got.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        write_stdout(data)
+        write_stdout("and text after it\n" * 5000)
+    finally:
+        stdout.close()
+    reader.join(30)
+    os.close(read)
+    assert bytes(got) == data + b"and text after it\n" * 5000
