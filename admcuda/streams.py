@@ -43,7 +43,7 @@ import numpy as np
 from admcuda.errors import AdmError
 from admcuda.video import SNIFF_BYTES, container_of
 from admcuda.y4m import MAGIC, MAX_FRAME_MARKER, MAX_HEADER, Y4mHeader, parse_header
-from admcuda.yuv import ClosingReader, check_geometry, decode_plane, frame_bytes
+from admcuda.yuv import ClosingReader, check_geometry, decode_plane, frame_bytes, warn_if_wider
 
 __all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
 
@@ -515,6 +515,9 @@ class StreamReader(ClosingReader):
                 f"of a {geometry} frame{hint})",
             )  # fmt: skip
             return None
+        if index == 0 and self.stream_format == "raw" and self.bitdepth == 8:
+            geometry = f"{self.width}x{self.height} {self.pixel_format} 8-bit"
+            warn_if_wider(luma, self.width, self.where, geometry)
         if not keep:
             return np.empty(0, np.uint8)
         return decode_plane(

@@ -262,6 +262,23 @@ def _normalize_format(pixel_format: str | int) -> str:
     return fmt
 
 
+def warn_if_wider(luma: bytes | bytearray, width: int, where: str, geometry: str) -> None:
+    """Warn where the bytes of a first 8-bit luma plane look like 10- or 12-bit
+    little-endian samples: every odd byte below 16 (a sample's high byte) while even bytes
+    reach 64 or more. A 10-bit input read as 8-bit is otherwise scored without a sign (its
+    values never leave the 8-bit range); a real 8-bit picture does this only if every
+    other column is near black. Rows of odd width would mix the byte positions: no check."""
+    if width % 2 or not luma:
+        return
+    plane = np.frombuffer(luma, np.uint8)
+    if int(plane[1::2].max()) < 16 and int(plane[0::2].max()) >= 64:
+        _log.warning(
+            "%s is read as %s, but every second byte of its first frame is below 16, "
+            "as in 10- or 12-bit little-endian samples; if it is, give --bitdepth",
+            where, geometry,
+        )  # fmt: skip
+
+
 def check_geometry(width: int, height: int, pixel_format: str | int, bitdepth: int) -> None:
     """Validate frame size, pixel format and bit depth.
 
@@ -605,23 +622,14 @@ class YuvReader(ClosingReader):
     kind = "yuv"
 
     def _warn_if_wider(self, geometry: str) -> None:
-        """Warn where the first 8-bit luma plane looks like 10- or 12-bit little-endian
-        samples: every odd byte below 16 (a sample's high byte) while even bytes reach
-        64 or more. A 10-bit file read as 8-bit is otherwise scored without a sign (its
-        values never leave the 8-bit range); a real 8-bit picture does this only if
-        every other column is near black."""
+        """:func:`warn_if_wider` on the first luma plane."""
         if self.width % 2:
             return  # odd rows would mix the byte positions
         try:
-            plane = np.frombuffer(self._read(0, self.luma_size, 0), np.uint8)
+            plane = self._read(0, self.luma_size, 0)
         except AdmError:
             return
-        if int(plane[1::2].max()) < 16 and int(plane[0::2].max()) >= 64:
-            _log.warning(
-                "%s is read as %s, but every second byte of its first frame is below 16, "
-                "as in 10- or 12-bit little-endian samples; if it is, give --bitdepth",
-                self.where, geometry,
-            )  # fmt: skip
+        warn_if_wider(plane, self.width, self.where, geometry)
 
     def __len__(self) -> int:
         return self.num_frames

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -221,18 +223,44 @@ def test_wider_samples_read_as_8_bit_are_warned_about(tmp_path, caplog):
         "dim": (clip(tmp_path / "dim.yuv", np.tile([20, 15], (2, 24, 32)), 128, np.uint8), 64),
         "odd": (clip(tmp_path / "odd.yuv", rng.integers(0, 1024, (2, 24, 33)), 512, "<u2"), 33),
     }
+    from admcuda.streams import StreamReader, open_stream
+
+    def as_stream(path, width):
+        """The same bytes on a pipe, read as raw frames up to the first."""
+        read, write = os.pipe()
+        writer = threading.Thread(
+            target=lambda: (os.write(write, path.read_bytes()), os.close(write)), daemon=True
+        )
+        writer.start()
+        stream = open_stream(f"/dev/fd/{read}", label="distorted")
+        with StreamReader(stream, width=width, height=24, pixel_format="420", bitdepth=8,
+                          check_range=False) as reader:  # fmt: skip
+            next(iter(reader))
+        writer.join(10)
+        os.close(read)
+
     warned = {}
     for name, (path, width) in cases.items():
-        caplog.clear()
-        with (
-            caplog.at_level(logging.WARNING, logger="admcuda"),
-            YuvReader(path, width=width, height=24, label="distorted", check_range=False),
-        ):
-            pass
-        warned[name] = [r.getMessage() for r in caplog.records if "every second byte" in
-                        r.getMessage()]  # fmt: skip
-    assert {k for k, v in warned.items() if v} == {"ten", "twelve"}
-    assert "is read as 32x24 420 8-bit" in warned["ten"][0] and "--bitdepth" in warned["ten"][0]
+        for how in ("file", "stream"):
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="admcuda"):
+                if how == "file":
+                    with YuvReader(path, width=width, height=24, label="distorted",
+                                   check_range=False):  # fmt: skip
+                        pass
+                else:
+                    as_stream(path, width)
+            warned[name, how] = [r.getMessage() for r in caplog.records
+                                 if "every second byte" in r.getMessage()]  # fmt: skip
+    assert {k for k, v in warned.items() if v} == {
+        ("ten", "file"),
+        ("twelve", "file"),
+        ("ten", "stream"),
+        ("twelve", "stream"),
+    }
+    for how in ("file", "stream"):
+        said = warned["ten", how][0]
+        assert "is read as 32x24 420 8-bit" in said and "--bitdepth" in said
     caplog.clear()
     with (
         caplog.at_level(logging.WARNING, logger="admcuda"),
