@@ -118,6 +118,8 @@ _BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p|gr[ae]y|p[024]|
 # p016/p216/p416 fill all 16 bits: read right as 16-bit.
 _MSB_ALIGNED = re.compile(_WORD.format(r"p([024])1([02])(?:le|be)?"))
 _MSB_LAYOUTS = {"0": "420", "2": "422", "4": "444"}
+# ffmpeg's planar MSB-aligned formats (yuv444p10msble, yuv444p12msbbe): the same samples.
+_MSB_PLANAR = re.compile(_WORD.format(r"yuv(420|422|444)p1([02])msb(?:le|be)?"))
 
 # Packed layouts, luma samples interleaved with chroma (ffmpeg's pixel format names and the
 # FourCCs that name the same layouts), each with the planar ffmpeg format to convert to that
@@ -157,8 +159,8 @@ class NameHints:
         With ``packed``, the planar ffmpeg pixel format that keeps its luma and bit depth
         (``yuv422p``, ``yuv422p10le``), to convert to.
     msb_aligned : str or None
-        A name of MSB-aligned samples (``p010``, ``p212le``): read low-bit-aligned, every
-        value is too large.
+        A name of MSB-aligned samples (``p010``, ``p212le``, ``yuv444p10msble``): read
+        low-bit-aligned, every value is too large.
     msb_planar : str or None
         With ``msb_aligned``, the planar ffmpeg pixel format to convert to
         (``yuv420p10le``).
@@ -235,6 +237,10 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
             packed, packed_planar = match, planar
     big_endian = _BIG_ENDIAN.search(name)
     msb = _MSB_ALIGNED.search(name)
+    msb_planar = f"yuv{_MSB_LAYOUTS[msb.group(1)]}p1{msb.group(2)}le" if msb else None
+    if msb is None:
+        msb = _MSB_PLANAR.search(name)
+        msb_planar = f"yuv{msb.group(1)}p1{msb.group(2)}le" if msb else None
     size, size_word = _unique(sizes)
     fmt, format_word = _unique(layouts)
     bitdepth, bitdepth_word = _unique(stated) if stated else _unique(implied)
@@ -245,7 +251,7 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
         packed=packed.group(0) if packed else None,
         packed_planar=packed_planar,
         msb_aligned=msb.group(0) if msb else None,
-        msb_planar=f"yuv{_MSB_LAYOUTS[msb.group(1)]}p1{msb.group(2)}le" if msb else None,
+        msb_planar=msb_planar,
         big_endian=big_endian.group(0) if big_endian else None,
         size_word=size_word,
         format_word=format_word,

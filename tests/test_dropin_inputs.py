@@ -192,6 +192,8 @@ def test_name_hints_big_endian():
         ("d.p010be.yuv", "p010be", "yuv420p10le"),  # MSB-aligned first: the same conversion
         ("d_p212.yuv", "p212", "yuv422p12le"),
         ("d_p410le.yuv", "p410le", "yuv444p10le"),
+        ("d.yuv444p10msble.yuv", "yuv444p10msble", "yuv444p10le"),  # planar, high bits
+        ("d_yuv444p12msbbe.yuv", "yuv444p12msbbe", "yuv444p12le"),
     ],
 )
 def test_msb_aligned_name_refused(tmp_path, name, word, planar):
@@ -237,6 +239,14 @@ def test_msb_aligned_samples_get_a_hint(tmp_path):
             f"{reader.where} frame 0 has sample value {peak | 1}, too large for 10 bits; "
             "is --bitdepth right?"
         )
+
+
+def test_name_hints_msb_aligned_planar():
+    """ffmpeg's yuv444p10msble (planar, samples in the high bits) is refused as p010 is."""
+    hints = name_hints("a.yuv444p10msble.yuv")
+    assert (hints.msb_aligned, hints.msb_planar) == ("yuv444p10msble", "yuv444p10le")
+    hints = name_hints("a_yuv444p12msbbe.yuv")
+    assert (hints.msb_aligned, hints.msb_planar) == ("yuv444p12msbbe", "yuv444p12le")
 
 
 # ---- names that contradict the flags ---------------------------------------------------
