@@ -263,6 +263,12 @@ def _name_conflicts(
             f"plane; convert it to planar YUV (ffmpeg ... -pix_fmt {hints.packed_planar} "
             "out.yuv), or give --ignore-name if the name is wrong"
         )
+    if hints.unsupported:  # RGB, alpha, 4:1:1, 14-bit ...
+        return AdmError(
+            f"{where}: its name says {hints.unsupported}, {hints.unsupported_why}: convert it "
+            f"(ffmpeg ... -pix_fmt {hints.unsupported_planar} out.yuv), or give --ignore-name "
+            "if the name is wrong"
+        )
     if hints.msb_aligned:  # before big-endian: p010be's conversion is the same
         return AdmError(
             f"{where}: its name says {hints.msb_aligned}, MSB-aligned samples (in the high "

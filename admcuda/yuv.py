@@ -118,6 +118,8 @@ _BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p|gr[ae]y|p[024]|
 # p016/p216/p416 fill all 16 bits: read right as 16-bit.
 _MSB_ALIGNED = re.compile(_WORD.format(r"p([024])1([02])(?:le|be)?"))
 _MSB_LAYOUTS = {"0": "420", "2": "422", "4": "444"}
+# ffmpeg's planar MSB-aligned formats (yuv444p10msble, yuv444p12msbbe): the same samples.
+_MSB_PLANAR = re.compile(_WORD.format(r"yuv(420|422|444)p1([02])msb(?:le|be)?"))
 
 # Packed layouts, luma samples interleaved with chroma (ffmpeg's pixel format names and the
 # FourCCs that name the same layouts), each with the planar ffmpeg format to convert to that
@@ -135,6 +137,91 @@ _PACKED_NAMES: tuple[tuple[str, str], ...] = (
     (r"y416|(?:xv48|ayuv64)(?:le|be)?", "yuv444p16le"),
 )
 _PACKED = tuple((re.compile(_WORD.format(f"(?:{p})")), planar) for p, planar in _PACKED_NAMES)
+
+# Pixel formats that admcuda cannot read at all, as ffmpeg names them: RGB (and XYZ, Bayer,
+# palette), alpha, chroma subsamplings other than 4:2:0/4:2:2/4:4:4/4:0:0, bit depths other
+# than 8, 10, 12, 16, and floating point. Read as the flags say, such a file scored bytes
+# that are not its luma (rgb24 read as yuv420p: twice the frames, exit 0, no warning).
+# Each pattern (a whole word, as _WORD) comes with what the word says and what admcuda
+# reads instead, and the planar format to convert to: one that keeps the luma and its bit
+# depth (the next one up at 9 or 14 bits or above 16); 4:4:4 where the luma is computed
+# from RGB or the chroma is resampled, so that nothing is dropped; yuvj444p for yuvj
+# formats, which ffmpeg would otherwise range-convert. A target of None is built from the
+# groups: "alpha" and "depth", a layout (absent: the one the name states, else 4:2:0) and
+# a bit depth; "subsampling", the subsampling and a bit depth; "gray", a bit depth.
+_LE = "(?:le|be)?"
+_RGB = "RGB samples; admcuda reads planar YUV"
+_NO_ALPHA = "admcuda reads planar YUV without alpha"
+_DEPTHS_READ = "admcuda reads 8, 10, 12 or 16 bits"
+_UNSUPPORTED_NAMES: tuple[tuple[str, str, str, str | None], ...] = (
+    # RGB: bare rgb/bgr (so the .rgb/.bgr extensions), packed, planar (gbrp), by bit depth
+    (rf"(?:rgb|bgr)(?:24|32|8|4|565{_LE}|555{_LE}|444{_LE})?|(?:rgb|bgr)[a0]|[a0](?:rgb|bgr)"
+     r"|gbra?p|gbr24p", "fixed", _RGB, "yuv444p"),
+    (rf"gbra?p(?:9|10)(?:msb)?{_LE}|x2(?:rgb|bgr)10{_LE}", "fixed", _RGB, "yuv444p10le"),
+    (rf"gbra?p12(?:msb)?{_LE}", "fixed", _RGB, "yuv444p12le"),
+    (rf"gbra?p(?:14|16|32|f16|f32){_LE}|(?:rgb|bgr)(?:48|a64){_LE}"
+     rf"|(?:rgb|bgr)a?f(?:16|32){_LE}|rgb96{_LE}|rgba128{_LE}", "fixed", _RGB, "yuv444p16le"),
+    (rf"xyz12{_LE}", "fixed", "XYZ samples; admcuda reads planar YUV", "yuv444p12le"),
+    (r"bayer_(?:bggr|rggb|gbrg|grbg)8", "fixed", "a Bayer mosaic; admcuda reads planar YUV",
+     "yuv444p"),
+    (rf"bayer_(?:bggr|rggb|gbrg|grbg)16{_LE}", "fixed",
+     "a Bayer mosaic; admcuda reads planar YUV", "yuv444p16le"),
+    (r"pal8", "fixed", "palette indices; admcuda reads planar YUV", "yuv444p"),
+    (r"mono[wb]", "fixed", f"1-bit samples; {_DEPTHS_READ}", "gray"),
+    # alpha: the same YUV without it
+    (rf"yuva(420|422|444)p(?:(8|9|10|12|16){_LE})?", "alpha",
+     f"YUV with an alpha plane; {_NO_ALPHA}", None),
+    (r"ya8", "fixed", f"gray samples interleaved with alpha; {_NO_ALPHA}", "gray"),
+    (rf"ya16{_LE}|yaf(?:16|32){_LE}", "fixed",
+     f"gray samples interleaved with alpha; {_NO_ALPHA}", "gray16le"),
+    # chroma subsamplings that admcuda does not read
+    (r"yuvj(410|411|440)p", "subsampling", "", "yuvj444p"),
+    (rf"yuv(410|411|440)(?:p(?:(8|10|12|16){_LE})?)?", "subsampling", "", None),
+    # bit depths that admcuda does not read
+    (rf"yuvj?(420|422|444)p(9|14){_LE}|(420|422|444)p(9|14)", "depth", "", None),
+    (rf"gr[ae]y(9|14|32){_LE}", "gray", "", None),
+    (rf"gr[ae]yf(?:16|32){_LE}", "fixed",
+     "floating-point samples; admcuda reads integer samples of 8, 10, 12 or 16 bits", "gray16le"),
+    (r"(9|14)[-_ ]?(?:bits?|bpc|b|le|be)", "depth", "", None),
+)  # fmt: skip
+_UNSUPPORTED = tuple(
+    (re.compile(_WORD.format(f"(?:{p})")), kind, why, target)
+    for p, kind, why, target in _UNSUPPORTED_NAMES
+)
+# ffmpeg's planar format of a layout, and the little-endian suffix of the bit depth to
+# convert to from a bit depth (read or not).
+_PLANAR_PREFIX = {"420": "yuv420p", "422": "yuv422p", "444": "yuv444p", "400": "gray"}
+_DEPTH_UP = {"8": "", "9": "10le", "10": "10le", "12": "12le", "14": "16le", "16": "16le",
+             "32": "16le"}  # fmt: skip
+
+
+def _unsupported(name: str, named_layout: str | None) -> tuple[str, str, str] | None:
+    """The first word of ``name`` stating a pixel format that admcuda cannot read: the word,
+    what it says and what admcuda reads instead (for messages), and the ffmpeg pixel format
+    to convert to; ``named_layout`` is the layout the name states, if any."""
+    found = None
+    for pattern, kind, why, target in _UNSUPPORTED:
+        match = pattern.search(name)
+        if match is not None and (found is None or match.start() < found[0].start()):
+            found = match, kind, why, target
+    if found is None:
+        return None
+    match, kind, why, target = found
+    word = match.group(0)
+    groups = [g for g in match.groups() if g is not None]
+    if kind == "subsampling":
+        bits = groups[1] if len(groups) > 1 else "8"
+        why = f"{':'.join(groups[0])} chroma; admcuda reads 4:2:0, 4:2:2, 4:4:4 or 4:0:0 chroma"
+        return word, why, target or f"yuv444p{_DEPTH_UP[bits]}"
+    if kind == "gray":
+        return word, f"{groups[0]}-bit samples; {_DEPTHS_READ}", f"gray{_DEPTH_UP[groups[0]]}"
+    if kind == "alpha":
+        layout, bits = groups[0], groups[1] if len(groups) > 1 else "8"
+        return word, why, _PLANAR_PREFIX[layout] + _DEPTH_UP[bits]
+    if kind == "depth":  # yuv420p14le, 422p9; or 14bit alone, of the layout the name states
+        layout, bits = groups if len(groups) == 2 else (named_layout or "420", groups[0])
+        return word, f"{bits}-bit samples; {_DEPTHS_READ}", _PLANAR_PREFIX[layout] + _DEPTH_UP[bits]
+    return word, why, str(target)
 
 
 @dataclass(frozen=True)
@@ -157,13 +244,23 @@ class NameHints:
         With ``packed``, the planar ffmpeg pixel format that keeps its luma and bit depth
         (``yuv422p``, ``yuv422p10le``), to convert to.
     msb_aligned : str or None
-        A name of MSB-aligned samples (``p010``, ``p212le``): read low-bit-aligned, every
-        value is too large.
+        A name of MSB-aligned samples (``p010``, ``p212le``, ``yuv444p10msble``): read
+        low-bit-aligned, every value is too large.
     msb_planar : str or None
         With ``msb_aligned``, the planar ffmpeg pixel format to convert to
         (``yuv420p10le``).
     big_endian : str or None
         A word stating big-endian samples (``yuv420p16be``).
+    unsupported : str or None
+        A word stating a pixel format that admcuda cannot read: RGB (``rgb24``, ``gbrp10le``,
+        the ``.rgb`` extension), alpha (``yuva420p``), another chroma subsampling
+        (``yuv411p``) or bit depth (``yuv420p14le``, ``9bit``).
+    unsupported_why : str or None
+        With ``unsupported``, what it says and what admcuda reads instead, for messages
+        (``RGB samples; admcuda reads planar YUV``).
+    unsupported_planar : str or None
+        With ``unsupported``, the planar ffmpeg pixel format to convert to, which keeps
+        the luma (``yuv444p``, ``yuv420p10le``).
     size_word, format_word, bitdepth_word : str or None
         The part of the name that says it, for messages.
     """
@@ -176,6 +273,9 @@ class NameHints:
     msb_aligned: str | None = None
     msb_planar: str | None = None
     big_endian: str | None = None
+    unsupported: str | None = None
+    unsupported_why: str | None = None
+    unsupported_planar: str | None = None
     size_word: str | None = None
     format_word: str | None = None
     bitdepth_word: str | None = None
@@ -235,9 +335,14 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
             packed, packed_planar = match, planar
     big_endian = _BIG_ENDIAN.search(name)
     msb = _MSB_ALIGNED.search(name)
+    msb_planar = f"yuv{_MSB_LAYOUTS[msb.group(1)]}p1{msb.group(2)}le" if msb else None
+    if msb is None:
+        msb = _MSB_PLANAR.search(name)
+        msb_planar = f"yuv{msb.group(1)}p1{msb.group(2)}le" if msb else None
     size, size_word = _unique(sizes)
     fmt, format_word = _unique(layouts)
     bitdepth, bitdepth_word = _unique(stated) if stated else _unique(implied)
+    unsupported = _unsupported(name, fmt)  # type: ignore[arg-type]
     return NameHints(
         size=size,  # type: ignore[arg-type]
         pixel_format=fmt,  # type: ignore[arg-type]
@@ -245,8 +350,11 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
         packed=packed.group(0) if packed else None,
         packed_planar=packed_planar,
         msb_aligned=msb.group(0) if msb else None,
-        msb_planar=f"yuv{_MSB_LAYOUTS[msb.group(1)]}p1{msb.group(2)}le" if msb else None,
+        msb_planar=msb_planar,
         big_endian=big_endian.group(0) if big_endian else None,
+        unsupported=unsupported[0] if unsupported else None,
+        unsupported_why=unsupported[1] if unsupported else None,
+        unsupported_planar=unsupported[2] if unsupported else None,
         size_word=size_word,
         format_word=format_word,
         bitdepth_word=bitdepth_word,

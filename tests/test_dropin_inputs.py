@@ -192,6 +192,8 @@ def test_name_hints_big_endian():
         ("d.p010be.yuv", "p010be", "yuv420p10le"),  # MSB-aligned first: the same conversion
         ("d_p212.yuv", "p212", "yuv422p12le"),
         ("d_p410le.yuv", "p410le", "yuv444p10le"),
+        ("d.yuv444p10msble.yuv", "yuv444p10msble", "yuv444p10le"),  # planar, high bits
+        ("d_yuv444p12msbbe.yuv", "yuv444p12msbbe", "yuv444p12le"),
     ],
 )
 def test_msb_aligned_name_refused(tmp_path, name, word, planar):
@@ -237,6 +239,241 @@ def test_msb_aligned_samples_get_a_hint(tmp_path):
             f"{reader.where} frame 0 has sample value {peak | 1}, too large for 10 bits; "
             "is --bitdepth right?"
         )
+
+
+# ---- names stating a pixel format admcuda cannot read ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "word", "planar"),
+    [
+        # RGB, packed and planar, by bit depth
+        ("r_576x324_rgb24.rgb", "rgb24", "yuv444p"),
+        ("a.bgr24.yuv", "bgr24", "yuv444p"),
+        ("a_rgba.yuv", "rgba", "yuv444p"),
+        ("a_bgra.yuv", "bgra", "yuv444p"),
+        ("a_argb.yuv", "argb", "yuv444p"),
+        ("a_abgr.yuv", "abgr", "yuv444p"),
+        ("a_rgb0.yuv", "rgb0", "yuv444p"),
+        ("a_bgr0.yuv", "bgr0", "yuv444p"),
+        ("a_0rgb.yuv", "0rgb", "yuv444p"),
+        ("a_0bgr.yuv", "0bgr", "yuv444p"),
+        ("a_rgb32.yuv", "rgb32", "yuv444p"),
+        ("a_gbrp.yuv", "gbrp", "yuv444p"),
+        ("a_gbrap.yuv", "gbrap", "yuv444p"),
+        ("a.rgb565le.yuv", "rgb565le", "yuv444p"),
+        ("a_bgr8.yuv", "bgr8", "yuv444p"),
+        ("a.rgb4_byte.yuv", "rgb4", "yuv444p"),
+        ("a_gbrp9.yuv", "gbrp9", "yuv444p10le"),
+        ("a.gbrp10le.yuv", "gbrp10le", "yuv444p10le"),
+        ("a.gbrap10be.yuv", "gbrap10be", "yuv444p10le"),
+        ("a.x2rgb10le.yuv", "x2rgb10le", "yuv444p10le"),
+        ("a_x2bgr10.yuv", "x2bgr10", "yuv444p10le"),
+        ("a.gbrp10msble.yuv", "gbrp10msble", "yuv444p10le"),
+        ("a.gbrp12le.yuv", "gbrp12le", "yuv444p12le"),
+        ("a.gbrap14le.yuv", "gbrap14le", "yuv444p16le"),
+        ("a.gbrp16le.yuv", "gbrp16le", "yuv444p16le"),
+        ("a.rgb48le.yuv", "rgb48le", "yuv444p16le"),
+        ("a_bgr48.yuv", "bgr48", "yuv444p16le"),
+        ("a.rgba64.yuv", "rgba64", "yuv444p16le"),
+        ("a.bgra64be.yuv", "bgra64be", "yuv444p16le"),
+        ("a.rgbf32le.yuv", "rgbf32le", "yuv444p16le"),
+        ("a.rgbaf16le.yuv", "rgbaf16le", "yuv444p16le"),
+        ("a.gbrpf32le.yuv", "gbrpf32le", "yuv444p16le"),
+        ("a.gbrap32le.yuv", "gbrap32le", "yuv444p16le"),
+        ("a.rgb96le.yuv", "rgb96le", "yuv444p16le"),
+        ("a.rgba128le.yuv", "rgba128le", "yuv444p16le"),
+        # the .rgb and .bgr extensions, and rgb or bgr as a word of any name
+        ("a_576x324.rgb", "rgb", "yuv444p"),
+        ("A_576X324.BGR", "bgr", "yuv444p"),
+        ("bgr.yuv", "bgr", "yuv444p"),
+        ("rgb_test_576x324.yuv", "rgb", "yuv444p"),
+        # other formats that are not YUV
+        ("a.xyz12le.yuv", "xyz12le", "yuv444p12le"),
+        ("a.bayer_rggb8.yuv", "bayer_rggb8", "yuv444p"),
+        ("a.bayer_bggr16le.yuv", "bayer_bggr16le", "yuv444p16le"),
+        ("a.pal8.yuv", "pal8", "yuv444p"),
+        ("a_monob.yuv", "monob", "gray"),
+        ("a_monow.yuv", "monow", "gray"),
+        # alpha: the same YUV without it
+        ("a.yuva420p.yuv", "yuva420p", "yuv420p"),
+        ("a_yuva422p.yuv", "yuva422p", "yuv422p"),
+        ("a.yuva444p10le.yuv", "yuva444p10le", "yuv444p10le"),
+        ("a.yuva420p9be.yuv", "yuva420p9be", "yuv420p10le"),
+        ("a_yuva422p16.yuv", "yuva422p16", "yuv422p16le"),
+        ("a.ya8.yuv", "ya8", "gray"),
+        ("a.ya16le.yuv", "ya16le", "gray16le"),
+        ("a.yaf32le.yuv", "yaf32le", "gray16le"),
+        # other chroma subsamplings: 4:4:4 keeps every sample (yuvj: no range conversion)
+        ("a.yuv410p.yuv", "yuv410p", "yuv444p"),
+        ("a.yuv411p.yuv", "yuv411p", "yuv444p"),
+        ("a.yuv440p.yuv", "yuv440p", "yuv444p"),
+        ("a_yuv411.yuv", "yuv411", "yuv444p"),
+        ("a.yuvj411p.yuv", "yuvj411p", "yuvj444p"),
+        ("a.yuvj440p.yuv", "yuvj440p", "yuvj444p"),
+        ("a.yuv440p10le.yuv", "yuv440p10le", "yuv444p10le"),
+        ("a.yuv440p12be.yuv", "yuv440p12be", "yuv444p12le"),
+        # bit depths other than 8, 10, 12, 16: 9 -> 10, 14 -> 16, of the same layout
+        ("a.yuv420p9le.yuv", "yuv420p9le", "yuv420p10le"),
+        ("a.yuv422p9be.yuv", "yuv422p9be", "yuv422p10le"),
+        ("a_yuv444p9.yuv", "yuv444p9", "yuv444p10le"),
+        ("a.yuv420p14le.yuv", "yuv420p14le", "yuv420p16le"),
+        ("a.yuv444p14be.yuv", "yuv444p14be", "yuv444p16le"),
+        ("a_422p9.yuv", "422p9", "yuv422p10le"),
+        ("a_444p14.yuv", "444p14", "yuv444p16le"),
+        ("a_gray9.yuv", "gray9", "gray10le"),
+        ("a.gray9le.yuv", "gray9le", "gray10le"),
+        ("a.grey14le.yuv", "grey14le", "gray16le"),
+        ("a.gray32le.yuv", "gray32le", "gray16le"),
+        ("a.grayf32le.yuv", "grayf32le", "gray16le"),
+        ("a.grayf16be.yuv", "grayf16be", "gray16le"),
+        ("a_14bit.yuv", "14bit", "yuv420p16le"),  # no layout named: 4:2:0, as for 10be
+        ("a_9-bit.yuv", "9-bit", "yuv420p10le"),
+        ("a_9b.yuv", "9b", "yuv420p10le"),
+        ("a_14le.yuv", "14le", "yuv420p16le"),
+        ("a_14bpc.yuv", "14bpc", "yuv420p16le"),
+        ("a_444_14bit.yuv", "14bit", "yuv444p16le"),  # the layout the name states
+        ("a_gray_9bits.yuv", "9bits", "gray10le"),
+        ("a_yuv422p_14bit.yuv", "14bit", "yuv422p16le"),
+        ("a_rgb24_yuv420p.yuv", "rgb24", "yuv444p"),  # the first word that says one
+        # read as they are (or refused otherwise): not an unsupported format
+        ("a.yuv420p.yuv", None, None),
+        ("a.yuvj420p.yuv", None, None),
+        ("a.yuv420p10le.yuv", None, None),
+        ("a_nv12.yuv", None, None),
+        ("a_nv21.yuv", None, None),
+        ("a_p016.yuv", None, None),
+        ("a_gray.yuv", None, None),
+        ("a.gray10le.yuv", None, None),
+        ("a_10bit.yuv", None, None),
+        ("foo_444_10bit.yuv", None, None),
+        ("coins_97x55_400_8b_rescale_ref.yuv", None, None),
+        ("a_yuyv422.yuv", None, None),  # packed: its own refusal
+        ("a.p010.yuv", None, None),  # MSB-aligned: its own refusal
+        ("a.yuv444p10msble.yuv", None, None),  # MSB-aligned too
+        ("a.yuv420p16be.yuv", None, None),  # big-endian: its own refusal
+        ("a_srgb.yuv", None, None),  # words, not parts of words
+        ("rgb2yuv_420.yuv", None, None),
+        ("a_rgbx.yuv", None, None),
+        ("a_yuv.yuv", None, None),
+        ("crowd_run_1080p50_x264_crf23.yuv", None, None),
+        ("a_3840x2160p14.yuv", None, None),
+        ("a_1440p9.yuv", None, None),
+        ("hrc411_x264_14mbps.yuv", None, None),
+        ("a_14.yuv", None, None),
+        ("take9_411.yuv", None, None),  # bare 411, 410, 440: numbers
+        ("a_440.yuv", None, None),
+        ("a_mono.yuv", None, None),
+    ],
+)
+def test_name_hints_unsupported(name, word, planar):
+    hints = name_hints(f"/clips_rgb24_14bit/{name}")  # folders are not read
+    assert (hints.unsupported, hints.unsupported_planar) == (word, planar)
+    assert (hints.unsupported_why is None) == (word is None)
+
+
+def test_name_hints_msb_aligned_planar():
+    """ffmpeg's yuv444p10msble (planar, samples in the high bits) is refused as p010 is."""
+    hints = name_hints("a.yuv444p10msble.yuv")
+    assert (hints.msb_aligned, hints.msb_planar) == ("yuv444p10msble", "yuv444p10le")
+    hints = name_hints("a_yuv444p12msbbe.yuv")
+    assert (hints.msb_aligned, hints.msb_planar) == ("yuv444p12msbbe", "yuv444p12le")
+
+
+RGB = "RGB samples; admcuda reads planar YUV"
+DEPTHS = "admcuda reads 8, 10, 12 or 16 bits"
+LAYOUTS = "admcuda reads 4:2:0, 4:2:2, 4:4:4 or 4:0:0 chroma"
+
+
+@pytest.mark.parametrize(
+    ("name", "word", "why", "planar"),
+    [
+        ("d_160x90_rgb24.rgb", "rgb24", RGB, "yuv444p"),
+        ("d_160x90.rgb", "rgb", RGB, "yuv444p"),
+        ("d_bgr_160x90.yuv", "bgr", RGB, "yuv444p"),
+        ("d.gbrp10le.yuv", "gbrp10le", RGB, "yuv444p10le"),
+        ("d.rgb48le.yuv", "rgb48le", RGB, "yuv444p16le"),
+        ("d.xyz12le.yuv", "xyz12le", "XYZ samples; admcuda reads planar YUV", "yuv444p12le"),
+        ("d.bayer_rggb8.yuv", "bayer_rggb8", "a Bayer mosaic; admcuda reads planar YUV",
+         "yuv444p"),
+        ("d.pal8.yuv", "pal8", "palette indices; admcuda reads planar YUV", "yuv444p"),
+        ("d_monob.yuv", "monob", f"1-bit samples; {DEPTHS}", "gray"),
+        ("d.yuva420p.yuv", "yuva420p", "YUV with an alpha plane; admcuda reads planar YUV "
+         "without alpha", "yuv420p"),
+        ("d.yuva444p10le.yuv", "yuva444p10le", "YUV with an alpha plane; admcuda reads planar "
+         "YUV without alpha", "yuv444p10le"),
+        ("d.ya16le.yuv", "ya16le", "gray samples interleaved with alpha; admcuda reads planar "
+         "YUV without alpha", "gray16le"),
+        ("d.yuv410p.yuv", "yuv410p", f"4:1:0 chroma; {LAYOUTS}", "yuv444p"),
+        ("d.yuv411p.yuv", "yuv411p", f"4:1:1 chroma; {LAYOUTS}", "yuv444p"),
+        ("d.yuvj440p.yuv", "yuvj440p", f"4:4:0 chroma; {LAYOUTS}", "yuvj444p"),
+        ("d.yuv420p9le.yuv", "yuv420p9le", f"9-bit samples; {DEPTHS}", "yuv420p10le"),
+        ("d.yuv420p14le.yuv", "yuv420p14le", f"14-bit samples; {DEPTHS}", "yuv420p16le"),
+        ("d_gray14.yuv", "gray14", f"14-bit samples; {DEPTHS}", "gray16le"),
+        ("d_444_14bit.yuv", "14bit", f"14-bit samples; {DEPTHS}", "yuv444p16le"),
+        ("d.gray32le.yuv", "gray32le", f"32-bit samples; {DEPTHS}", "gray16le"),
+        ("d.grayf32le.yuv", "grayf32le", "floating-point samples; admcuda reads integer "
+         "samples of 8, 10, 12 or 16 bits", "gray16le"),
+    ],
+)  # fmt: skip
+def test_unsupported_name_refused(tmp_path, name, word, why, planar):
+    """A name stating a pixel format that admcuda cannot read (RGB, alpha, 4:1:1, 9 or
+    14 bits ...) was not read: the file was read as the flags say, a wrong score with
+    exit 0 and no warning. Refused in one line, with a format to convert to that keeps
+    the luma; --ignore-name reads it as the flags say."""
+    path = write_raw(tmp_path / name, frames=4, w=176, h=144)  # big enough for any of them
+    with pytest.raises(AdmError) as info:
+        open_input(path, width=W, height=H, label="distorted")
+    assert str(info.value) == (
+        f"distorted file {str(path)!r}: its name says {word}, {why}: convert it "
+        f"(ffmpeg ... -pix_fmt {planar} out.yuv), or give --ignore-name if the name is wrong"
+    )
+    with open_input(path, width=W, height=H, ignore_name=True) as reader:
+        frames = lumas(reader)
+    assert len(frames) == path.stat().st_size // FRAME
+    assert frames[0].tobytes() == path.read_bytes()[: W * H]
+
+
+def test_unsupported_name_refused_whatever_the_flags(tmp_path):
+    """The refusal comes before the flags are weighed: -p 444 -b 16 are no way to read
+    rgb48le, whose frame size they match."""
+    path = write_raw(tmp_path / "d.rgb48le.yuv", frames=2, bits=16, fmt_bytes=W * H * 3 * 2)
+    for given in ({}, {"pixel_format": "444", "bitdepth": 16}):
+        with pytest.raises(AdmError, match=r": its name says rgb48le, RGB samples; "):
+            open_input(path, width=W, height=H, **given)
+    with open_input(path, width=W, height=H, pixel_format="444", bitdepth=16,
+                    ignore_name=True) as reader:  # fmt: skip
+        assert len(lumas(reader)) == 2
+
+
+def test_rgb24_pair_refused_by_the_cli(tmp_path):
+    """The audit's repro: an rgb24 pair converted by ffmpeg and named so scored 6 frames
+    of its RGB bytes read as 4:2:0, with exit 0 and nothing on stderr."""
+    ff = ffmpeg_exe()
+    pair = []
+    for src, tag in ((REF_RAW, "r"), (DIS_RAW, "d")):
+        dst = tmp_path / f"{tag}_{W}x{H}_rgb24.rgb"
+        subprocess.run(
+            [ff, "-v", "error", "-s", f"{W}x{H}", "-pix_fmt", "yuv420p", "-f", "rawvideo",
+             "-i", str(src), "-pix_fmt", "rgb24", "-f", "rawvideo", str(dst)],
+            check=True, timeout=WAIT_S,
+        )  # fmt: skip
+        pair.append(str(dst))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))  # fmt: skip
+    env.pop("ADMCUDA_TRACEBACK", None)
+    args = [sys.executable, "-m", "admcuda", "score", *pair, "-w", str(W), "-h", str(H)]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stdout
+    assert proc.stderr.splitlines() == [
+        f"admcuda: error: reference file {pair[0]!r}: its name says rgb24, RGB samples; "
+        "admcuda reads planar YUV: convert it (ffmpeg ... -pix_fmt yuv444p out.yuv), or "
+        "give --ignore-name if the name is wrong"
+    ]
+    proc = subprocess.run([*args, "--ignore-name"], capture_output=True, text=True, env=env,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("admcuda")
 
 
 # ---- names that contradict the flags ---------------------------------------------------
