@@ -830,7 +830,7 @@ def _check_unsized_rung(ref: FrameReader, rung: FrameReader, *, ignore_name: boo
     if ref.num_frames is None:
         raise AdmError(
             f"{head}, and {why}; read at the reference's size ({size}), its length cannot be "
-            f"checked against the reference's, which is not known before decoding: {fix}"
+            f"checked against the reference's, not known before it is read: {fix}"
         )
     counts = (ref.num_frames, rung.num_frames)
     if abs(counts[0] - counts[1]) <= 1:

@@ -611,8 +611,8 @@ def test_scale_refuses_an_unsized_raw_rung_it_cannot_check(tmp_path):
     assert str(info.value) == (
         f"distorted file {str(rung)!r}: with --scale a raw distorted file is read at the "
         "size its name states, and its name states none; read at the reference's size "
-        "(160x88), its length cannot be checked against the reference's, which is not known "
-        "before decoding: name its size (e.g. rung_640x360.yuv)"
+        "(160x88), its length cannot be checked against the reference's, not known before "
+        "it is read: name its size (e.g. rung_640x360.yuv)"
     )
     named = rung.rename(tmp_path / "rung_80x44.yuv")
     with open_inputs(mkv, [named], scale="bicubic") as inputs:
