@@ -279,7 +279,7 @@ def _name_conflicts(
     if hints.big_endian:
         return AdmError(
             f"{where}: its name says {hints.big_endian}, big-endian samples; raw files are "
-            f"read little-endian: convert it (ffmpeg ... -pix_fmt {_little_endian(hints)} "
+            f"read little-endian: convert it (ffmpeg ... -pix_fmt {hints.big_endian_planar} "
             "out.yuv), or give --ignore-name if the name is wrong"
         )
     clauses: list[str] = []
@@ -706,14 +706,15 @@ def open_inputs(
                     unsized_rungs.append(i)
             else:
                 where = _where(raw, labels[i])
-                named = None if ignore_name else name_hints(raw).pixel_format
+                hints = None if ignore_name else name_hints(raw)
+                named = None if hints is None else hints.pixel_format
                 geo = _raw_geometry(width, height, pixel_format, bitdepth, first, raw, where,
                                     named)  # fmt: skip
                 readers[i] = _open_raw_file(
                     raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
                     scale=scaler is not None and i > 0,
                 )  # fmt: skip
-                if scaler is not None and i > 0 and (ignore_name or not _named_size(raw)):
+                if scaler is not None and i > 0 and (hints is None or hints.size is None):
                     unsized_rungs.append(i)
             del raws[i]
         opened: list[FrameReader] = readers  # type: ignore[assignment]
@@ -783,27 +784,6 @@ def _check_same(first: FrameReader, other: FrameReader, *, sizes: bool = True) -
             f"{_reader_where(other)} is {other.bitdepth}-bit but {_reader_where(first)} "
             f"is {first.bitdepth}-bit"
         )
-
-
-def _little_endian(hints: NameHints) -> str:
-    """ffmpeg's little-endian format for a name's big-endian word, of the same layout and
-    bit depth (yuv422p10be: yuv422p10le; gray12be: gray12le; a bare 10be: yuv420p10le, or
-    the layout the name states)."""
-    word = hints.big_endian or ""
-    bits = word[-4:-2]
-    if word.startswith(("yuv", "p")):
-        return word[:-2] + "le"
-    if word.startswith("gr"):
-        return f"gray{bits}le"
-    layout = {"422": "yuv422p", "444": "yuv444p", "400": "gray"}.get(
-        hints.pixel_format or "420", "yuv420p"
-    )
-    return f"{layout}{bits}le"
-
-
-def _named_size(path: Any) -> bool:
-    """Whether a raw file's name states its size (``rung_640x360.yuv``)."""
-    return name_hints(path).size is not None
 
 
 def _check_unsized_rung(ref: FrameReader, rung: FrameReader, *, ignore_name: bool) -> None:

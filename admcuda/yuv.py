@@ -195,15 +195,35 @@ _DEPTH_UP = {"8": "", "9": "10le", "10": "10le", "12": "12le", "14": "16le", "16
              "32": "16le"}  # fmt: skip
 
 
+def _earliest(name: str, table: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...] | None:
+    """The entry of ``table`` (a compiled pattern, then its data) whose pattern matches
+    ``name`` earliest (the first such entry on a tie), as ``(match, *data)``; None if none
+    matches."""
+    found = None
+    for pattern, *data in table:
+        match = pattern.search(name)
+        if match is not None and (found is None or match.start() < found[0].start()):
+            found = (match, *data)
+    return found
+
+
+def _big_endian_planar(word: str, named_layout: str | None) -> str:
+    """ffmpeg's little-endian format for a big-endian word, of the same layout and bit
+    depth (yuv422p10be: yuv422p10le; gray12be: gray12le; a bare 10be: yuv420p10le, or the
+    layout the name states)."""
+    bits = word[-4:-2]
+    if word.startswith(("yuv", "p")):
+        return word[:-2] + "le"
+    if word.startswith("gr"):
+        return f"gray{bits}le"
+    return _PLANAR_PREFIX.get(named_layout or "420", "yuv420p") + f"{bits}le"
+
+
 def _unsupported(name: str, named_layout: str | None) -> tuple[str, str, str] | None:
     """The first word of ``name`` stating a pixel format that admcuda cannot read: the word,
     what it says and what admcuda reads instead (for messages), and the ffmpeg pixel format
     to convert to; ``named_layout`` is the layout the name states, if any."""
-    found = None
-    for pattern, kind, why, target in _UNSUPPORTED:
-        match = pattern.search(name)
-        if match is not None and (found is None or match.start() < found[0].start()):
-            found = match, kind, why, target
+    found = _earliest(name, _UNSUPPORTED)
     if found is None:
         return None
     match, kind, why, target = found
@@ -251,6 +271,9 @@ class NameHints:
         (``yuv420p10le``).
     big_endian : str or None
         A word stating big-endian samples (``yuv420p16be``).
+    big_endian_planar : str or None
+        With ``big_endian``, the little-endian ffmpeg pixel format of the same layout and
+        bit depth (``yuv420p16le``), to convert to.
     unsupported : str or None
         A word stating a pixel format that admcuda cannot read: RGB (``rgb24``, ``gbrp10le``,
         the ``.rgb`` extension), alpha (``yuva420p``), another chroma subsampling
@@ -273,6 +296,7 @@ class NameHints:
     msb_aligned: str | None = None
     msb_planar: str | None = None
     big_endian: str | None = None
+    big_endian_planar: str | None = None
     unsupported: str | None = None
     unsupported_why: str | None = None
     unsupported_planar: str | None = None
@@ -328,11 +352,7 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
                 stated.append((int(bits), word))
             elif implied_bits:
                 implied.append((implied_bits, word))
-    packed = packed_planar = None
-    for pattern, planar in _PACKED:
-        match = pattern.search(name)
-        if match is not None and (packed is None or match.start() < packed.start()):
-            packed, packed_planar = match, planar
+    packed, packed_planar = _earliest(name, _PACKED) or (None, None)
     big_endian = _BIG_ENDIAN.search(name)
     msb = _MSB_ALIGNED.search(name)
     msb_planar = f"yuv{_MSB_LAYOUTS[msb.group(1)]}p1{msb.group(2)}le" if msb else None
@@ -352,6 +372,7 @@ def name_hints(path: str | os.PathLike[str]) -> NameHints:
         msb_aligned=msb.group(0) if msb else None,
         msb_planar=msb_planar,
         big_endian=big_endian.group(0) if big_endian else None,
+        big_endian_planar=_big_endian_planar(big_endian.group(0), fmt) if big_endian else None,
         unsupported=unsupported[0] if unsupported else None,
         unsupported_why=unsupported[1] if unsupported else None,
         unsupported_planar=unsupported[2] if unsupported else None,
