@@ -625,6 +625,10 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
 
 def _score(args: argparse.Namespace) -> int:
     _check_arguments(args)
+    if args.backend != "cpu":
+        from admcuda import _cuda_start
+
+        _cuda_start.start(args.gpu)  # beside the imports and the opening of the inputs
     opts = _options(args)
     out_format = _output_format(args)
     dis_names = ["example"] if args.example else list(args.dis)
