@@ -8,12 +8,16 @@ the outputs (``integer_adm2`` -> ``integer_adm2_egl_1.2``).
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import difflib
+import functools
 import math
 import numbers
 import operator
 import re
+import struct
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -197,6 +201,47 @@ def lookup_option(key: str) -> OptionSpec:
     raise AdmError(f"unknown ADM option '{key}'; {hint}known options: {known}") from None
 
 
+@functools.lru_cache(maxsize=1)
+def _c_strtof() -> Any:
+    """The C library's ``strtof``, or None where ctypes cannot find it."""
+    try:
+        libc = ctypes.cdll.msvcrt if sys.platform == "win32" else ctypes.CDLL(None)
+        fn = libc.strtof
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_float
+    fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+    return fn
+
+
+def _strtof(text: str) -> float:
+    """C's ``strtof(text)``: the decimal text rounded once, to the nearest float32."""
+    fn = _c_strtof()
+    if fn is not None:
+        return float(fn(text.encode("ascii"), None))
+    try:  # through a double: rounds twice, which can differ at a float32 tie
+        return float(struct.unpack("f", struct.pack("f", float(text)))[0])
+    except OverflowError:
+        return math.copysign(math.inf, float(text))
+
+
+def libvmaf_number(text: str) -> float:
+    """The value libvmaf computes with for a numeric option given as ``text``.
+
+    libvmaf keeps every feature option in a dictionary that normalises numbers on the way
+    in (``vmaf_feature_dictionary_set``, libvmaf/src/dict.c): the text is read with C's
+    ``strtof`` and written back with ``"%g"``, six significant digits, and the option
+    parser reads that. So ``adm_norm_view_dist=4.1234567`` computes with 4.12346 (the
+    number its output names print), and ``3.0000001`` is the default, 3.
+
+    Examples
+    --------
+    >>> libvmaf_number("4.1234567"), libvmaf_number("2.9999999"), libvmaf_number("0.1")
+    (4.12346, 3.0, 0.1)
+    """
+    return float(f"{_strtof(text):g}")
+
+
 def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
     """Parse a command-line string the way libvmaf's opt.c reads it, but strictly.
 
@@ -217,7 +262,7 @@ def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
         return int(text)
     if not _DOUBLE_RE.fullmatch(text):
         raise AdmError(f"option {spec.label} expects a number in {spec.range_text}, got '{text}'")
-    return float(text)
+    return libvmaf_number(text)
 
 
 def _coerce(spec: OptionSpec, value: object) -> OptionValue:
@@ -237,7 +282,8 @@ def _coerce(spec: OptionSpec, value: object) -> OptionValue:
             f"option {spec.label} expects an integer in {spec.range_text}, got {value!r}"
         )
     if isinstance(value, numbers.Real):
-        return float(value)
+        # As the shortest text that gives this double, read as libvmaf reads it.
+        return libvmaf_number(repr(float(value)))
     raise AdmError(f"option {spec.label} expects a number in {spec.range_text}, got {value!r}")
 
 

@@ -144,6 +144,24 @@ def test_adm_cuda_is_the_same_feature(pair, tmp_path):
     assert outs[0].startswith("Frame,integer_adm2_egl_1.2,")
 
 
+def test_feature_option_values_are_libvmafs_six_digits(pair, tmp_path):
+    # libvmaf computes with strtof(text) printed by %g (its dictionary normalises numbers):
+    # 4.1234567 scores as 4.12346, and 3.000000001 as the default, under the default names.
+    ref, dis = pair
+    docs = {}
+    for text in ("4.1234567", "4.12346", "3.000000001", "3"):
+        out = tmp_path / f"{text}.json"
+        feature = f"adm=adm_norm_view_dist={text}:debug=true"
+        args = ["score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "--feature", feature]
+        assert main([*args, "--json", "-o", str(out)]) == 0
+        doc = json.loads(out.read_text())
+        docs[text] = (doc["frames"], doc["pooled_metrics"])
+    assert docs["4.1234567"] == docs["4.12346"]
+    assert "integer_adm_num_nvd_4.12346" in docs["4.1234567"][0][0]["metrics"]
+    assert docs["3.000000001"] == docs["3"]
+    assert "integer_adm_num" in docs["3"][0][0]["metrics"]
+
+
 def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
     """Integers read as libvmaf's strtoul(..., 0) reads them (010 is 8, 0x10 is 16), and
     --cpumask / --gpumask and libvmaf's -c (in its short options, read by none) accepted

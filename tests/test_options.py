@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -215,10 +216,35 @@ def test_constructor_validates_too():
     st.floats(min_value=1.0, max_value=100.0, allow_nan=False),
     st.floats(min_value=3.0, max_value=24.0, allow_nan=False),
 )
-def test_double_text_round_trips(egl, nvd):
+def test_double_text_is_read_as_libvmafs_dictionary_keeps_it(egl, nvd):
+    # libvmaf's feature dictionary keeps strtof(text) printed with %g (src/dict.c), and the
+    # option parser reads that: the value is the float32 nearest the text, to 6 digits.
     opts = AdmOptions.from_mapping({"egl": repr(egl), "nvd": repr(nvd)})
-    assert opts.adm_enhn_gain_limit == egl
-    assert opts.adm_norm_view_dist == nvd
+    assert opts.adm_enhn_gain_limit == float(f"{np.float32(egl):g}")
+    assert opts.adm_norm_view_dist == float(f"{np.float32(nvd):g}")
+    printed = {"egl": f"{opts.adm_enhn_gain_limit:g}", "nvd": f"{opts.adm_norm_view_dist:g}"}
+    again = AdmOptions.from_mapping(printed)
+    assert again == opts  # what the output names print reads back as the same options
+
+
+@pytest.mark.parametrize(("text", "value", "name"), [
+    ("4.1234567", 4.12346, "integer_adm2_nvd_4.12346"),
+    ("3.000000001", 3.0, "integer_adm2"),  # libvmaf computes the default here
+    ("2.9999999", 3.0, "integer_adm2"),  # and here: not below its 3 * 1080 limit
+    ("3.0000004", 3.0, "integer_adm2"),
+    ("3.00001", 3.00001, "integer_adm2_nvd_3.00001"),
+])  # fmt: skip
+def test_view_distance_text_as_libvmaf_computes_with_it(text, value, name):
+    opts = AdmOptions.from_mapping({"adm_norm_view_dist": text})
+    assert opts.adm_norm_view_dist == value
+    assert feature_names(opts)["integer_adm2"] == name
+
+
+def test_gain_limit_text_and_python_floats_are_normalised_alike():
+    assert AdmOptions.from_mapping({"egl": "1.23456789"}).adm_enhn_gain_limit == 1.23457
+    assert AdmOptions(adm_enhn_gain_limit=1.23456789).adm_enhn_gain_limit == 1.23457
+    assert AdmOptions(adm_norm_view_dist=4.1234567) == AdmOptions.from_mapping({"nvd": "4.12346"})
+    assert AdmOptions(adm_noise_weight=0.1).adm_noise_weight == 0.1  # %g gives back 0.1
 
 
 @pytest.mark.parametrize(("option_string", "expected"), list(LIBVMAF_NAMES.items()))
