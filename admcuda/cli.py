@@ -51,7 +51,14 @@ from admcuda._tool import counter as _counter
 from admcuda._tool import parse_feature_args, parse_option_args
 from admcuda.backends import BACKENDS, select_backend
 from admcuda.errors import AdmError
-from admcuda.options import NON_DEBUG_BASE_NAMES, OPTIONS, AdmOptions, feature_names
+from admcuda.options import (
+    ADM_CUDA_BASE_NAMES,
+    NON_DEBUG_BASE_NAMES,
+    OPTIONS,
+    AdmOptions,
+    adm_cuda_feature_names,
+    feature_names,
+)
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
 from admcuda.writers import (
     FORMATS,
@@ -579,17 +586,32 @@ def _stdout() -> Any:
     return sys.stdout
 
 
+def _as_adm_cuda(frames: list[dict[str, float]], opts: AdmOptions) -> list[dict[str, float]]:
+    """The frames' outputs as libvmaf's ``adm_cuda`` writes them: its subset, under its
+    names (:func:`admcuda.options.adm_cuda_feature_names`)."""
+    names = adm_cuda_feature_names(opts)
+    bases = [b for b in ADM_CUDA_BASE_NAMES if opts.debug or b in NON_DEBUG_BASE_NAMES]
+    return [{names[b]: frame[b] for b in bases} for frame in frames]
+
+
 def _write_all(
-    fmt: str, run: _LadderRun, outputs: list[Path | None], fps: list[float], scored: list[int]
+    fmt: str,
+    run: _LadderRun,
+    outputs: list[Path | None],
+    fps: list[float],
+    scored: list[int],
+    *,
+    adm_cuda: bool = False,
 ) -> None:
     """Write one document per distorted input that scored, together (:func:`commit_all`:
     standard output first, then the paths), so that a failing one leaves every existing
-    file as it was."""
+    file as it was. With ``adm_cuda``, the outputs are named and chosen as libvmaf's
+    adm_cuda writes them."""
     staged = []
     for k in scored:
         text = render(
             fmt,  # type: ignore[arg-type]
-            run.frames[k],
+            _as_adm_cuda(run.frames[k], run.opts) if adm_cuda else run.frames[k],
             version=__version__,
             width=run.width,
             height=run.height,
@@ -686,7 +708,8 @@ def _score(args: argparse.Namespace) -> int:
             _stdout()
             write_text(None, _summary(run, backend, args.subsample, scored) + "\n")
         else:
-            _write_all(out_format, run, outputs, fps, scored)
+            adm_cuda = any(item.partition("=")[0] == "adm_cuda" for item in args.feature)
+            _write_all(out_format, run, outputs, fps, scored, adm_cuda=adm_cuda)
     for path, error in zip(run.dis, errors, strict=True):
         if error is not None:
             _fail(error if path in error else f"{path}: {error}")

@@ -26,12 +26,14 @@ from admcuda.errors import AdmError
 from admcuda.reference.adm import ALL_FEATURES, BASE_FEATURES
 
 __all__ = [
+    "ADM_CUDA_BASE_NAMES",
     "OPTIONS",
     "OUTPUT_BASE_NAMES",
     "NON_DEBUG_BASE_NAMES",
     "AdmOptions",
     "OptionSpec",
     "ScoreDict",
+    "adm_cuda_feature_names",
     "feature_names",
     "feature_suffix",
     "lookup_option",
@@ -507,6 +509,31 @@ def feature_names(opts: AdmOptions) -> dict[str, str]:
     """
     suffix = feature_suffix(opts)
     return {base: (base + suffix)[:_MAX_FEATURE_NAME_LEN] for base in OUTPUT_BASE_NAMES}
+
+
+# libvmaf 3.2.0's adm_cuda (libvmaf/src/feature/cuda/integer_adm_cuda.c) writes these of
+# the outputs (no AIM, no ADM3; the debug ones with debug), in this order, and names them
+# by adm_enhn_gain_limit alone, its only feature parameter.
+ADM_CUDA_BASE_NAMES: tuple[str, ...] = tuple(
+    base for base in OUTPUT_BASE_NAMES if base not in ("integer_aim", "integer_adm3")
+)
+
+
+def adm_cuda_feature_names(opts: AdmOptions) -> dict[str, str]:
+    """Map the base names of the outputs libvmaf's ``adm_cuda`` writes (all of
+    :data:`ADM_CUDA_BASE_NAMES`, debug ones included) to the names it writes them under.
+
+    Examples
+    --------
+    >>> adm_cuda_feature_names(AdmOptions(adm_norm_view_dist=4))["integer_adm2"]
+    'integer_adm2'
+    >>> adm_cuda_feature_names(AdmOptions(adm_enhn_gain_limit=1.2))["integer_adm_scale0"]
+    'integer_adm_scale0_egl_1.2'
+    """
+    spec = lookup_option("adm_enhn_gain_limit")
+    value = opts.adm_enhn_gain_limit
+    suffix = "" if value == spec.default else f"_{spec.alias}_{_format_value(spec, value)}"
+    return {base: (base + suffix)[:_MAX_FEATURE_NAME_LEN] for base in ADM_CUDA_BASE_NAMES}
 
 
 class ScoreDict(dict):

@@ -23,7 +23,7 @@ import admcuda.inputs
 from admcuda import cli
 from admcuda.cli import main
 from admcuda.data import EXAMPLE
-from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions
+from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_suffix
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "admcuda" / "data"
@@ -132,16 +132,36 @@ def test_libvmaf_long_spellings(pair, tmp_path):
     assert strip.sub("", a.read_text()) == strip.sub("", b.read_text())
 
 
-def test_adm_cuda_is_the_same_feature(pair, tmp_path):
+@pytest.mark.parametrize(("options", "suffix"), [
+    ("adm_enhn_gain_limit=1.2", "_egl_1.2"),
+    ("adm_norm_view_dist=4:adm_ref_display_height=2160", ""),  # not adm_cuda's parameters
+    ("adm_enhn_gain_limit=1.2:adm_norm_view_dist=4", "_egl_1.2"),
+    ("debug=true", ""),
+])  # fmt: skip
+def test_adm_cuda_writes_what_libvmafs_adm_cuda_writes(pair, tmp_path, options, suffix):
+    # The same numbers as adm with those options, under adm_cuda's names (libvmaf 3.2.0's
+    # integer_adm_cuda.c: egl its only feature parameter) and only the outputs it writes
+    # (no integer_aim, no integer_adm3).
     ref, dis = pair
-    outs = []
+    docs = {}
     for feature in ("adm", "adm_cuda"):
-        out = tmp_path / f"{feature}.csv"
+        out = tmp_path / f"{feature}.json"
         args = ["score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "-n", "-o", str(out)]
-        assert main([*args, "--feature", f"{feature}=adm_enhn_gain_limit=1.2", "--csv"]) == 0
-        outs.append(out.read_text())
-    assert outs[0] == outs[1]
-    assert outs[0].startswith("Frame,integer_adm2_egl_1.2,")
+        assert main([*args, "--feature", f"{feature}={options}", "--json"]) == 0
+        docs[feature] = json.loads(out.read_text())
+    debug = "debug=true" in options
+    bases = [b for b in (OUTPUT_BASE_NAMES if debug else NON_DEBUG_BASE_NAMES)
+             if b not in ("integer_aim", "integer_adm3")]  # fmt: skip
+    adm_suffix = AdmOptions.from_mapping(dict(kv.split("=") for kv in options.split(":")))
+    full = {b: b + feature_suffix(adm_suffix) for b in OUTPUT_BASE_NAMES}
+    for got, want in zip(docs["adm_cuda"]["frames"], docs["adm"]["frames"], strict=True):
+        assert list(got["metrics"]) == [b + suffix for b in bases]
+        assert [got["metrics"][b + suffix] for b in bases] == [
+            want["metrics"][full[b]] for b in bases
+        ]
+    pooled = docs["adm_cuda"]["pooled_metrics"]
+    assert list(pooled) == [b + suffix for b in bases]
+    assert all(pooled[b + suffix] == docs["adm"]["pooled_metrics"][full[b]] for b in bases)
 
 
 def test_feature_option_values_are_libvmafs_six_digits(pair, tmp_path):
