@@ -574,6 +574,7 @@ def _out_of_range(frame: int, readers: Sequence[Any], short: Any) -> str:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    from admcuda import _warn_small_height
     from admcuda._tool import parse_feature_args
     from admcuda.yuv import check_geometry
 
@@ -623,6 +624,9 @@ def _run(argv: Sequence[str] | None) -> int:
     check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
+    # The map's scale 3 is computed as score computes it, with libvmaf's unwritten
+    # memory taken as zeros: the same warning for frames 17..32 pixels high.
+    _warn_small_height(ref.shape[1], ref.shape[0], opts)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
     # The PNG goes to a temporary sibling (its name keeps the suffix, from which
     # matplotlib takes the image format) and the array is staged as score stages its

@@ -146,6 +146,30 @@ def test_cli_zero_denominator(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flat.yuv", "m.npy", "m.png", "noise.yuv"]
 
 
+def test_cli_warns_of_small_heights_as_score_does(tmp_path, monkeypatch, capsys):
+    """17..32 rows: scale 3 reads libvmaf's unwritten memory, modelled as zeros; map gives
+    score's warning (admcuda._warn_small_height), once, and the variable silences it."""
+    pytest.importorskip("matplotlib")
+    from admcuda.cli import main as admcuda_main
+    from admcuda.quirks import small_height_warning
+
+    path = tmp_path / "tiny.yuv"
+    luma = textured(17, 17)
+    np.concatenate([luma.ravel(), np.full(2 * 9 * 9, 128, np.uint8)]).tofile(path)
+    argv = ["map", str(path), str(path), "-w", "17", "-h", "17", "-o", str(tmp_path / "m.png")]
+    monkeypatch.delenv("ADMCUDA_SMALL_HEIGHT_WARNING")
+    assert admcuda_main(argv) == 0
+    want = small_height_warning(17, 17, AdmOptions())
+    assert capsys.readouterr().err == f"admcuda: warning: {want}\n"
+    assert admcuda_main([*argv, "--option", "adm_skip_aim=true"]) == 0
+    want = small_height_warning(17, 17, AdmOptions(adm_skip_aim=True))
+    assert "integer_aim" not in want
+    assert capsys.readouterr().err == f"admcuda: warning: {want}\n"
+    monkeypatch.setenv("ADMCUDA_SMALL_HEIGHT_WARNING", "0")
+    assert admcuda_main(argv) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_heat_lands_on_the_distorted_region():
     ref = textured(96, 128, seed=4)
     region = (slice(24, 72), slice(64, 120))
