@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import os
 import secrets
 import sys
@@ -88,6 +89,11 @@ class DistortionMaps:
         The same per scale 0..3, each ``(height, width)``; they add up to ``dlm``/``aim``.
     adm2, aim_score : float
         ``integer_adm2`` and ``integer_aim`` of the pair, computed with the maps.
+
+    Where ADM's denominator is zero (a reference without detail, with
+    ``adm_noise_weight=0``) libvmaf scores adm2 = 1 and leaves AIM unset, which admcuda
+    reports as null: ``adm2`` is then 1, ``dlm`` and ``dlm_scales`` are zero, and ``aim``,
+    ``aim_scales`` and ``aim_score`` are NaN.
     """
 
     dlm: np.ndarray
@@ -193,6 +199,8 @@ def distortion_maps(
     Returns
     -------
     DistortionMaps
+        Zero ``dlm`` and NaN ``aim`` where ADM's denominator is zero (see
+        :class:`DistortionMaps`).
 
     Raises
     ------
@@ -243,6 +251,18 @@ def distortion_maps(
         num_total += sum(float(m.sum()) ** (1 / 3) for m in num_maps)
         aim_total += sum(float(m.sum()) ** (1 / 3) for m in aim_maps)
 
+    if den_total < C.NUMDEN_LIMIT * (shape[0] * shape[1]) / (1920.0 * 1080.0):
+        # A denominator libvmaf takes as zero (a reference without detail and
+        # adm_noise_weight=0): it scores adm2 = 1 and leaves AIM unset, which admcuda
+        # score reports as null (reference.adm.finish). 1 - adm2 = 0 is spread over no
+        # pixel, and there is no integer_aim to split.
+        zero = tuple(np.zeros(shape) for _ in dlm_bands)
+        unset = tuple(np.full(shape, np.nan) for _ in aim_bands)
+        return DistortionMaps(
+            dlm=np.zeros(shape), aim=np.full(shape, np.nan), dlm_scales=zero,
+            aim_scales=unset, adm2=1.0, aim_score=math.nan,
+        )  # fmt: skip
+
     def frame_maps(bands: list[Any]) -> tuple[np.ndarray, ...]:
         return tuple(
             np.zeros(shape) if item is None else _upsample(item[0] / den_total, item[1], s, shape)
@@ -284,7 +304,8 @@ def distortion_map(
     -------
     numpy.ndarray
         ``(height, width)`` float64; the sum over the frame approximates ``1 - adm2``
-        (or ``integer_aim``); zero outside libvmaf's scored crop.
+        (or ``integer_aim``); zero outside libvmaf's scored crop. All NaN for ``"aim"``
+        where ADM's denominator is zero, as ``integer_aim`` is (see :class:`DistortionMaps`).
     """
     if kind not in KINDS:
         raise AdmError(f"unknown map kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -394,11 +415,18 @@ def save_distortion_png(
     Raises
     ------
     AdmError
-        Bad input or options, or matplotlib missing.
+        Bad input or options, matplotlib missing, or ``kind="aim"`` where
+        ``integer_aim`` is null (ADM's denominator is zero: see :class:`DistortionMaps`).
     """
     if background not in ("dis", "ref"):
         raise AdmError(f"background must be 'dis' or 'ref', got {background!r}")
     maps = distortion_maps(ref, dis, bitdepth, options)
+    if kind == "aim" and math.isnan(maps.aim_score):
+        raise AdmError(
+            "no aim map for this frame pair: ADM's denominator is 0 (a reference without "
+            "detail, with adm_noise_weight=0), so integer_aim is null, as admcuda score "
+            "reports it; its dlm map is zero (adm2 = 1)"
+        )
     heat = maps.get(kind)
     total = float(heat.sum())
     if kind == "dlm":
@@ -546,6 +574,7 @@ def _out_of_range(frame: int, readers: Sequence[Any], short: Any) -> str:
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    from admcuda import _warn_small_height
     from admcuda._tool import parse_feature_args
     from admcuda.yuv import check_geometry
 
@@ -595,6 +624,9 @@ def _run(argv: Sequence[str] | None) -> int:
     check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
+    # The map's scale 3 is computed as score computes it, with libvmaf's unwritten
+    # memory taken as zeros: the same warning for frames 17..32 pixels high.
+    _warn_small_height(ref.shape[1], ref.shape[0], opts)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
     # The PNG goes to a temporary sibling (its name keeps the suffix, from which
     # matplotlib takes the image format) and the array is staged as score stages its

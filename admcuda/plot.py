@@ -4,7 +4,9 @@ Each input is a JSON result in libvmaf's layout, written by admcuda or by libvma
 itself; names may carry libvmaf's option suffix (``integer_adm2_egl_1.2``), so
 features are matched by base name. Several inputs (for instance the rungs of a
 bitrate ladder, each scored against the same reference) are overlaid, one colour
-each; a file that holds several ADM option sets gives one line per set.
+each; a file that holds several ADM option sets gives one line per set. The legend gives
+each line's pooled ``integer_adm2`` mean as admcuda's writers pool it: ``null`` where a
+frame is null, as libvmaf's ``pooled_metrics`` has it then.
 
 matplotlib is optional: ``pip install admcuda[plot]``. It is imported on first use,
 with the non-interactive Agg backend.
@@ -23,6 +25,7 @@ from typing import Any
 from admcuda._tool import Parser, UsageError, check_image_suffix, run_tool
 from admcuda.errors import AdmError
 from admcuda.result import AdmResult, split_feature_name
+from admcuda.writers import pool
 
 __all__ = ["PLOTTED_FEATURES", "Series", "main", "plot_result", "result_series"]
 
@@ -48,9 +51,22 @@ class Series:
     frames: list[int]
 
     def mean(self, base: str = "integer_adm2") -> float:
-        """Mean over the finite values, NaN if none."""
-        finite = [v for v in self.values.get(base, []) if math.isfinite(v)]
-        return math.fsum(finite) / len(finite) if finite else math.nan
+        """The pooled mean, as admcuda's writers (and libvmaf) pool the frames
+        (:func:`admcuda.writers.pool`): NaN, written ``null``, where a frame is null
+        (NaN); NaN where there are no values."""
+        values = self.values.get(base, [])
+        return pool(values)["mean"] if values else math.nan
+
+    def legend(self) -> str:
+        """The label with the pooled ``integer_adm2`` mean; ``null`` (as the JSON
+        ``pooled_metrics`` has it) with the count of null frames, where there are some."""
+        mean = self.mean()
+        if math.isfinite(mean):
+            return f"{self.label} (mean {mean:.4f})"
+        values = self.values.get("integer_adm2", [])
+        nulls = sum(not math.isfinite(v) for v in values)
+        why = f": {nulls} of {len(values)} frames null" if nulls else ""
+        return f"{self.label} (mean null{why})"
 
 
 def _load(source: AdmResult | str | os.PathLike[str]) -> tuple[AdmResult, str]:
@@ -151,7 +167,7 @@ def plot_result(
                 if values is None:
                     continue
                 few = len(values) <= _MARKERS_UP_TO
-                label = f"{item.label} (mean {item.mean():.4f})" if base == "integer_adm2" else None
+                label = item.legend() if base == "integer_adm2" else None
                 ax.plot(
                     item.frames,
                     values,

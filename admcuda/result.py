@@ -23,7 +23,7 @@ from admcuda.options import (
     feature_suffix,
     lookup_option,
 )
-from admcuda.writers import pooled_metrics, write_output
+from admcuda.writers import POOL_METHODS, pooled_metrics, write_output
 
 __all__ = ["METADATA_KEYS", "AdmResult", "options_from_suffix", "split_feature_name"]
 
@@ -128,6 +128,34 @@ def _metadata_options(value: Any) -> AdmOptions | None:
     )
 
 
+def _kept_pooled(
+    pooled: Mapping[str, Mapping[str, float]], names: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """``pooled`` checked against the frames' ``names`` and :data:`POOL_METHODS`, as floats."""
+    if not isinstance(pooled, Mapping):
+        raise AdmError(f"pooled must be a mapping, got {type(pooled).__name__}")
+    kept: dict[str, dict[str, float]] = {}
+    for name, methods in pooled.items():
+        if name not in names:
+            raise AdmError(f"pooled values for {name!r}, which the frames do not have")
+        if not isinstance(methods, Mapping):
+            raise AdmError(f"pooled {name!r} must be a mapping, got {type(methods).__name__}")
+        for method, value in methods.items():
+            if method not in POOL_METHODS:
+                raise AdmError(
+                    f"pooled {name!r}: unknown method {method!r}; use {', '.join(POOL_METHODS)}"
+                )
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise AdmError(f"pooled {name!r} {method} must be a number, got {value!r}")
+        kept[str(name)] = {method: float(value) for method, value in methods.items()}
+    return kept
+
+
+def _same_pool(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
+    """Equal pooled values (:func:`pool`'s), NaN equal to NaN."""
+    return all(a[m] == b[m] or (math.isnan(a[m]) and math.isnan(b[m])) for m in POOL_METHODS)
+
+
 def _base_aliases(names: Sequence[str]) -> dict[str, str]:
     """Base name -> stored name, where exactly one stored name has that base."""
     seen: dict[str, list[str]] = {}
@@ -153,11 +181,20 @@ class AdmResult:
     frame_numbers : sequence of int, optional
         Frame number of each entry (libvmaf's ``frameNum``), ``0, 1, 2, ...`` by
         default; ``0, N, 2N, ...`` for a run that scored every N-th frame.
+    pooled : mapping, optional
+        Pooled values to keep, feature name -> ``{method: value}`` with methods of
+        ``min``, ``max``, ``mean``, ``harmonic_mean``: a file's ``pooled_metrics``
+        (:meth:`from_json` passes them), where pooling the frames again would differ,
+        the frames holding rounded values. :attr:`pooled` gives them, and
+        :meth:`to_json`/:meth:`to_xml` write them, in place of the frames' pooling,
+        for as long as that feature's frame values pool as they did here; features
+        and methods not given are pooled from the frames.
 
     Raises
     ------
     AdmError
-        If the frames do not all carry the same names in the same order.
+        If the frames do not all carry the same names in the same order, or
+        ``pooled`` names a feature they lack, an unknown method or a non-number.
 
     Examples
     --------
@@ -172,6 +209,7 @@ class AdmResult:
         metadata: Mapping[str, Any] | None = None,
         *,
         frame_numbers: Sequence[int] | None = None,
+        pooled: Mapping[str, Mapping[str, float]] | None = None,
     ) -> None:
         names = [str(n) for n in frames[0]] if frames else []
         self._aliases = _base_aliases(names)
@@ -196,7 +234,11 @@ class AdmResult:
                 raise AdmError(
                     f"{len(self.frame_numbers)} frame numbers for {len(self.frames)} frames"
                 )
-        pooled_metrics(self.frames)  # refuses frames whose names differ
+        computed = pooled_metrics(self.frames)  # refuses frames whose names differ
+        self._kept = {} if pooled is None else _kept_pooled(pooled, names)
+        # What the frames pooled to when the kept values were given: while they still
+        # do (frames are a public list), the kept values stand for them.
+        self._kept_basis = {name: computed[name] for name in self._kept}
 
     # -- metadata shortcuts
 
@@ -234,8 +276,15 @@ class AdmResult:
     @property
     def pooled(self) -> dict[str, dict[str, float]]:
         """Per feature, ``{"min", "max", "mean", "harmonic_mean"}`` as libvmaf pools them;
-        keyed by the stored names, base names (``integer_adm2``) work too."""
-        return ScoreDict(pooled_metrics(self.frames), self._aliases)
+        keyed by the stored names, base names (``integer_adm2``) work too.
+
+        Values given as ``pooled`` (a file's own, from :meth:`from_json`) are kept while
+        that feature's frames are unchanged; the rest are pooled from the frames."""
+        out = pooled_metrics(self.frames)
+        for name, methods in self._kept.items():
+            if _same_pool(out[name], self._kept_basis[name]):
+                out[name].update(methods)
+        return ScoreDict(out, self._aliases)
 
     def feature_name(self, name: str) -> str:
         """The stored name for ``name``, given exactly or as a libvmaf base name.
@@ -301,6 +350,8 @@ class AdmResult:
         numbered: dict[str, Any] = {}
         if self.frame_numbers != list(range(len(self.frames))):
             numbered["frame_numbers"] = self.frame_numbers
+        if fmt in ("json", "xml"):
+            numbered["pooled"] = dict(self.pooled)
         write_output(
             fmt,  # type: ignore[arg-type]
             self.frames,
@@ -313,7 +364,8 @@ class AdmResult:
         )
 
     def to_json(self, dest: str | os.PathLike[str] | IO[str]) -> None:
-        """Write libvmaf's JSON layout (see :func:`admcuda.writers.render_json`)."""
+        """Write libvmaf's JSON layout (see :func:`admcuda.writers.render_json`), with
+        :attr:`pooled` as its ``pooled_metrics``."""
         self._write("json", dest)
 
     def to_xml(self, dest: str | os.PathLike[str] | IO[str]) -> None:
@@ -343,7 +395,8 @@ class AdmResult:
         -------
         AdmResult
             Frames in file order with their ``frameNum``; ``null`` scores become
-            NaN. Metadata: ``fps`` and
+            NaN. :attr:`~AdmResult.pooled` keeps the file's ``pooled_metrics`` for its
+            features (pooled from the frames where the file has none). Metadata: ``fps`` and
             ``version`` from the file, ``source`` the path, and ``options`` recovered
             from the output-name suffix where it is unambiguous (``adm_skip_aim`` is
             not in the names and reads as false). Geometry is not in libvmaf's JSON
@@ -388,6 +441,7 @@ class AdmResult:
             frames.append(frame)
         if adm_only and frames and not frames[0]:
             raise AdmError(f"'{label}' holds no integer ADM scores")
+        pooled = _file_pooled(doc, frames[0] if frames else {}, label)
         fps = doc.get("fps")
         metadata = {
             "fps": math.nan if fps is None else float(fps),
@@ -396,7 +450,7 @@ class AdmResult:
             "options": _options_from_names(frames[0]) if frames else None,
         }
         try:
-            return cls(frames, metadata, frame_numbers=numbers)
+            return cls(frames, metadata, frame_numbers=numbers, pooled=pooled)
         except AdmError as exc:
             raise AdmError(f"'{label}': {exc}") from None
 
@@ -415,6 +469,28 @@ class AdmResult:
         frame = pd.DataFrame(self.frames, columns=self.names, index=self.frame_numbers)
         frame.index.name = "frame"
         return frame
+
+
+def _file_pooled(
+    doc: Mapping[str, Any], frame: Mapping[str, float], label: str
+) -> dict[str, dict[str, Any]]:
+    """A JSON file's ``pooled_metrics`` for the features in ``frame`` (other features and
+    methods left out; ``null`` read as NaN)."""
+    given = doc.get("pooled_metrics", {})
+    if not isinstance(given, dict):
+        raise AdmError(f"'{label}': \"pooled_metrics\" is not an object")
+    pooled: dict[str, dict[str, Any]] = {}
+    for name, methods in given.items():
+        if name not in frame:
+            continue
+        if not isinstance(methods, dict):
+            raise AdmError(f"'{label}': pooled_metrics {name!r} is not an object")
+        pooled[name] = {
+            method: math.nan if value is None else value
+            for method, value in methods.items()
+            if method in POOL_METHODS
+        }
+    return pooled
 
 
 def _options_from_names(frame: Mapping[str, float]) -> AdmOptions | None:

@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 Frames: TypeAlias = Sequence[Mapping[str, float]]
+Pooled: TypeAlias = Mapping[str, Mapping[str, float]]  # name -> {method: value}
 OutputFormat: TypeAlias = Literal["json", "xml", "csv", "sub"]
 
 # The layouts of libvmaf's --json, --xml, --csv and --sub.
@@ -147,6 +148,17 @@ def pooled_metrics(frames: Frames) -> dict[str, dict[str, float]]:
     return {name: pool([frame[name] for frame in frames]) for name in _feature_order(frames)}
 
 
+def _pooled_values(frames: Frames, pooled: Pooled | None) -> Pooled:
+    """``pooled`` where given (for the frames' names, in their order), else the frames'
+    :func:`pooled_metrics`."""
+    if pooled is None:
+        return pooled_metrics(frames)
+    names = _feature_order(frames)
+    if list(pooled) != names:
+        raise AdmError(f"pooled values for {sorted(pooled)}, expected {sorted(names)}")
+    return pooled
+
+
 def _json_number(value: float) -> float | None:
     value = float(value)
     return value if math.isfinite(value) else None
@@ -179,6 +191,7 @@ def render_json(
     version: str,
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
+    pooled: Pooled | None = None,
 ) -> str:
     """Render libvmaf's JSON layout.
 
@@ -194,6 +207,10 @@ def render_json(
     frame_numbers : sequence of int, optional
         ``frameNum`` of each frame; 0, 1, 2, ... by default. With libvmaf's
         ``--subsample N`` the scored frames are numbered 0, N, 2N, ...
+    pooled : mapping of str to mapping of str to float, optional
+        ``pooled_metrics`` to write, one entry per feature in the frames' order
+        (``{"min", "max", "mean", "harmonic_mean"}`` each), for values pooled before
+        (a file read back); by default :func:`pooled_metrics` of the frames.
 
     Returns
     -------
@@ -202,6 +219,7 @@ def render_json(
         "aggregate_metrics"}``, ending in a newline.
     """
     names = _feature_order(frames)
+    pooled = _pooled_values(frames, pooled)
     numbers = _numbers(frames, frame_numbers)
     fps_value = _json_number(fps)
     # the frames are written below, in the place of a string no caller's version holds
@@ -211,8 +229,8 @@ def render_json(
         "fps": None if fps_value is None else round(fps_value, 2),
         "frames": place,
         "pooled_metrics": {
-            name: {method: _json_number(value) for method, value in pooled.items()}
-            for name, pooled in pooled_metrics(frames).items()
+            name: {method: _json_number(value) for method, value in methods.items()}
+            for name, methods in pooled.items()
         },
         "aggregate_metrics": {},
     }
@@ -258,6 +276,7 @@ def render_xml(
     height: int,
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
+    pooled: Pooled | None = None,
 ) -> str:
     """Render libvmaf's XML layout.
 
@@ -273,6 +292,8 @@ def render_xml(
         ``<fyi fps=...>`` with two decimals.
     frame_numbers : sequence of int, optional
         ``frameNum`` of each frame, as for :func:`render_json`.
+    pooled : mapping of str to mapping of str to float, optional
+        ``<pooled_metrics>`` values, as for :func:`render_json`.
 
     Returns
     -------
@@ -284,6 +305,7 @@ def render_xml(
     from xml.sax.saxutils import quoteattr
 
     names = _feature_order(frames)
+    pooled = _pooled_values(frames, pooled)
     lines = [
         f"<VMAF version={quoteattr(version)}>",
         f'  <params qualityWidth="{int(width)}" qualityHeight="{int(height)}" />',
@@ -294,8 +316,8 @@ def render_xml(
     row = '    <frame frameNum="%d" ' + "".join(_pct(f"{name}=") + '"%r" ' for name in names) + "/>"
     lines += _rows(row, frames, _numbers(frames, frame_numbers))
     lines += ["  </frames>", "  <pooled_metrics>"]
-    for name, pooled in pooled_metrics(frames).items():
-        attrs = "".join(f"{m}={quoteattr(_text_number(v))} " for m, v in pooled.items())
+    for name, methods in pooled.items():
+        attrs = "".join(f"{m}={quoteattr(_text_number(v))} " for m, v in methods.items())
         lines.append(f"    <metric name={quoteattr(name)} {attrs}/>")
     lines += ["  </pooled_metrics>", "  <aggregate_metrics />", "</VMAF>"]
     return "\n".join(lines) + "\n"
@@ -357,14 +379,18 @@ def render(
     height: int,
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
+    pooled: Pooled | None = None,
 ) -> str:
-    """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"``, ``"csv"`` or ``"sub"``)."""
+    """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"``, ``"csv"`` or ``"sub"``);
+    ``pooled`` as for :func:`render_json` (CSV and subtitles hold no pooled values)."""
     if fmt == "json":
-        return render_json(frames, version=version, fps=fps, frame_numbers=frame_numbers)
+        return render_json(
+            frames, version=version, fps=fps, frame_numbers=frame_numbers, pooled=pooled
+        )
     if fmt == "xml":
         return render_xml(
             frames, version=version, width=width, height=height, fps=fps,
-            frame_numbers=frame_numbers,
+            frame_numbers=frame_numbers, pooled=pooled,
         )  # fmt: skip
     if fmt == "csv":
         return render_csv(frames, frame_numbers=frame_numbers)
@@ -656,6 +682,7 @@ def write_output(
     height: int,
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
+    pooled: Pooled | None = None,
 ) -> Path | None:
     """Render ``frames`` and write them to ``dest``; the regular file a rename made (the
     file a link names, for a link), or None (a file object, a device, a descriptor).
@@ -679,6 +706,8 @@ def write_output(
         Frames per second of the run, for JSON and XML.
     frame_numbers : sequence of int, optional
         ``frameNum`` of each frame; 0, 1, 2, ... by default.
+    pooled : mapping of str to mapping of str to float, optional
+        Pooled values for JSON and XML, as for :func:`render_json`.
 
     Raises
     ------
@@ -689,7 +718,7 @@ def write_output(
     """
     text = render(
         fmt, frames, version=version, width=width, height=height, fps=fps,
-        frame_numbers=frame_numbers,
+        frame_numbers=frame_numbers, pooled=pooled,
     )  # fmt: skip
     if hasattr(dest, "write"):
         dest.write(text)  # type: ignore[union-attr]

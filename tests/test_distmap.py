@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import math
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -98,6 +100,74 @@ def test_identical_frames_give_an_empty_map():
     ref = textured(48, 64)
     maps = distortion_maps(ref, ref)
     assert np.abs(maps.dlm).max() < 1e-8 and not maps.aim.any()
+
+
+def _flat_and_noise() -> tuple[np.ndarray, np.ndarray]:
+    ref = np.full((40, 64), 128, np.uint8)
+    return ref, np.random.default_rng(1).integers(0, 255, ref.shape).astype(np.uint8)
+
+
+def test_zero_denominator_gives_what_score_gives():
+    """A flat reference with adm_noise_weight=0: ADM's denominator is 0, libvmaf scores
+    adm2 = 1 and leaves AIM unset (null). No warning, no error: a zero detail-loss map
+    and a NaN aim map."""
+    ref, dis = _flat_and_noise()
+    opts = AdmOptions.from_mapping({"nw": 0})
+    scores = compute_adm(ref, dis, 8, opts)
+    assert scores["integer_adm_den"] == 0 and math.isnan(scores["integer_aim"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        maps = distortion_maps(ref, dis, 8, opts)
+    assert maps.adm2 == scores["integer_adm2"] == 1.0 and math.isnan(maps.aim_score)
+    assert maps.dlm.shape == maps.aim.shape == ref.shape
+    assert not maps.dlm.any() and not any(m.any() for m in maps.dlm_scales)
+    assert np.isnan(maps.aim).all() and all(np.isnan(m).all() for m in maps.aim_scales)
+    assert np.isnan(distortion_map(ref, dis, 8, opts, kind="aim")).all()
+
+
+def test_cli_zero_denominator(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    ref, dis = _flat_and_noise()
+    planes = []
+    for name, luma in (("flat.yuv", ref), ("noise.yuv", dis)):
+        path = tmp_path / name
+        np.concatenate([luma.ravel(), np.full(luma.size // 2, 128, np.uint8)]).tofile(path)
+        planes.append(str(path))
+    args = [*planes, "-w", "64", "-h", "40", "--option", "nw=0"]
+    out, npy = tmp_path / "m.png", tmp_path / "m.npy"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main([*args, "-o", str(out), "--npy", str(npy)]) == 0
+        assert capsys.readouterr().err == ""
+        assert np.load(npy).shape == (40, 64) and not np.load(npy).any()
+        aim = [*args, "--kind", "aim", "-o", str(tmp_path / "a.png")]
+        err = _error(capsys, aim, 1)
+    assert "no aim map" in err and "integer_aim is null" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flat.yuv", "m.npy", "m.png", "noise.yuv"]
+
+
+def test_cli_warns_of_small_heights_as_score_does(tmp_path, monkeypatch, capsys):
+    """17..32 rows: scale 3 reads libvmaf's unwritten memory, modelled as zeros; map gives
+    score's warning (admcuda._warn_small_height), once, and the variable silences it."""
+    pytest.importorskip("matplotlib")
+    from admcuda.cli import main as admcuda_main
+    from admcuda.quirks import small_height_warning
+
+    path = tmp_path / "tiny.yuv"
+    luma = textured(17, 17)
+    np.concatenate([luma.ravel(), np.full(2 * 9 * 9, 128, np.uint8)]).tofile(path)
+    argv = ["map", str(path), str(path), "-w", "17", "-h", "17", "-o", str(tmp_path / "m.png")]
+    monkeypatch.delenv("ADMCUDA_SMALL_HEIGHT_WARNING")
+    assert admcuda_main(argv) == 0
+    want = small_height_warning(17, 17, AdmOptions())
+    assert capsys.readouterr().err == f"admcuda: warning: {want}\n"
+    assert admcuda_main([*argv, "--option", "adm_skip_aim=true"]) == 0
+    want = small_height_warning(17, 17, AdmOptions(adm_skip_aim=True))
+    assert "integer_aim" not in want
+    assert capsys.readouterr().err == f"admcuda: warning: {want}\n"
+    monkeypatch.setenv("ADMCUDA_SMALL_HEIGHT_WARNING", "0")
+    assert admcuda_main(argv) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_heat_lands_on_the_distorted_region():

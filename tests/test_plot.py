@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 
 import numpy as np
@@ -42,6 +44,34 @@ def test_series_per_option_suffix():
     both = AdmResult([{**a, **b} for a, b in zip(plain, egl, strict=True)])
     labels = [s.label for s in result_series(both, "clip")]
     assert labels == ["clip", "clip (egl_1.2)"]
+
+
+def test_legend_mean_is_the_pooled_mean(tmp_path):
+    """A null frame makes libvmaf's pooled mean null (its sum is NaN), and admcuda's
+    writers pool it so; the legend says so, not the mean of the other frames."""
+    plain = _result(0.9)
+    (series,) = result_series(plain, "a")
+    assert series.mean() == plain.pooled["integer_adm2"]["mean"]
+    assert series.legend() == f"a (mean {plain.pooled['integer_adm2']['mean']:.4f})"
+    frames = [dict(f) for f in plain]
+    frames[1]["integer_adm2"] = math.nan
+    holed = AdmResult(frames)
+    path = tmp_path / "withnull.json"
+    holed.to_json(path)
+    assert json.loads(path.read_text())["pooled_metrics"]["integer_adm2"]["mean"] is None
+    (series,) = result_series(AdmResult.from_json(path), "withnull")
+    assert math.isnan(series.mean())
+    assert series.legend() == "withnull (mean null: 1 of 5 frames null)"
+    assert math.isfinite(series.mean("integer_adm_scale0"))  # only adm2 has a null
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    svg = tmp_path / "p.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text
+        plot_result([path, plain], svg, labels=["withnull", "plain"])
+    text = svg.read_text()
+    assert "withnull (mean null: 1 of 5 frames null)" in text
+    assert f"plain (mean {plain.pooled['integer_adm2']['mean']:.4f})" in text
 
 
 def test_plot_result_from_objects_and_files(tmp_path):

@@ -232,10 +232,100 @@ def test_reads_libvmaf_json(tmp_path):
     assert everything.names[0] == "float_ssim" and math.isnan(everything[1]["float_ssim"])
 
 
+def _six_decimal_file(path, frames, pooled):
+    """A JSON file as libvmaf writes it: per-frame values and pooled values each rounded
+    to 6 decimals, the pooled ones pooled before rounding."""
+
+    def six(value):
+        return None if value is None or math.isnan(value) else float(f"{value:.6f}")
+
+    doc = {
+        "version": "3.2.0",
+        "fps": 30.0,
+        "frames": [
+            {"frameNum": k, "metrics": {n: six(v) for n, v in f.items()}}
+            for k, f in enumerate(frames)
+        ],
+        "pooled_metrics": {
+            name: {m: six(v) for m, v in methods.items()} for name, methods in pooled.items()
+        },
+        "aggregate_metrics": {},
+    }
+    path.write_text(json.dumps(doc, indent=2))
+    return doc
+
+
+def test_from_json_keeps_the_files_pooled_values(tmp_path):
+    """libvmaf pools the unrounded values and prints both to 6 decimals: pooling the
+    printed frames again differs (here mean 0.951770667 against the file's 0.951770).
+    The file's values are kept, read and written; a feature it gives none for is pooled."""
+    pooled = {"integer_adm2": pooled_metrics(FRAMES)["integer_adm2"]}
+    pooled["integer_aim"] = {**pooled_metrics(FRAMES)["integer_aim"], "harmonic_mean": math.nan}
+    del pooled["integer_aim"]["max"]
+    path = tmp_path / "libvmaf.json"
+    doc = _six_decimal_file(path, FRAMES, pooled)
+    want = doc["pooled_metrics"]
+    r = AdmResult.from_json(path)
+    again = pooled_metrics(r.frames)
+    assert again["integer_adm2"]["mean"] != want["integer_adm2"]["mean"]  # the case at hand
+    assert r.pooled["integer_adm2"] == want["integer_adm2"]
+    assert r.pooled["integer_aim"]["mean"] == want["integer_aim"]["mean"]
+    assert math.isnan(r.pooled["integer_aim"]["harmonic_mean"])  # null in the file
+    assert r.pooled["integer_aim"]["max"] == again["integer_aim"]["max"]  # not in the file
+    assert list(r.pooled["integer_aim"]) == ["min", "max", "mean", "harmonic_mean"]
+    out = tmp_path / "back.json"
+    r.to_json(out)
+    assert json.loads(out.read_text())["pooled_metrics"] == {
+        "integer_adm2": want["integer_adm2"],
+        "integer_aim": {**want["integer_aim"], "max": again["integer_aim"]["max"]},
+    }
+    again_out = tmp_path / "again.json"
+    AdmResult.from_json(out).to_json(again_out)
+    assert (
+        json.loads(again_out.read_text())["pooled_metrics"]
+        == json.loads(out.read_text())["pooled_metrics"]
+    )
+    xml = io.StringIO()
+    r.metadata.update(width=576, height=324)
+    r.to_xml(xml)
+    metric = ET.fromstring(xml.getvalue()).find("pooled_metrics").find("metric")
+    assert float(metric.get("mean")) == want["integer_adm2"]["mean"]
+    # Frames changed since: their pooling, not the file's.
+    r.frames[0]["integer_adm2"] = 0.5
+    assert r.pooled["integer_adm2"] == pooled_metrics(r.frames)["integer_adm2"]
+    assert r.pooled["integer_aim"]["mean"] == want["integer_aim"]["mean"]
+
+
+def test_pooled_argument():
+    kept = {"integer_adm2": {"mean": 0.95}}
+    r = AdmResult(FRAMES, pooled=kept)
+    assert r.pooled["integer_adm2"] == {**pooled_metrics(FRAMES)["integer_adm2"], "mean": 0.95}
+    assert r.pooled["integer_aim"] == pooled_metrics(FRAMES)["integer_aim"]
+    assert AdmResult(FRAMES, pooled={}).pooled == AdmResult(FRAMES).pooled
+    for bad, needle in [
+        ({"vmaf": {"mean": 1.0}}, "pooled values for 'vmaf', which the frames do not have"),
+        ({"integer_adm2": {"median": 1.0}}, "unknown method 'median'"),
+        ({"integer_adm2": {"mean": "0.9"}}, "integer_adm2' mean must be a number, got '0.9'"),
+        ({"integer_adm2": {"mean": True}}, "must be a number, got True"),
+        ({"integer_adm2": 0.9}, "pooled 'integer_adm2' must be a mapping"),
+    ]:
+        with pytest.raises(AdmError, match=needle):
+            AdmResult(FRAMES, pooled=bad)
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
         ("{", "is not valid JSON"),
+        (
+            '{"frames": [{"metrics": {"integer_adm2": 1}}], "pooled_metrics": []}',
+            '"pooled_metrics" is not an object',
+        ),
+        (
+            '{"frames": [{"metrics": {"integer_adm2": 1}}],'
+            ' "pooled_metrics": {"integer_adm2": {"mean": "x"}}}',
+            "mean must be a number",
+        ),
         ("[]", 'no "frames" list'),
         ('{"frames": [1]}', 'frame entry 0 has no "metrics"'),
         ('{"frames": [{"metrics": {"vmaf": 90}}]}', "holds no integer ADM scores"),

@@ -105,6 +105,21 @@ def test_json_nonfinite_is_null():
     assert doc["pooled_metrics"]["a"]["mean"] is None
 
 
+def test_given_pooled_values_are_written(tmp_path):
+    """``pooled`` (AdmResult's kept values) replaces the frames' pooling in JSON and XML."""
+    given = {name: {**p, "mean": 0.5} for name, p in pooled_metrics(FRAMES).items()}
+    doc = json.loads(render_json(FRAMES, version="x", pooled=given))
+    assert doc["pooled_metrics"] == given
+    text = render("xml", FRAMES, version="x", width=1, height=1, pooled=given)
+    means = [m.get("mean") for m in ET.fromstring(text).find("pooled_metrics")]
+    assert means == ["0.5", "0.5"]
+    path = tmp_path / "p.json"
+    write_output("json", FRAMES, path, **META, pooled=given)
+    assert json.loads(path.read_text())["pooled_metrics"] == given
+    with pytest.raises(AdmError, match="pooled values for"):
+        render_json(FRAMES, version="x", pooled={"integer_adm2": given["integer_adm2"]})
+
+
 def test_xml_layout(tmp_path):
     root = ET.parse(_write("xml", FRAMES, tmp_path)).getroot()
     assert root.tag == "VMAF" and root.get("version") == "0.1.0"
