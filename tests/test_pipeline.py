@@ -281,14 +281,3 @@ def test_cuda_iter_source_copies_device_and_host_planes_into_device_slots():
     for k, plane in enumerate(planes):
         assert np.array_equal(cp.asnumpy(out[k]), plane), k
     assert int(out[4].min()) == int(out[4].max()) == 9  # past the frames: untouched
-
-
-@pytest.mark.parametrize("nbytes", [4096 * 3 + 17, (16 << 20) + 4096 * 5 + 3, 40 << 20])
-def test_fault_in_writes_every_byte_of_the_block(nbytes):
-    # The slots' pages are written (on several threads for a large block) before CUDA
-    # registers them: every chunk, the tail included, must be covered.
-    from admcuda.backends.cuda.hostmem import _fault_in
-
-    arr = np.full(nbytes, 7, np.uint8)
-    _fault_in(arr)
-    assert not arr.any()

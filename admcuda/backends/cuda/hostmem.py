@@ -3,11 +3,9 @@ bench's copy-only ceiling too; the small accumulators keep CuPy's allocator).
 
 A block is an anonymous memory map, advised to use transparent huge pages, registered
 with CUDA (``cudaHostRegister``); uploads from it are asynchronous DMA, as from
-``cudaHostAlloc`` memory. Its pages are written on several threads before the
-registration (:func:`_fault_in`). In device experiments on the H200 machine (no libvmaf
-beside), CuPy's ``alloc_pinned_memory`` took about 108 ms for 256 MiB, the advised map
-registered untouched about 38 ms (session 9); for 178 MB, 143.5, 48.5 and, faulted in on
-8 threads first, 18.6 ms (session 14). Page-locking the slots is on the way to the first
+``cudaHostAlloc`` memory. In a device experiment on the H200 machine (256 MiB a block,
+no libvmaf beside) CuPy's ``alloc_pinned_memory`` took about 108 ms, the advised map
+registered untouched about 38 ms. Page-locking the slots is on the way to the first
 batch, and on the reader's thread for the first three, so it is part of every run's
 start-up.
 
@@ -19,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import mmap
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -27,24 +24,6 @@ import numpy as np
 __all__ = ["HostBlock", "pinned_array"]
 
 _ALIGN = 2 << 20  # a transparent huge page
-_FAULT_THREADS = 8
-_PARALLEL_FAULT_BYTES = 16 << 20  # below this one thread writes the pages
-
-
-def _fault_in(arr: np.ndarray) -> None:
-    """Write every page of ``arr``, a fresh anonymous map, on several threads at once (NumPy
-    releases the interpreter lock), so that the registration after it finds the pages made.
-    Left to ``cudaHostRegister``, the kernel makes them one thread at a time: on the H200
-    machine (session 14, 178 MB, huge pages advised, medians of four) a block took 48.5 ms
-    that way and 18.6 ms faulted in on 8 threads first."""
-    n = arr.nbytes
-    if n < _PARALLEL_FAULT_BYTES:
-        arr.fill(0)
-        return
-    step = -(-n // _FAULT_THREADS)
-    step += -step % _ALIGN
-    with ThreadPoolExecutor(_FAULT_THREADS, thread_name_prefix="admcuda-pin") as pool:
-        list(pool.map(lambda k: arr[k : k + step].fill(0), range(0, n, step)))
 
 
 class HostBlock:
@@ -69,10 +48,8 @@ class HostBlock:
             whole = np.frombuffer(self._map, np.uint8)
             self._offset = -whole.ctypes.data % _ALIGN
             ptr = whole.ctypes.data + self._offset
-            size = -(-self.nbytes // mmap.PAGESIZE) * mmap.PAGESIZE
-            _fault_in(whole[self._offset : self._offset + size])
             del whole
-            cp.cuda.runtime.hostRegister(ptr, size, 0)
+            cp.cuda.runtime.hostRegister(ptr, -(-self.nbytes // mmap.PAGESIZE) * mmap.PAGESIZE, 0)
             self._ptr = ptr
         except Exception:  # noqa: BLE001 - any failure: CUDA's own allocation instead
             self._map = None
