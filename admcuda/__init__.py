@@ -200,7 +200,8 @@ def score_files(
         Also return the debug outputs (``integer_adm``, numerators,
         denominators); the same as the ``debug`` option.
     frame_cnt : int, optional
-        Read at most this many frames (after skipping).
+        Read at most this many frames (after skipping); 0 or None reads all, as
+        libvmaf's ``--frame_cnt 0``.
     frame_skip_ref, frame_skip_dist : int, optional
         Drop this many frames from the start of the reference / distorted input.
     subsample : int, optional

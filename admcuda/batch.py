@@ -1483,7 +1483,8 @@ def build_parser() -> argparse.ArgumentParser:
         "local cluster (one worker per GPU with dask-cuda, else CPU processes) or a "
         "running one (--scheduler).",
         epilog="Manifest: CSV with a header (or JSON Lines with the same keys): ref, dis, "
-        "and optionally name, width, height, pixel_format, bitdepth, options (K=V:K=V). "
+        "and optionally name, width, height, pixel_format, bitdepth, options (K=V:K=V), "
+        "scale (a rung's ffmpeg scaler, as score's --scale) and ignore_name (true/false). "
         "Relative paths are taken from the manifest's folder. Rows sharing a reference, "
         "geometry and options are scored as a ladder, the reference read once. Writes "
         "OUTPUT/<name>.json (as 'admcuda score --json -o') and OUTPUT/summary.csv; a "

@@ -536,7 +536,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--npy", metavar="PATH", help="also save the map as a .npy array ('-': stdout)"
     )
-    parser.add_argument("-o", "--output", required=True, metavar="PNG", help="PNG to write")
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="IMAGE",
+        help="image to write; its suffix gives the format (.png, .pdf, .svg, ...)",
+    )  # fmt: skip
     return parser
 
 

@@ -59,6 +59,7 @@ from admcuda.yuv import (
     check_input_file,
     check_integer,
     frame_bytes,
+    is_integer,
     name_hints,
     size_from_name,
 )
@@ -850,7 +851,7 @@ class FrameSelection:
     Attributes
     ----------
     frame_cnt : int or None
-        At most this many frames; None for all.
+        At most this many frames; None (or 0, libvmaf's spelling) for all.
     frame_skip_ref, frame_skip_dist : int
         Frames dropped from the start of the reference / each distorted input.
     subsample : int
@@ -870,7 +871,8 @@ class FrameSelection:
             ("subsample", self.subsample, 1),
         )
         for name, value, low in checks:
-            if value is None and name == "frame_cnt":
+            if name == "frame_cnt" and (value is None or (is_integer(value) and value == 0)):
+                object.__setattr__(self, name, None)  # 0: libvmaf's "all frames", as the CLI
                 continue
             object.__setattr__(self, name, check_integer(name, value, low))
 

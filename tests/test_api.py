@@ -92,6 +92,17 @@ def test_bad_arguments_are_adm_errors(pair, kwargs, needle):
     assert "\n" not in str(info.value)
 
 
+def test_frame_cnt_zero_is_all_frames_as_on_the_command_line(pair):
+    # libvmaf's --frame_cnt 0 is "no limit", and so is the CLI's; the API says it the same way.
+    ref, dis = pair
+    every = admcuda.score(ref, dis, width=176, height=144, backend="cpu")
+    zero = admcuda.score(ref, dis, width=176, height=144, backend="cpu", frame_cnt=0)
+    assert len(every.frames) == 3
+    assert zero.frames == every.frames
+    with pytest.raises(admcuda.AdmError, match="frame_cnt must be an integer >= 1, got -1"):
+        admcuda.score(ref, dis, width=176, height=144, backend="cpu", frame_cnt=-1)
+
+
 def test_one_path_is_not_a_ladder(pair):
     """A str (or PathLike) dis_paths would be read as its characters; a list is not one
     path, nor is None."""
