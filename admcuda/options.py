@@ -257,14 +257,32 @@ def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
             return False
         raise AdmError(f"option {spec.label} expects true or false, got '{text}'")
     if spec.type == "int":
-        if not _INT_RE.fullmatch(text):
+        whole = text
+        if not _INT_RE.fullmatch(text) and _DOUBLE_RE.fullmatch(text):
+            whole = f"{_strtof(text):g}"  # libvmaf keeps 1080.0 or 1.08e3 as "1080"
+        if not _INT_RE.fullmatch(whole):
             raise AdmError(
                 f"option {spec.label} expects an integer in {spec.range_text}, got '{text}'"
             )
-        return int(text)
+        value = int(whole)
+        if value == 0 and text.startswith("-"):
+            raise _negative_zero(spec, text)
+        return value
     if not _DOUBLE_RE.fullmatch(text):
         raise AdmError(f"option {spec.label} expects a number in {spec.range_text}, got '{text}'")
-    return libvmaf_number(text)
+    value = libvmaf_number(text)
+    if value == 0 and math.copysign(1.0, value) < 0:
+        raise _negative_zero(spec, text)
+    return value
+
+
+def _negative_zero(spec: OptionSpec, text: str) -> AdmError:
+    # libvmaf's dictionary keeps it as "-0", and its option parser (opt.c) refuses a zero
+    # whose text does not begin with '0', taking it for a failed parse.
+    return AdmError(
+        f"option {spec.label}: libvmaf refuses '{text}', which it reads as -0 (its option "
+        "parser takes a zero not written 0 for a failed parse); write 0"
+    )
 
 
 def _coerce(spec: OptionSpec, value: object) -> OptionValue:
@@ -285,7 +303,7 @@ def _coerce(spec: OptionSpec, value: object) -> OptionValue:
         )
     if isinstance(value, numbers.Real):
         # As the shortest text that gives this double, read as libvmaf reads it.
-        return libvmaf_number(repr(float(value)))
+        return _parse_text(spec, repr(float(value))) if math.isfinite(value) else float(value)
     raise AdmError(f"option {spec.label} expects a number in {spec.range_text}, got {value!r}")
 
 

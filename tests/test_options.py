@@ -240,6 +240,29 @@ def test_view_distance_text_as_libvmaf_computes_with_it(text, value, name):
     assert feature_names(opts)["integer_adm2"] == name
 
 
+@pytest.mark.parametrize(("key", "text"), [
+    ("nw", "-0"), ("nw", "-0.0"), ("nw", "-1e-50"), ("adm_min_val", "-0"), ("rdh", "-0"),
+    ("csf", "-0"),
+])  # fmt: skip
+def test_negative_zero_is_refused_as_libvmaf_refuses_it(key, text):
+    # Kept as "-0" by its dictionary, then refused by opt.c (a zero not written "0").
+    with pytest.raises(AdmError, match="libvmaf refuses .* reads as -0.*write 0") as info:
+        AdmOptions.from_mapping({key: text})
+    assert "\n" not in str(info.value)
+    with pytest.raises(AdmError, match="reads as -0"):
+        AdmOptions(adm_noise_weight=-0.0)
+    assert AdmOptions.from_mapping({key: "+0" if key != "rdh" else "+1080"}) is not None
+
+
+def test_integer_options_written_as_whole_decimals_as_libvmaf_reads_them():
+    # Its dictionary keeps 1080.0 as "1080"; 1080.5 would be "1080.5", which its atoi
+    # truncates: refused here rather than scored as 1080.
+    assert AdmOptions.from_mapping({"rdh": "1080.0"}) == AdmOptions()
+    assert AdmOptions.from_mapping({"rdh": "2.16e3"}).adm_ref_display_height == 2160
+    with pytest.raises(AdmError, match="expects an integer .* got '1080.5'"):
+        AdmOptions.from_mapping({"rdh": "1080.5"})
+
+
 def test_gain_limit_text_and_python_floats_are_normalised_alike():
     assert AdmOptions.from_mapping({"egl": "1.23456789"}).adm_enhn_gain_limit == 1.23457
     assert AdmOptions(adm_enhn_gain_limit=1.23456789).adm_enhn_gain_limit == 1.23457
