@@ -315,7 +315,8 @@ def test_nothing_left_after_skipping(stub, clips):
 @pytest.mark.parametrize(
     ("kw", "match"),
     [
-        ({"frame_cnt": 0}, "frame_cnt must be an integer >= 1"),
+        ({"frame_cnt": -1}, "frame_cnt must be an integer >= 1"),
+        ({"frame_cnt": 1.0}, "frame_cnt must be an integer >= 1"),
         ({"frame_skip_ref": -1}, "frame_skip_ref must be an integer >= 0"),
         ({"frame_skip_dist": 1.5}, "frame_skip_dist"),
         ({"subsample": 0}, "subsample must be an integer >= 1"),
@@ -325,6 +326,15 @@ def test_nothing_left_after_skipping(stub, clips):
 def test_frame_selection_validation(kw, match):
     with pytest.raises(AdmError, match=match):
         FrameSelection(**kw)
+
+
+def test_frame_selection_zero_count_is_every_frame():
+    # libvmaf's --frame_cnt 0 is "no limit"; the API and the CLI read it so.
+    from admcuda.inputs import FrameSelection
+
+    assert FrameSelection(frame_cnt=0).frame_cnt is None
+    assert FrameSelection(frame_cnt=np.int64(0)).frame_cnt is None
+    assert FrameSelection(frame_cnt=3).frame_cnt == 3
 
 
 def test_frame_numbers():
