@@ -100,9 +100,27 @@ def _options(rng: np.random.Generator) -> dict[str, str]:
     return out
 
 
-def draw_case(seed: int, large: bool = False) -> dict[str, Any]:
+def _long_text(value: str, spec: Any, rng: np.random.Generator) -> str:
+    """``value`` (a double option's text, at most 6 significant digits) written with 10,
+    off by 0.15 to 0.35 of its sixth digit's unit: libvmaf keeps strtof of it printed
+    with %g, that is ``value`` again (the offset keeps clear of a rounding boundary even
+    after float32's error), where a reader of the full decimal would compute with more.
+    ``value`` itself where it is 0 or the default (the oracle could then miss the names)."""
+    v = float(value)
+    if v == 0 or v == float(spec.default):
+        return value
+    unit = 10.0 ** (math.floor(math.log10(abs(v))) - 5)
+    off = float(rng.uniform(0.15, 0.35)) * unit * (1 if rng.random() < 0.5 else -1)
+    text = f"{v + off:.10g}"
+    lo, hi = float(spec.min), float(spec.max)
+    return text if lo <= float(text) <= hi and f"{float(text):g}" == f"{v:g}" else value
+
+
+def draw_case(seed: int, large: bool = False, long_values: bool = False) -> dict[str, Any]:
     """One random case, the same for the same seed (``large``: frames from 1000x400 to
-    1920x1080, one or two of them)."""
+    1920x1080, one or two of them; ``long_values``: double options written with 10
+    significant digits, drawn from a stream of their own, so that the case is otherwise
+    the one the seed gives without it)."""
     rng = np.random.default_rng([seed, 7])
     kind = rng.random()
     if large:
@@ -138,6 +156,13 @@ def draw_case(seed: int, large: bool = False) -> dict[str, Any]:
         spec.update(image=image, step=step, origin=(oy, ox), shift=shift)
     spec["ops"] = [_distortion(rng) for _ in range(int(rng.integers(1, 4)))]
     spec["options"] = _options(rng)
+    if long_values:
+        digits = np.random.default_rng([seed, 11])
+        by_name = {o.name: o for o in OPTIONS}
+        spec["options"] = {
+            k: _long_text(v, by_name[k], digits) if by_name[k].type == "double" else v
+            for k, v in spec["options"].items()
+        }
     spec["name"] = f"fuzz{seed}_{w}x{h}_{fmt}_{bitdepth}b"
     return spec
 
@@ -216,10 +241,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="first case's seed (then +1 each)")
     ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--large", action="store_true", help="frames from 1000x400 to 1920x1080")
+    ap.add_argument(
+        "--long-values", action="store_true",
+        help="double options written with 10 significant digits (libvmaf reads 6)",
+    )  # fmt: skip
     a = ap.parse_args(argv)
     bad, skipped, t0 = 0, 0, time.time()
     for seed in range(a.seed, a.seed + a.cases):
-        spec = draw_case(seed, a.large)
+        spec = draw_case(seed, a.large, a.long_values)
         try:
             diffs = check_case(spec, a.libvmaf, a.oracle, a.backend)
         except SkipCase:
@@ -231,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             bad += 1
             print(f"seed {seed} {spec['name']} {spec['options']} {spec['ops']}: "
                   f"{len(diffs)} differences; first: {diffs[0]}", flush=True)  # fmt: skip
-    size = ", large" if a.large else ""
+    size = (", large" if a.large else "") + (", long values" if a.long_values else "")
     print(f"{a.cases} cases from seed {a.seed} ({a.backend}{size}): {bad} differ, "
           f"{skipped} not made, {time.time() - t0:.0f} s")  # fmt: skip
     return 1 if bad else 0
