@@ -855,6 +855,17 @@ PAIRS: list[dict[str, Any]] = [
     _case("astronaut_160x90_420_8b_nw0_5", _MID, {"adm_noise_weight": "0.5"}),
     _case("astronaut_160x90_420_8b_dlm0_8", _MID, {"adm_dlm_weight": "0.8"}),
     _case("astronaut_160x90_420_8b_min0_95", _MID, {"adm_min_val": "0.95"}),
+    # More digits than libvmaf keeps: its dictionary holds strtof(text) printed with %g, so
+    # it computes with 4.12346, 1.23457 and 0.876543 (and names the outputs so).
+    _case(
+        "astronaut_160x90_420_8b_long_values",
+        _MID,
+        {
+            "adm_norm_view_dist": "4.1234567",
+            "adm_enhn_gain_limit": "1.23456789",
+            "adm_dlm_weight": "0.87654321",
+        },
+    ),
     _case(
         "camera_20x64_420_8b_skip_scale0",
         "camera_20x64_420_8b_noise",
