@@ -471,6 +471,16 @@ def _ceiling_sessions(ref: Path, streams: int) -> list[int]:
     return sorted({1, default, 4})
 
 
+def _medians(runs: list[dict[str, float]]) -> dict[str, Any]:
+    """One figure per key from ``runs`` of the same measurement: the median of each number,
+    with every run's figures kept under ``"runs"`` (where there is more than one)."""
+    if len(runs) == 1:
+        return dict(runs[0])
+    out: dict[str, Any] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    out["runs"] = [dict(r) for r in runs]
+    return out
+
+
 def bench_encoded(
     ref: Path,
     dis: Path,
@@ -479,12 +489,17 @@ def bench_encoded(
     so: str | None,
     batch: int = 32,
     rows: Sequence[str] = tuple(_DECODER_ROWS),
+    rounds: int = 1,
 ) -> dict[str, Any]:
     """One encoded pair (or a ladder of ``rungs`` copies of the distorted file), in one run:
     the decode-only ceilings through the pipeline (NVDEC in one session per stream and in
     segments, ffmpeg); ``admcuda score`` for each of ``rows`` (:data:`_DECODER_ROWS`), the
     scores of every row compared with the first's; and, with ``so``, libvmaf's ADM (CUDA
-    where built with it, and CPU) fed by ffmpeg's decode."""
+    where built with it, and CPU) fed by ffmpeg's decode.
+
+    With ``rounds`` > 1 the ceilings and the rows are run that many times, in alternating
+    order, and each figure is the median of its rounds (all rounds under ``"runs"``):
+    single runs of these move by up to about 15% on one machine. libvmaf runs once."""
     from admcuda.backends.cuda import cuda_available
     from admcuda.nvdec import nvdec_available, open_nvdec
     from admcuda.video import VideoReader, ffmpeg_exe
@@ -498,36 +513,41 @@ def bench_encoded(
         has_ffmpeg = False
     gpu = cuda_available()
     has_nvdec = gpu and nvdec_available()
-    ceilings: dict[str, Any] = {"NVDEC": None}
-    if has_nvdec:
-        for sessions in _ceiling_sessions(ref, len(paths)):
-            what = "NVDEC" if sessions == 1 else f"NVDEC, ADMCUDA_NVDEC_SEGMENTS={sessions}"
-            with _environ({"ADMCUDA_NVDEC_SEGMENTS": str(sessions)}):
-                ceilings[what] = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
-    ceilings["ffmpeg"] = (
-        pipeline_ceiling(paths, lambda p: VideoReader(p), batch) if has_ffmpeg and gpu else None
-    )
-    out["ceilings"] = ceilings
+    out["rounds"] = rounds
+    ceiling_runs: dict[str, list[dict[str, float]]] = {}
+    row_runs: dict[str, list[dict[str, float]]] = {}
+    scores: list[Any] = []
+    runnable = [
+        name for name in rows
+        if gpu and (has_nvdec or _DECODER_ROWS[name][0] != "nvdec")
+        and (has_ffmpeg or _DECODER_ROWS[name][0] != "ffmpeg")
+    ]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=tmp) as tdir:
         base = [str(ref), *([str(dis)] * rungs), "--backend", "cuda", "--json"]
         base += ["--batch", str(batch)]
-        for name in rows:
-            decoder, env = _DECODER_ROWS[name]
-            if not gpu or (decoder == "nvdec" and not has_nvdec):
-                continue
-            if decoder == "ffmpeg" and not has_ffmpeg:
-                continue
-            o = Path(tdir) / f"{name}-{{index}}.json"
-            r = cli_run([*base, "-o", str(o), "--decoder", decoder], env={**os.environ, **env})
-            r["scores"] = [_frames_of(Path(str(o).format(index=k)).read_text())
-                           for k in range(1, rungs + 1)]  # fmt: skip
-            out["rows"][name] = r
-        done = list(out["rows"].values())
-        out["same_scores"] = (
-            all(r["scores"] == done[0]["scores"] for r in done[1:]) if done else None
-        )
-        for r in done:
-            del r["scores"]
+        for rnd in range(rounds):
+            if has_nvdec:
+                for sessions in _ceiling_sessions(ref, len(paths)):
+                    what = "NVDEC" if sessions == 1 else f"NVDEC, ADMCUDA_NVDEC_SEGMENTS={sessions}"
+                    with _environ({"ADMCUDA_NVDEC_SEGMENTS": str(sessions)}):
+                        c = pipeline_ceiling(paths, lambda p: open_nvdec(p, "bench"), batch)
+                    ceiling_runs.setdefault(what, []).append(c)
+            if has_ffmpeg and gpu:
+                c = pipeline_ceiling(paths, lambda p: VideoReader(p), batch)
+                ceiling_runs.setdefault("ffmpeg", []).append(c)
+            for name in runnable if rnd % 2 == 0 else runnable[::-1]:
+                decoder, env = _DECODER_ROWS[name]
+                o = Path(tdir) / f"{name}-{{index}}.json"
+                r = cli_run([*base, "-o", str(o), "--decoder", decoder], env={**os.environ, **env})
+                scores.append([_frames_of(Path(str(o).format(index=k)).read_text())
+                               for k in range(1, rungs + 1)])  # fmt: skip
+                row_runs.setdefault(name, []).append(r)
+    ceilings: dict[str, Any] = {"NVDEC": None}
+    ceilings.update({what: _medians(runs) for what, runs in ceiling_runs.items()})
+    ceilings.setdefault("ffmpeg", None)
+    out["ceilings"] = ceilings
+    out["rows"] = {name: _medians(row_runs[name]) for name in runnable}
+    out["same_scores"] = all(s == scores[0] for s in scores[1:]) if scores else None
     if so and has_ffmpeg:
         from admcuda._libvmaf import libvmaf_has_cuda
 
@@ -544,6 +564,19 @@ def _frames_of(text: str) -> Any:
     return doc.get("frames", doc)
 
 
+def _spread(v: dict[str, Any], fps_key: str, wall_key: str | None = None) -> str:
+    """``"; medians of N rounds: ... a-b fps ..."`` where ``v`` holds several rounds."""
+    runs = v.get("runs")
+    if not runs:
+        return ""
+    fps = [r[fps_key] for r in runs]
+    text = f"; medians of {len(runs)} rounds, steady {min(fps):,.0f}-{max(fps):,.0f} fps"
+    if wall_key is not None:
+        wall = [r[wall_key] for r in runs]
+        text += f", whole {min(wall):.2f}-{max(wall):.2f} s"
+    return text
+
+
 def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
     """The rows of one :func:`bench_encoded` run. Frames/s count frame positions: at each,
     the reference and every rung's distorted frame are decoded and scored."""
@@ -556,7 +589,7 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
             continue
         print(
             f"  {what} decode alone, through the pipeline: steady {v['fps']:,.0f} fps, "
-            f"whole run {v['run_fps']:,.0f} fps ({v['frames']:.0f} frames)"
+            f"whole run {v['run_fps']:,.0f} fps ({v['frames']:.0f} frames)" + _spread(v, "fps")
         )
     c = r["ceilings"]["NVDEC"]
     for name, v in r["rows"].items():
@@ -567,6 +600,7 @@ def print_encoded(ref: Path, dis: Path, r: dict[str, Any]) -> None:
             f"  admcuda score {what}: steady {v['steady_fps']:,.0f} fps{share}, start-up "
             f"{v['startup_s']:.2f} s, whole process {v['wall_s']:.2f} s for "
             f"{v['frames']:.0f} frames ({v['frames'] / v['wall_s']:,.0f} fps)"
+            + _spread(v, "steady_fps", "wall_s")
         )
     if r["same_scores"] is not None:
         print(f"  scores of every admcuda row identical: {r['same_scores']}")
@@ -686,8 +720,20 @@ def _run_encoded(args: argparse.Namespace, so: str | None) -> None:
                     _warm_kernels(tmp, bd)
         for ref, dis in pairs:
             for rungs in args.rungs:
-                r = bench_encoded(ref, dis, rungs, args.tmp, so, rows=args.decoders)
+                r = bench_encoded(
+                    ref, dis, rungs, args.tmp, so, rows=args.decoders, rounds=args.rounds
+                )
                 print_encoded(ref, dis, r)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= 1)")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -762,6 +808,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=list(_DECODER_ROWS),
         default=list(_DECODER_ROWS),
         help="with --encoded or --make-encoded: the admcuda score rows (default: all)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=_positive,
+        default=1,
+        help="with --encoded or --make-encoded: run the ceilings and the admcuda rows this "
+        "many times, in alternating order, and report medians (libvmaf runs once)",
     )
     p.add_argument(
         "--rungs",
