@@ -486,7 +486,7 @@ class StreamReader(ClosingReader):
             if index == 0:
                 raise AdmError(f"{self.where} has a Y4M header but no frames")
             return False
-        if not marker.startswith(b"FRAME") or marker[5:6] not in (b" ", b"\n"):
+        if not marker.startswith(b"FRAME"):  # as libvmaf: "FRAME", then anything to the newline
             self._end(index, f"no FRAME marker before frame {index} (found {marker[:8]!r})")
             return False
         if not marker.endswith(b"\n"):

@@ -18,11 +18,13 @@ bits. The header tags read here:
   progressive picture, with a warning (libvmaf refuses it);
 - ``X`` (extensions) and unknown tags are ignored, as libvmaf does.
 
-Frame markers are checked when the file is opened. A bad marker or a truncated
-frame ends the clip there with a one-line warning and the whole frames before it
-are scored, which is what libvmaf's command line does ("Loss of framing" ends
-its reading loop, and the frames read so far are still scored and written). A
-file with no whole frame at all is an error.
+Frame markers are checked when the file is opened. A marker is a line that begins
+with ``FRAME``: whatever follows up to its newline is skipped, as libvmaf's reader
+skips it (``FRAME Ip``, ``FRAME\r``, ``FRAMEX``). A line that does not begin so, or a
+truncated frame, ends the clip there with a one-line warning, and the whole frames
+before it are scored. (libvmaf 3.2.0's tool stops its reading loop there with "Loss
+of framing"; it goes on to score only where the other input ends at the same frame.)
+A file with no whole frame at all is an error.
 """
 
 from __future__ import annotations
@@ -317,7 +319,7 @@ class Y4mReader(ClosingReader):
             head = self._file.read(MAX_FRAME_MARKER)
             end = head.find(b"\n")
             problem = None
-            if not head.startswith(_FRAME) or (len(head) > 5 and head[5:6] not in b" \n"):
+            if not head.startswith(_FRAME):  # as libvmaf: "FRAME", then anything to the newline
                 problem = f"no FRAME marker at byte {pos} (found {head[:8]!r})"
             elif end < 0:
                 if pos + len(head) >= size:

@@ -905,6 +905,21 @@ def test_stream_problems(data, kw, match):
         os.close(read)
 
 
+def test_stream_markers_libvmaf_accepts_are_read(tmp_path, caplog):
+    # "FRAME", then anything to the newline (libvmaf's y4m_input.c): FRAME\r\n is a marker.
+    data = _y4m_bytes(tmp_path)
+    want = lumas(open_input(str(tmp_path / "s.y4m")))
+    read = _stream_of(data.replace(b"FRAME\n", b"FRAME\r\n"))
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    assert warnings_of(caplog) == []
+    assert len(frames) == len(want) > 1
+    assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
+
+
 def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
     data = _y4m_bytes(tmp_path)
     read = _stream_of(data[:-100])

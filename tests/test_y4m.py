@@ -210,6 +210,23 @@ def test_frame_parameters_are_skipped(tmp_path):
         assert [f.sum() for f in reader.iter_luma(1, 1)] == [want[1].sum()]
 
 
+@pytest.mark.parametrize("marker", [b"FRAME\r\n", b"FRAMEX\n", b"FRAMES Ip\n", b"FRAME\t1\n"])
+def test_markers_libvmaf_accepts_are_read(tmp_path, caplog, marker):
+    # libvmaf's y4m_input.c checks the first five bytes, "FRAME", and skips to the newline.
+    raw, geometry = _clip(tmp_path)
+    path = write_y4m(raw, tmp_path / "m.y4m", *geometry)
+    data = bytearray(path.read_bytes())
+    second = data.index(b"FRAME\n", data.index(b"FRAME\n") + 1)
+    path.write_bytes(bytes(data[:second]) + marker + bytes(data[second + 6 :]))
+    with caplog.at_level(logging.WARNING, logger="admcuda"), Y4mReader(path) as reader:
+        got = list(reader)
+    assert _warnings(caplog) == []
+    want = luma_frames(raw, *geometry)
+    assert len(got) == 3
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def _warnings(caplog):
     return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
 
@@ -261,7 +278,8 @@ def test_marker_without_end_of_line(tmp_path, caplog):
         (lambda d: d[: d.index(b"\n") + 1], "has a header but no frames"),
         (lambda d: d[: d.index(b"\n") + 1] + b"GARBAGE\n" + d[d.index(b"\n") + 7 :], "no FRAME"),
         (lambda d: d[: d.index(b"\n") + 100], "holds no whole frame: it ends inside frame 0"),
-        (lambda d: d[: d.index(b"\n") + 1] + b"FRAMES\n", "no FRAME marker"),
+        (lambda d: d[: d.index(b"\n") + 1] + b"FRAMES\n", "holds no whole frame: it ends"),
+        (lambda d: d[: d.index(b"\n") + 1] + b"FRAMX\n", "no FRAME marker"),
     ],
 )
 def test_no_whole_frame_is_an_error(tmp_path, mutate, match):
