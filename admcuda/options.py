@@ -241,7 +241,12 @@ def libvmaf_number(text: str) -> float:
     >>> libvmaf_number("4.1234567"), libvmaf_number("2.9999999"), libvmaf_number("0.1")
     (4.12346, 3.0, 0.1)
     """
-    return float(f"{_strtof(text):g}")
+    return float(_libvmaf_text(text))
+
+
+def _libvmaf_text(text: str) -> str:
+    """The text libvmaf's dictionary keeps for a numeric ``text``: strtof's, with %g."""
+    return f"{_strtof(text):g}"
 
 
 def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
@@ -259,7 +264,7 @@ def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
     if spec.type == "int":
         whole = text
         if not _INT_RE.fullmatch(text) and _DOUBLE_RE.fullmatch(text):
-            whole = f"{_strtof(text):g}"  # libvmaf keeps 1080.0 or 1.08e3 as "1080"
+            whole = _libvmaf_text(text)  # libvmaf keeps 1080.0 or 1.08e3 as "1080"
         if not _INT_RE.fullmatch(whole):
             raise AdmError(
                 f"option {spec.label} expects an integer in {spec.range_text}, got '{text}'"
@@ -548,10 +553,9 @@ def adm_cuda_feature_names(opts: AdmOptions) -> dict[str, str]:
     >>> adm_cuda_feature_names(AdmOptions(adm_enhn_gain_limit=1.2))["integer_adm_scale0"]
     'integer_adm_scale0_egl_1.2'
     """
-    spec = lookup_option("adm_enhn_gain_limit")
-    value = opts.adm_enhn_gain_limit
-    suffix = "" if value == spec.default else f"_{spec.alias}_{_format_value(spec, value)}"
-    return {base: (base + suffix)[:_MAX_FEATURE_NAME_LEN] for base in ADM_CUDA_BASE_NAMES}
+    # The names the adm feature gives with that one option, which adm_cuda's are.
+    names = feature_names(AdmOptions(adm_enhn_gain_limit=opts.adm_enhn_gain_limit))
+    return {base: names[base] for base in ADM_CUDA_BASE_NAMES}
 
 
 class ScoreDict(dict):
