@@ -554,6 +554,61 @@ def test_masking_streams_equal_one_stream(w, h, options):
     assert np.array_equal(got, want), int(np.abs(got - want).max())
 
 
+GRAPH_CASES = [
+    pytest.param(576, 324, 8, {}, id="576x324"),
+    pytest.param(40, 20, 8, {}, id="40x20-one-stream"),
+    pytest.param(97, 55, 10, {"adm_skip_aim": "true"}, id="97x55-10bit-skip_aim"),
+    pytest.param(160, 90, 12, {"adm_skip_scale0": "true", "egl": "1.2"}, id="160x90-12bit"),
+    pytest.param(1920, 1080, 16, {}, id="1920x1080-16bit"),
+]
+
+
+@pytest.mark.parametrize(("w", "h", "bitdepth", "options"), GRAPH_CASES)
+def test_graph_replay_equals_launches(w, h, bitdepth, options):
+    """Device input scored again at the same addresses replays captured graphs (7 frames
+    in batches of 3: three chains, the last of 1 frame), and they give the integers of
+    launch-by-launch queueing, also after the inputs' contents change in place and for
+    one distorted input where the graphs were captured with two."""
+    opts = make_opts(options)
+    refs, d1 = batch("random", w, h, bitdepth, n=7, seed=31)
+    _, d2 = batch("smooth", w, h, bitdepth, n=7, seed=32)
+    ref_d, d1_d, d2_d = cp.asarray(refs), cp.asarray(d1), cp.asarray(d2)
+    plain = CudaAdm(w, h, bitdepth, opts, batch=3, graphs=False)
+    adm = CudaAdm(w, h, bitdepth, opts, batch=3)
+    want = plain.integer_accumulators(ref_d, [d1_d, d2_d])
+    assert np.array_equal(want, adm.integer_accumulators(refs, [d1, d2]))  # host input
+    for k in range(3):
+        got = adm.integer_accumulators(ref_d, [d1_d, d2_d])
+        assert np.array_equal(got, want), (k, int(np.abs(got - want).max()))
+    assert (adm.graphs.captures, adm.graphs.replays) == (3, 3)
+    # New contents at the same addresses: the graphs read what is there now.
+    ref_d[...] = cp.asarray(d2)
+    d1_d[...] = cp.asarray(refs)
+    want = plain.integer_accumulators(ref_d, [d1_d, d2_d])
+    got = adm.integer_accumulators(ref_d, [d1_d, d2_d])
+    assert np.array_equal(got, want), int(np.abs(got - want).max())
+    assert adm.graphs.replays == 6
+    # One distorted input: other chains, captured on their own second sighting.
+    want1 = plain.integer_accumulators(ref_d, [d1_d])
+    for _ in range(3):
+        assert np.array_equal(adm.integer_accumulators(ref_d, [d1_d]), want1)
+    assert adm.graphs.captures == 6
+    assert np.array_equal(want1[0], want[0])
+
+
+def test_graph_scores_equal_reference():
+    """End to end through the replayed graphs: the 18 outputs equal compute_adm's."""
+    opts = make_opts({})
+    refs, diss = batch("smooth", 160, 90, 8, n=4, seed=33)
+    ref_d, dis_d = cp.asarray(refs), cp.asarray(diss)
+    adm = CudaAdm(160, 90, 8, opts, batch=4)
+    for _ in range(3):
+        got = adm.scores(ref_d, dis_d)
+    assert adm.graphs.replays == 1
+    want = [compute_adm(r, d, 8, opts) for r, d in zip(refs, diss, strict=True)]
+    assert_same_scores(got, want, "replayed graph")
+
+
 def test_frames_17_to_32_high_keep_one_stream():
     """Where the scale-0 CSF output feeds the reference's scale-3 DWT, nothing forks."""
     assert CudaAdm(40, 20, 8, make_opts({}), batch=2)._masking is None

@@ -11,6 +11,8 @@ the float finish (``powf`` cube roots, noise floor, ratios) runs on the host, ba
 - :mod:`.launch`: stage launchers with the reference's stage names (:func:`dwt2`,
   :func:`dwt2_s123`, :func:`csf`, :func:`csf_den`, :func:`cm`).
 - :mod:`.engine`: :class:`CudaAdm`, buffers, streams and the stage chain over batches.
+- :mod:`.graphs`: the engine's captured CUDA graphs of a batch's chain, replayed when
+  the same device inputs come again.
 
 This module is the backend registry's entry (``available``, ``score_frames``,
 ``score_frames_multi``).

@@ -28,8 +28,9 @@ from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
 
 from .geometry import device_params, scale_geometries
+from .graphs import GraphCache
 from .hostmem import HostBlock, pinned_array
-from .launch import MAX_FRAMES_PER_LAUNCH, cm, csf, dwt2, dwt2_s123
+from .launch import MAX_FRAMES_PER_LAUNCH, cm, cm_rows, csf, dwt2, dwt2_s123
 
 __all__ = ["CudaAdm", "CudaAdmError", "cuda_available"]
 
@@ -81,6 +82,10 @@ class CudaAdm:
         halved until they do.
     device : int, optional
         CUDA device ordinal (the current device if omitted).
+    graphs : bool
+        Replay a batch whose inputs are all on the GPU as a captured CUDA graph when the
+        same inputs' addresses come again (:mod:`.graphs`); False queues every batch
+        launch by launch. The results are the same either way.
 
     Raises
     ------
@@ -99,6 +104,7 @@ class CudaAdm:
         *,
         batch: int = 64,
         device: int | None = None,
+        graphs: bool = True,
     ) -> None:
         if bitdepth not in (8, 10, 12, 16):
             raise ValueError(f"bit depth {bitdepth} is not supported (8, 10, 12 or 16)")
@@ -129,14 +135,14 @@ class CudaAdm:
         self._copy_pool: Any = None
         self._pinned_ranges: list[tuple[int, int]] = []
         self._host_blocks: list[Any] = []
+        self.graphs = GraphCache() if graphs else None
         with self._device:
             self._compute = cp.cuda.Stream(non_blocking=True)
             self._copy = cp.cuda.Stream(non_blocking=True)
             self._masking = self._masking_streams()
             self.batch = self._allocate_halving(batch)
-            for g in self.geoms:
-                device_params(g)
-            K.div_lookup()
+            # Held here: a captured graph keeps reading them where they are.
+            self._tables = [device_params(g) for g in self.geoms] + [K.div_lookup()]
             # Compile (or load from CuPy's cache) every kernel now, so that a missing
             # NVRTC or a failed build shows here, where --backend auto can fall back.
             for name, dtypes in (
@@ -197,6 +203,10 @@ class CudaAdm:
             hh, ww = g.shape
             self._ref_bands.append(cp.empty((batch, 4, hh, ww), dtype=g.band_dtype))
             self._dis_bands.append(cp.empty((batch, 4, hh, ww), dtype=g.band_dtype))
+        # The masking pass's per-row totals, one scratch a scale (the scales' passes run
+        # beside each other; the distorted inputs' passes of one scale follow each other
+        # on its stream).
+        self._cm_scratch = [cp.empty((batch, cm_rows(g), 9), dtype=np.uint64) for g in self.geoms]
         self._flt0 = self._last_d = None
         if self._per_input_ref:
             # Frames 17..32 high: the scale-0 CSF planes are written (only) for the row
@@ -213,14 +223,27 @@ class CudaAdm:
         for ev in self._in_copied + self._in_free:
             ev.record(self._compute)
         self._slot = 0
-        self._acc_dev: list[Any] = [None] * _ACC_RING
+        # One device accumulator buffer serves every batch: each batch zeroes it, adds to
+        # it and downloads it on the compute stream, in that order, into its ring slot's
+        # page-locked buffer.
+        self._acc_dev: Any = None
         self._acc_host: list[Any] = [None] * _ACC_RING
         self._acc_ready = [cp.cuda.Event(disable_timing=True) for _ in range(_ACC_RING)]
         self._acc_busy = [False] * _ACC_RING
         self._acc_next = 0
 
     def _release(self) -> None:
-        for name in ("_ref_bands", "_dis_bands", "_flt0", "_last_d", "_d_in", "_h_in"):
+        if self.graphs is not None:
+            self.graphs.clear()
+        for name in (
+            "_ref_bands",
+            "_dis_bands",
+            "_cm_scratch",
+            "_flt0",
+            "_last_d",
+            "_d_in",
+            "_h_in",
+        ):
             if hasattr(self, name):
                 delattr(self, name)
         for name in ("_acc_dev", "_acc_host"):
@@ -251,15 +274,18 @@ class CudaAdm:
     def _acc_buffers(self, slot: int, sets: int) -> tuple[Any, np.ndarray]:
         """Device and pinned-host accumulators for ``sets`` distorted inputs (grown on demand)."""
         cp = self._cp
-        dev = self._acc_dev[slot]
-        if dev is None or dev.shape[0] < sets:
-            shape = (sets, self.batch, 4, K.ACC_COUNT)
-            self._acc_dev[slot] = cp.empty(shape, dtype=np.int64)
-            mem = cp.cuda.alloc_pinned_memory(self._acc_dev[slot].nbytes)
+        shape = (sets, self.batch, 4, K.ACC_COUNT)
+        if self._acc_dev is None or self._acc_dev.shape[0] < sets:
+            if self._acc_dev is not None:
+                self._compute.synchronize()  # no batch in flight still adds to the old one
+            self._acc_dev = cp.empty(shape, dtype=np.int64)
+        host = self._acc_host[slot]
+        if host is None or host.shape[0] < sets:
+            mem = cp.cuda.alloc_pinned_memory(int(np.prod(shape)) * 8)
             self._host_blocks.append(mem)
             size = int(np.prod(shape))
             self._acc_host[slot] = np.frombuffer(mem, dtype=np.int64, count=size).reshape(shape)
-        return self._acc_dev[slot], self._acc_host[slot]
+        return self._acc_dev, self._acc_host[slot]
 
     def reserve(self, sets: int) -> None:
         """Make every ring slot's accumulators for ``sets`` distorted inputs now. Made on
@@ -386,14 +412,15 @@ class CudaAdm:
             if s == 0 and last_d is not None:
                 csf(rb, db, g, egl, flt=self._flt0[:n], do_aim=do_aim, last_d=last_d)
             do_den = ref is not None or s in self._per_input_ref
+            rows = self._cm_scratch[s]
             if self._masking is None:
-                cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
+                cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den, rows=rows)
                 continue
             stream, fork, join = self._masking[s]
             fork.record(self._compute)
             stream.wait_event(fork)
             with stream:
-                cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den)
+                cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den, rows=rows)
             join.record(stream)
         if self._masking is not None:
             # What comes next on the compute stream (the next input's DWT into the same
@@ -438,18 +465,25 @@ class CudaAdm:
         self._acc_next = (slot + 1) % _ACC_RING
         sets = len(dis)
         with self._device:
-            if any(_is_cupy(x) for x in (ref, *dis)):
+            on_device = [_is_cupy(x) for x in (ref, *dis)]
+            if any(on_device):
                 # Kernels on our streams must see whatever the caller queued to make CuPy input.
                 ready = cp.cuda.Event(disable_timing=True)
                 ready.record(cp.cuda.get_current_stream())
                 self._compute.wait_event(ready)
             acc_dev, host = self._acc_buffers(slot, sets)
+            acc_dev = acc_dev[:sets]
             with self._compute:
-                ref_in = self._stage(ref, n)
                 cp.cuda.runtime.memsetAsync(acc_dev.data.ptr, 0, acc_dev.nbytes, self._compute.ptr)
-                for m, d in enumerate(dis):
-                    frames_dev, k = self._stage(d, n)
-                    self._distorted_stages(frames_dev, n, k, acc_dev[m], ref_in if m == 0 else None)
+                if all(on_device):
+                    self._device_chain(ref, dis, n, acc_dev)
+                else:
+                    ref_in = self._stage(ref, n)
+                    for m, d in enumerate(dis):
+                        frames_dev, k = self._stage(d, n)
+                        self._distorted_stages(
+                            frames_dev, n, k, acc_dev[m], ref_in if m == 0 else None
+                        )
                 cp.cuda.runtime.memcpyAsync(
                     host.ctypes.data,
                     acc_dev.data.ptr,
@@ -460,6 +494,46 @@ class CudaAdm:
                 self._acc_ready[slot].record(self._compute)
         self._acc_busy[slot] = True
         return Ticket(slot, n, sets)
+
+    def _device_chain(self, ref: Any, dis: Sequence[Any], n: int, acc: Any) -> None:
+        """Queue the stages of a batch whose inputs are all CuPy arrays: launch by launch,
+        or as the graph captured for these inputs' addresses (:class:`.graphs.GraphCache`).
+        Host input is not captured: its uploads into the engine's two device slots wait
+        for the scale-0 DWT that last read the slot, inside the chain."""
+        cp = self._cp
+        ins = [cp.ascontiguousarray(x[:n]) for x in (ref, *dis)]
+
+        def direct() -> None:
+            for m, frames in enumerate(ins[1:]):
+                self._distorted_stages(frames, n, None, acc[m], (ins[0], None) if m == 0 else None)
+
+        if self.graphs is None:
+            direct()
+            return
+        key = (n, acc.data.ptr, acc.shape[0], *(a.data.ptr for a in ins))
+        self.graphs.run(key, direct, lambda: self._capture(direct))
+
+    def _capture(self, chain: Any) -> Any:
+        """``chain`` captured on the compute stream as a graph, not run; where CUDA
+        refuses the capture, ``chain`` run launch by launch and None returned."""
+        stream = self._compute
+        try:
+            stream.begin_capture()
+        except self._cp.cuda.runtime.CUDARuntimeError:
+            chain()
+            return None
+        try:
+            chain()
+        except Exception:
+            with contextlib.suppress(Exception):
+                stream.end_capture()
+            chain()  # raises again if the chain itself was at fault
+            return None
+        try:
+            return stream.end_capture()
+        except self._cp.cuda.runtime.CUDARuntimeError:
+            chain()
+            return None
 
     def accumulators(self, ticket: Ticket) -> np.ndarray:
         """Wait for a submitted batch and return its integer accumulators, (sets, n, 4,

@@ -19,6 +19,7 @@ __all__ = [
     "CM_ROWS_PER_ITEM",
     "MAX_FRAMES_PER_LAUNCH",
     "cm",
+    "cm_rows",
     "csf",
     "csf_den",
     "dwt2",
@@ -369,6 +370,7 @@ def cm(
     *,
     do_aim: bool = True,
     do_den: bool = False,
+    rows: Any = None,
 ) -> None:
     """Add the masking stage's integer sums of one level to ``acc``: decouple and the
     CSF weighting (reference.decouple, reference.csf.csf) feeding
@@ -383,6 +385,11 @@ def cm(
     acc : cupy.ndarray
         (n, ACC_COUNT) int64; slots ``NUM``, (with ``do_aim``) ``AIM`` and (with
         ``do_den``) ``DEN`` are added to.
+    rows : cupy.ndarray, optional
+        Scratch for the per-row totals, at least (n, cm_rows(geom), 9) uint64, C-contiguous;
+        zeroed here on the current stream. Made for the launch if omitted. An engine
+        passes its own, so that a batch's launches allocate nothing (a captured CUDA graph
+        replays the same addresses).
     """
     fs = _check_band_pair(ref, dis, geom, "cm")
     n = ref.shape[0]
@@ -393,7 +400,10 @@ def cm(
         raise ValueError(f"cm: bands of {hh}x{ww} are too large for the masking kernel")
     per_item = CM_ROWS_PER_ITEM
     items = _cdiv(right - left, _CM_STEP) * _cdiv(bottom - top, per_item)
-    rows = _zeros((n, bottom - top, 9), np.uint64)
+    if rows is None:
+        rows = _zeros((n, bottom - top, 9), np.uint64)
+    else:
+        rows = _row_scratch(rows, n, bottom - top)
     args = _cm_args(geom)
     K.function("adm_cm", geom.band_dtype)(
         (_cdiv(items, K.ROW_WARPS), 1, n),
@@ -423,6 +433,25 @@ def cm(
         (32, 9, 1),
         (rows, i32(bottom - top), acc, i64(afs), *args.rows, i32(bool(do_aim)), i32(bool(do_den))),
     )
+
+
+def cm_rows(geom: ScaleGeometry) -> int:
+    """Rows of per-row totals the masking pass of ``geom`` keeps for each frame."""
+    top, bottom = geom.crop[:2]
+    return bottom - top
+
+
+def _row_scratch(rows: Any, n: int, nrows: int) -> Any:
+    """The first ``n`` frames of a caller's row-total scratch, zeroed on the current stream."""
+    import cupy as cp
+
+    K.check_array(rows, np.uint64, "cm rows", ndim=3)
+    if rows.shape[0] < n or rows.shape[1:] != (nrows, 9):
+        raise ValueError(f"cm rows must be (>= {n}, {nrows}, 9), got {rows.shape}")
+    view = rows[:n]
+    stream = cp.cuda.get_current_stream()
+    cp.cuda.runtime.memsetAsync(view.data.ptr, 0, view.nbytes, stream.ptr)
+    return view
 
 
 class _CmArgs(NamedTuple):
