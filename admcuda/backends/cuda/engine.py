@@ -83,9 +83,9 @@ class CudaAdm:
     device : int, optional
         CUDA device ordinal (the current device if omitted).
     graphs : bool
-        Replay a batch whose inputs are all on the GPU as a captured CUDA graph when the
-        same inputs' addresses come again (:mod:`.graphs`); False queues every batch
-        launch by launch. The results are the same either way.
+        Replay each distorted input's stages after its scale-0 DWT as a captured CUDA
+        graph from the second batch of a size on (:mod:`.graphs`); False queues every
+        batch launch by launch. The results are the same either way.
 
     Raises
     ------
@@ -382,19 +382,39 @@ class CudaAdm:
         distorted input of a batch: each level of the reference is computed just before the
         same level of that input, so that the scale's masking pass can start. The masking
         pass adds the reference's denominator too, for the first distorted input only (or
-        for every input where the reference's level was redone for it)."""
+        for every input where the reference's level was redone for it).
+
+        The scale-0 DWTs, the only stages that read the input planes, are launched here;
+        the rest of the chain reads and writes only the engine's own buffers, so it is
+        the same for every batch of ``n`` frames and is replayed as a captured graph
+        (:class:`.graphs.GraphCache`) once it has been seen before."""
+        if ref is not None:
+            self._ref_level(0, ref[0], n, ref[1])
+        dis0 = self._dis_bands[0][:n]
+        dwt2(frames, self.bitdepth, lo_only=self.opts.adm_skip_scale0, out=dis0)
+        if slot is not None:
+            self._in_free[slot].record(self._compute)
+        first = ref is not None
+
+        def rest() -> None:
+            self._levels(n, acc, first)
+
+        if self.graphs is None:
+            rest()
+        else:
+            self.graphs.run((n, acc.data.ptr, first), rest, lambda: self._capture(rest))
+
+    def _levels(self, n: int, acc: Any, first: bool) -> None:
+        """One distorted input's stages after its scale-0 DWT (and, with ``first``, the
+        reference's after its own)."""
         egl = self.opts.adm_enhn_gain_limit
         do_aim = not self.opts.adm_skip_aim
         last_d = self._last_d[:n] if self._per_input_ref else None
+        ref_b, dis_b = self._ref_bands, self._dis_bands
         for s in range(4):
-            ref_b, dis_b = self._ref_bands, self._dis_bands
-            if ref is not None and s not in self._per_input_ref:
-                self._ref_level(s, ref[0], n, ref[1])
-            if s == 0:
-                dwt2(frames, self.bitdepth, lo_only=self.opts.adm_skip_scale0, out=dis_b[0][:n])
-                if slot is not None:
-                    self._in_free[slot].record(self._compute)
-            else:
+            if s:
+                if first and s not in self._per_input_ref:
+                    self._ref_level(s, None, n, None)
                 if s in self._per_input_ref:
                     self._ref_level(s, None, n, None, m1=last_d)
                 dwt2_s123(
@@ -411,7 +431,7 @@ class CudaAdm:
             rb, db = ref_b[s][:n], dis_b[s][:n]
             if s == 0 and last_d is not None:
                 csf(rb, db, g, egl, flt=self._flt0[:n], do_aim=do_aim, last_d=last_d)
-            do_den = ref is not None or s in self._per_input_ref
+            do_den = first or s in self._per_input_ref
             rows = self._cm_scratch[s]
             if self._masking is None:
                 cm(rb, db, g, egl, acc[:n, s], do_aim=do_aim, do_den=do_den, rows=rows)
@@ -427,6 +447,28 @@ class CudaAdm:
             # bands, the accumulators' download) waits for every masking pass.
             for s in self._scales:
                 self._compute.wait_event(self._masking[s][2])
+
+    def _capture(self, chain: Any) -> Any:
+        """``chain`` captured on the compute stream as a graph, not run; where CUDA
+        refuses the capture, ``chain`` run launch by launch and None returned."""
+        stream = self._compute
+        try:
+            stream.begin_capture()
+        except self._cp.cuda.runtime.CUDARuntimeError:
+            chain()
+            return None
+        try:
+            chain()
+        except Exception:
+            with contextlib.suppress(Exception):
+                stream.end_capture()
+            chain()  # raises again if the chain itself was at fault
+            return None
+        try:
+            return stream.end_capture()
+        except self._cp.cuda.runtime.CUDARuntimeError:
+            chain()
+            return None
 
     # -- one batch in, one batch out
 
@@ -465,8 +507,7 @@ class CudaAdm:
         self._acc_next = (slot + 1) % _ACC_RING
         sets = len(dis)
         with self._device:
-            on_device = [_is_cupy(x) for x in (ref, *dis)]
-            if any(on_device):
+            if any(_is_cupy(x) for x in (ref, *dis)):
                 # Kernels on our streams must see whatever the caller queued to make CuPy input.
                 ready = cp.cuda.Event(disable_timing=True)
                 ready.record(cp.cuda.get_current_stream())
@@ -475,15 +516,10 @@ class CudaAdm:
             acc_dev = acc_dev[:sets]
             with self._compute:
                 cp.cuda.runtime.memsetAsync(acc_dev.data.ptr, 0, acc_dev.nbytes, self._compute.ptr)
-                if all(on_device):
-                    self._device_chain(ref, dis, n, acc_dev)
-                else:
-                    ref_in = self._stage(ref, n)
-                    for m, d in enumerate(dis):
-                        frames_dev, k = self._stage(d, n)
-                        self._distorted_stages(
-                            frames_dev, n, k, acc_dev[m], ref_in if m == 0 else None
-                        )
+                ref_in = self._stage(ref, n)
+                for m, d in enumerate(dis):
+                    frames_dev, k = self._stage(d, n)
+                    self._distorted_stages(frames_dev, n, k, acc_dev[m], ref_in if m == 0 else None)
                 cp.cuda.runtime.memcpyAsync(
                     host.ctypes.data,
                     acc_dev.data.ptr,
@@ -494,46 +530,6 @@ class CudaAdm:
                 self._acc_ready[slot].record(self._compute)
         self._acc_busy[slot] = True
         return Ticket(slot, n, sets)
-
-    def _device_chain(self, ref: Any, dis: Sequence[Any], n: int, acc: Any) -> None:
-        """Queue the stages of a batch whose inputs are all CuPy arrays: launch by launch,
-        or as the graph captured for these inputs' addresses (:class:`.graphs.GraphCache`).
-        Host input is not captured: its uploads into the engine's two device slots wait
-        for the scale-0 DWT that last read the slot, inside the chain."""
-        cp = self._cp
-        ins = [cp.ascontiguousarray(x[:n]) for x in (ref, *dis)]
-
-        def direct() -> None:
-            for m, frames in enumerate(ins[1:]):
-                self._distorted_stages(frames, n, None, acc[m], (ins[0], None) if m == 0 else None)
-
-        if self.graphs is None:
-            direct()
-            return
-        key = (n, acc.data.ptr, acc.shape[0], *(a.data.ptr for a in ins))
-        self.graphs.run(key, direct, lambda: self._capture(direct))
-
-    def _capture(self, chain: Any) -> Any:
-        """``chain`` captured on the compute stream as a graph, not run; where CUDA
-        refuses the capture, ``chain`` run launch by launch and None returned."""
-        stream = self._compute
-        try:
-            stream.begin_capture()
-        except self._cp.cuda.runtime.CUDARuntimeError:
-            chain()
-            return None
-        try:
-            chain()
-        except Exception:
-            with contextlib.suppress(Exception):
-                stream.end_capture()
-            chain()  # raises again if the chain itself was at fault
-            return None
-        try:
-            return stream.end_capture()
-        except self._cp.cuda.runtime.CUDARuntimeError:
-            chain()
-            return None
 
     def accumulators(self, ticket: Ticket) -> np.ndarray:
         """Wait for a submitted batch and return its integer accumulators, (sets, n, 4,

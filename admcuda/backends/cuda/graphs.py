@@ -1,15 +1,17 @@
-"""Captured CUDA graphs of a batch's kernel chain, replayed when the same batch comes again.
+"""Captured CUDA graphs of a batch's kernel chain, replayed for the batches after.
 
-Queueing one batch's launches from Python costs the host about 1.3 ms (traced on the H200
-in session 14), whatever the frame size: at 576x324 that is as long as the GPU takes for a
-512-frame batch. A chain captured once into a CUDA graph is queued again with one launch.
+Queueing one batch's launches from Python costs the host about 1.2 ms for a reference and
+one distorted input (measured on the H200), whatever the frame size: at 576x324 that is
+about as long as the GPU takes for a 512-frame batch, and in a ladder or beside NVDEC's
+decoding threads it is CPU time taken from them. A chain captured once into a CUDA graph
+is queued again with one launch.
 
-A graph holds the device addresses it was captured with, so it is kept under a key that
-names them (the inputs' planes, the accumulators) with everything else that sets the
-launches' arguments (frames, inputs). Inputs at addresses that come back — the engine's
-own buffers, a pipeline's ring of device slots, a caller's arrays scored again — find
-their graph; addresses seen once never pay for a capture, because a key is captured only
-the second time it is seen.
+A graph holds the device addresses it was captured with. The engine captures the part of
+a distorted input's chain that touches only its own buffers (everything after the
+scale-0 DWTs, which read the input planes and are launched as they come), so the key
+names only what sets those launches' arguments: the frames in the batch, the
+accumulators' address and whether the reference's levels come with it. A key is
+captured the second time it is seen, so that a run of one batch pays for no capture.
 """
 
 from __future__ import annotations
