@@ -167,14 +167,10 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
        i64 rf_v, i64 rf_d, i64 cub_rnd_h, i64 cub_rnd_v, i64 cub_rnd_d, int cub_shift_h,
        int cub_shift_v, int cub_shift_d, u64 den_sq_rnd, int den_sq_shift, u64 den_cub_rnd,
        int den_cub_shift) {
-#ifdef ADM_CM_RED3
     // 35: the 16 lanes of each half-warp's 64-bit loads below fall on 16 different banks.
     __shared__ u64 red[ADM_ROW_WARPS][9][35];
     const int red_k = imin32(threadIdx.x / 3, 8);  // lanes 27..31 repeat sum 8, unused
     const int red_p = threadIdx.x % 3;
-#else
-    __shared__ u64 red[ADM_ROW_WARPS][9][33];  // 33: lanes 2k of one read spread over banks
-#endif
     const int lane = threadIdx.x;
     const int warp = threadIdx.y;
     const int f = blockIdx.z;
@@ -232,14 +228,13 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
                 }
             }
             // The row's nine sums over the warp, through shared memory: each lane stores
-            // its nine values, then lanes 2k and 2k + 1 add up half of sum k each.
+            // its nine values; lanes 3k, 3k + 1 and 3k + 2 add up every third of lanes
+            // 1..30's values of sum k (lanes 0 and 31, the halo, hold zeros), and lane 3k
+            // adds the three parts.
 #pragma unroll
             for (int k = 0; k < 9; ++k) red[warp][k][lane] = (u64)v[k];
             __syncwarp();
-#ifdef ADM_CM_RED3
             {
-                // Lanes 3k, 3k + 1 and 3k + 2 add up every third of lanes 1..30's values of
-                // sum k (lanes 0 and 31, the halo, hold zeros), then lane 3k adds the three.
                 const u64* __restrict__ part = &red[warp][red_k][1 + red_p];
                 u64 sum = 0;
 #pragma unroll
@@ -248,18 +243,6 @@ adm_cm(const T* __restrict__ ref, const T* __restrict__ dis, i64 band_fstride, i
                 const u64 s2 = __shfl_down_sync(0xffffffffu, sum, 2);
                 if (red_p == 0 && lane < 27 && sum_used(red_k, aim, den))
                     atomicAdd(frows + (i - top) * 9 + red_k, sum + s1 + s2);
-            }
-            if (false) {
-#else
-            if (lane < 18) {
-#endif
-                const int k = lane >> 1;
-                const u64* __restrict__ part = &red[warp][k][(lane & 1) * 16];
-                u64 sum = 0;
-#pragma unroll
-                for (int m = 0; m < 16; ++m) sum += part[m];
-                sum += __shfl_down_sync(0x3ffffu, sum, 1);
-                if (!(lane & 1) && sum_used(k, aim, den)) atomicAdd(frows + (i - top) * 9 + k, sum);
             }
             __syncwarp();
             above[0] = cur.fsum[0];

@@ -91,11 +91,13 @@ __device__ __forceinline__ bool angle_flag(i32 oh, i32 ov, i32 th, i32 tv) {
 }
 
 // libvmaf's Q30 reciprocal table entry for x in -32768..32768: 2**30 / x truncated
-// toward zero, 0 for x = 0. By default it is computed (an exact unsigned division, no
-// memory traffic); with ADM_RECIP_LUT the table itself is read (the argument lut, 65537
-// entries centred at ADM_LUT_CENTRE). adm_recip_table checks the two agree everywhere.
+// toward zero, 0 for x = 0. By default the table itself is read (the argument lut, 65537
+// entries centred at ADM_LUT_CENTRE; its hot middle stays in L1): the gathers cost fewer
+// instructions than the division, and the masking pass is bound by instruction issue
+// (kernels/NOTES.md, session 15). With ADM_RECIP_DIVIDE it is computed by an exact
+// unsigned division instead. adm_recip_table shows what the kernels use at every index.
 __device__ __forceinline__ i32 recip_q30(i32 x, const i32* __restrict__ lut) {
-#ifdef ADM_RECIP_LUT
+#ifndef ADM_RECIP_DIVIDE
     return __ldg(lut + ADM_LUT_CENTRE + x);
 #else
     (void)lut;

@@ -464,6 +464,26 @@ def test_reciprocal_equals_libvmaf_table():
     assert bad.size == 0, f"{bad.size} entries differ, first at index {bad[:5]}"
 
 
+def test_reciprocal_division_equals_libvmaf_table():
+    """The kernels' other reciprocal, the exact division (ADM_RECIP_DIVIDE, measured slower
+    and off by default), equals libvmaf's table at every index too."""
+    from admcuda.reference import constants as C
+
+    from admcuda import _kernels as K
+
+    mod = cp.RawModule(
+        code=K.source("adm_cm"),
+        options=(*K._OPTIONS, "-DADM_RECIP_DIVIDE"),
+        name_expressions=("adm_recip_table",),
+    )
+    fn = mod.get_function("adm_recip_table")
+    lut = cp.zeros_like(K.div_lookup())  # the division must not read the table
+    out = cp.empty(lut.shape, dtype=cp.int32)
+    fn(((lut.size + 255) // 256,), (256,), (out, lut))
+    bad = np.flatnonzero(out.get() != C.DIV_LOOKUP.astype(np.int32))
+    assert bad.size == 0, f"{bad.size} entries differ, first at index {bad[:5]}"
+
+
 @pytest.mark.parametrize(("options", "size"), OPTION_STAGE_PARAMS)
 def test_stages_with_options(options, size):
     w, h = size
