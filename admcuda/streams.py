@@ -42,7 +42,14 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.video import SNIFF_BYTES, container_of
-from admcuda.y4m import MAGIC, MAX_FRAME_MARKER, MAX_HEADER, Y4mHeader, parse_header
+from admcuda.y4m import (
+    MAGIC,
+    MARKER_PROBE,
+    MAX_FRAME_MARKER,
+    MAX_HEADER,
+    Y4mHeader,
+    parse_header,
+)
 from admcuda.yuv import ClosingReader, check_geometry, decode_plane, frame_bytes, warn_if_wider
 
 __all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
@@ -482,10 +489,14 @@ class StreamReader(ClosingReader):
 
     def _marker(self, index: int) -> bool:
         marker = self.stream.readline(MAX_FRAME_MARKER)
-        if not marker:
-            if index == 0:
-                raise AdmError(f"{self.where} has a Y4M header but no frames")
-            return False
+        if len(marker) < MARKER_PROBE:  # a short line, or the end of the stream
+            more = bytearray(MARKER_PROBE - len(marker))
+            got = self.stream.readinto(memoryview(more))
+            if len(marker) + got < MARKER_PROBE:  # libvmaf's end of file: no warning
+                if index == 0:
+                    raise AdmError(f"{self.where} has a Y4M header but no frames")
+                return False
+            marker += bytes(more)
         if not marker.startswith(b"FRAME"):  # as libvmaf: "FRAME", then anything to the newline
             self._end(index, f"no FRAME marker before frame {index} (found {marker[:8]!r})")
             return False

@@ -22,9 +22,23 @@ Frame markers are checked when the file is opened. A marker is a line that begin
 with ``FRAME``: whatever follows up to its newline is skipped, as libvmaf's reader
 skips it (``FRAME Ip``, ``FRAME\r``, ``FRAMEX``). A line that does not begin so, or a
 truncated frame, ends the clip there with a one-line warning, and the whole frames
-before it are scored. (libvmaf 3.2.0's tool stops its reading loop there with "Loss
-of framing"; it goes on to score only where the other input ends at the same frame.)
-A file with no whole frame at all is an error.
+before it are scored; the other input's frames beyond them are not. Fewer than 6
+bytes after the last whole frame are the end of the file, with no warning, as
+libvmaf's reader takes them (``y4m_input.c`` reads 6 bytes for the next marker and
+stops quietly short of them). A file with no whole frame at all is an error.
+
+libvmaf's ``vmaf`` tool (Netflix/vmaf f85a8536, as session 14's Y4M audit ran it)
+scores a truncated or badly framed file only where the other input ends at the same
+frame:
+
+- the distorted input ends early in a partial frame or bytes that are no marker,
+  the reference goes on: "problem reading pictures", exit status 234, no output file;
+- the reference ends early in a partial frame, the distorted input goes on: it
+  crashes (SIGSEGV: the picture it failed to read is handed on, zeroed);
+- both end at the same whole frame, one with a partial frame after it: those frames
+  are scored, exit status 0.
+
+admcuda scores the frames both inputs hold in every case (with the warning).
 """
 
 from __future__ import annotations
@@ -51,6 +65,7 @@ from admcuda.yuv import (
 
 __all__ = [
     "MAGIC",
+    "MARKER_PROBE",
     "MAX_FRAME_MARKER",
     "MAX_HEADER",
     "Y4mHeader",
@@ -66,6 +81,8 @@ MAX_HEADER = 1024
 # "FRAME" plus its optional tags and the newline; libvmaf allows 85 bytes in all.
 MAX_FRAME_MARKER = 256
 _FRAME = b"FRAME"
+# libvmaf reads this many bytes for a frame marker and takes fewer as the end of the file.
+MARKER_PROBE = 6
 
 _SITED_420 = ("420jpeg", "420mpeg2", "420paldv")
 _REFUSED = ("411", "410", "440", "444alpha")
@@ -314,7 +331,7 @@ class Y4mReader(ClosingReader):
         geometry = f"{self.width}x{self.height} C{self.header.colorspace}"
         offsets: list[int] = []
         pos = self.header.size
-        while pos < size:
+        while size - pos >= MARKER_PROBE:
             self._file.seek(pos)
             head = self._file.read(MAX_FRAME_MARKER)
             end = head.find(b"\n")

@@ -920,6 +920,35 @@ def test_stream_markers_libvmaf_accepts_are_read(tmp_path, caplog):
     assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
 
 
+@pytest.mark.parametrize("tail", [b"F", b"FRA", b"abc\n", b"FRAME", b"\n\n\n\n\n"])
+def test_stream_ending_in_fewer_than_6_bytes_ends_quietly(tmp_path, caplog, tail):
+    # libvmaf's y4m_input.c reads 6 bytes for the next marker and takes fewer as the end.
+    data = _y4m_bytes(tmp_path)
+    want = lumas(open_input(str(tmp_path / "s.y4m")))
+    read = _stream_of(data + tail)
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    assert warnings_of(caplog) == []
+    assert len(frames) == len(want) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
+    read = _stream_of(data[: data.index(b"\n") + 1] + tail)
+    try:
+        with pytest.raises(AdmError, match="has a Y4M header but no frames"):
+            bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    read = _stream_of(data + tail + b"x" * (6 - len(tail)))
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            assert len(bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))) == 3
+    finally:
+        os.close(read)
+    assert len(warnings_of(caplog)) == 1
+
+
 def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
     data = _y4m_bytes(tmp_path)
     read = _stream_of(data[:-100])

@@ -255,14 +255,30 @@ def test_truncated_last_frame_warns(tmp_path, caplog):
     assert "ends inside frame 2" in message
 
 
-def test_trailing_partial_marker_warns(tmp_path, caplog):
+@pytest.mark.parametrize("tail", [b"FRAME I", b"abcdef"])
+def test_trailing_partial_marker_warns(tmp_path, caplog, tail):
     raw, geometry = _clip(tmp_path)
     path = write_y4m(raw, tmp_path / "tail.y4m", *geometry)
     with path.open("ab") as handle:
-        handle.write(b"FRA")
+        handle.write(tail)
     with caplog.at_level(logging.WARNING, logger="admcuda"), Y4mReader(path) as reader:
         assert len(reader) == 3
     assert len(_warnings(caplog)) == 1
+
+
+@pytest.mark.parametrize("tail", [b"F", b"FRA", b"abc\n", b"FRAME", b"\n\n\n\n\n"])
+def test_fewer_than_6_trailing_bytes_end_the_file_quietly(tmp_path, caplog, tail):
+    # libvmaf's y4m_input.c reads 6 bytes for the next marker and takes fewer as the end.
+    raw, geometry = _clip(tmp_path)
+    path = write_y4m(raw, tmp_path / "tail.y4m", *geometry)
+    with path.open("ab") as handle:
+        handle.write(tail)
+    with caplog.at_level(logging.WARNING, logger="admcuda"), Y4mReader(path) as reader:
+        assert len(reader) == 3
+    assert _warnings(caplog) == []
+    path.write_bytes(path.read_bytes()[: parse_header(path.read_bytes()).size] + tail)
+    with pytest.raises(AdmError, match="has a header but no frames"):
+        Y4mReader(path)
 
 
 def test_marker_without_end_of_line(tmp_path, caplog):
