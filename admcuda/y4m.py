@@ -18,6 +18,10 @@ bits. The header tags read here:
   progressive picture, with a warning (libvmaf refuses it);
 - ``X`` (extensions) and unknown tags are ignored, as libvmaf does.
 
+A carriage return before the header's newline is read as libvmaf reads it: ignored
+after a last tag ``W``, ``H``, ``F``, ``A`` or ``I``, part of the value of a last ``C``
+tag (so an unknown colour space).
+
 Frame markers are checked when the file is opened. A marker is a line that begins
 with ``FRAME``: whatever follows up to its newline is skipped, as libvmaf's reader
 skips it (``FRAME Ip``, ``FRAME\r``, ``FRAMEX``). A line that does not begin so, or a
@@ -84,6 +88,10 @@ _FRAME = b"FRAME"
 # libvmaf reads this many bytes for a frame marker and takes fewer as the end of the file.
 MARKER_PROBE = 6
 
+# Tags libvmaf reads with sscanf("%d") or by their first letter, which leave a carriage
+# return after them unread: a CRLF header line that ends in one of them is read (one that
+# ends in a C tag is refused there too, as an unknown colour space).
+_CR_TOLERANT = (b"W", b"H", b"F", b"A", b"I")
 _SITED_420 = ("420jpeg", "420mpeg2", "420paldv")
 _REFUSED = ("411", "410", "440", "444alpha")
 _DIGITS = re.compile(r"[0-9]+")
@@ -218,6 +226,8 @@ def parse_header(data: bytes) -> Y4mHeader:
     if end < 0:
         raise AdmError(f"Y4M header has no end of line in its first {MAX_HEADER} bytes")
     line = data[:end]
+    if line.endswith(b"\r") and line.rsplit(b" ", 1)[-1][:1] in _CR_TOLERANT:
+        line = line[:-1]  # a CRLF header line, as libvmaf reads it
     if len(line) > len(MAGIC) and line[len(MAGIC)] != ord(" "):
         raise AdmError("not a Y4M file: YUV4MPEG2 is not followed by a space")
     try:

@@ -949,6 +949,27 @@ def test_stream_ending_in_fewer_than_6_bytes_ends_quietly(tmp_path, caplog, tail
     assert len(warnings_of(caplog)) == 1
 
 
+def test_crlf_header_is_read_from_a_file_and_a_stream(tmp_path, caplog):
+    # libvmaf reads W, H, F, A with sscanf and I by its letter: a CR after them is ignored.
+    data = _y4m_bytes(tmp_path)
+    want = lumas(open_input(str(tmp_path / "s.y4m")))
+    end = data.index(b"\n")
+    crlf = data[:end] + b" Ip\r" + data[end:]
+    path = tmp_path / "crlf.y4m"
+    path.write_bytes(crlf)
+    read = _stream_of(crlf)
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+            from_file = lumas(open_input(path))
+    finally:
+        os.close(read)
+    assert warnings_of(caplog) == []
+    for got in (frames, from_file):
+        assert len(got) == len(want) == 3
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
 def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
     data = _y4m_bytes(tmp_path)
     read = _stream_of(data[:-100])

@@ -91,8 +91,31 @@ def test_header_defaults_and_extra_spaces():
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        b"YUV4MPEG2 C420p10 F25:1 W33 H37\r\n",
+        b"YUV4MPEG2 C420p10 F25:1 W33 H37 Ip\r\n",
+        b"YUV4MPEG2 C420p10 W33 H37 F25:1\r\n",
+        b"YUV4MPEG2 C420p10 W33 H37 Ip A1:1\r\n",
+        b"YUV4MPEG2 C420p10 H37 W33\r\n",
+        b"YUV4MPEG2 W33 H37 C420p10 XCOLORRANGE=LIMITED\r\n",
+    ],
+)
+def test_crlf_header_libvmaf_reads(line):
+    # libvmaf reads W, H, F, A with sscanf and I by its letter: a CR after them is ignored.
+    header = parse_header(line + b"FRAME\n")
+    assert (header.width, header.height, header.pixel_format, header.bitdepth) == (
+        33, 37, "420", 10,
+    )  # fmt: skip
+    assert header.size == len(line)
+    assert header.frame_rate in (None, (25, 1)) and header.interlace in (None, "p")
+
+
+@pytest.mark.parametrize(
     ("data", "match"),
     [
+        (b"YUV4MPEG2 W32 H32 C420jpeg\r\n", r"unknown Y4M colour space C'420jpeg\\r'"),
+        (b"YUV4MPEG2 W32 H32 I\r\n", "I'' is not one of Ip"),
         (b"YUV4MPEG W32 H32\n", "does not start with YUV4MPEG2"),
         (b"RIFF....", "does not start with YUV4MPEG2"),
         (b"YUV4MPEG2X W32 H32\n", "not followed by a space"),
