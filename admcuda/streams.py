@@ -428,6 +428,7 @@ class StreamReader(ClosingReader):
         self._chroma = bytearray(self.frame_size - self.luma_size)
         self._skip: bytearray | None = None
         self._used = False
+        self._colorspace = None if stream.header is None else stream.header.colorspace
 
     def claim(self) -> None:
         """Take the stream's one pass; a second call raises :class:`AdmError`."""
@@ -501,7 +502,13 @@ class StreamReader(ClosingReader):
             self._end(index, f"no FRAME marker before frame {index} (found {marker[:8]!r})")
             return False
         if not marker.endswith(b"\n"):
-            self._end(index, f"the FRAME marker of frame {index} has no end of line")
+            if len(marker) < MAX_FRAME_MARKER:  # fewer bytes than asked for: the stream ended
+                self._end(index, f"it ends inside the FRAME marker of frame {index}")
+            else:
+                self._end(
+                    index, f"the FRAME marker of frame {index} has no end of line within "
+                    f"{MAX_FRAME_MARKER} bytes",
+                )  # fmt: skip
             return False
         return True
 
@@ -538,6 +545,8 @@ class StreamReader(ClosingReader):
             check_range=self.check_range,
             where=self.where,
             index=index,
+            pixel_format=self.pixel_format,
+            colorspace=self._colorspace,
         )
 
     def __repr__(self) -> str:

@@ -223,6 +223,8 @@ def parse_header(data: bytes) -> Y4mHeader:
     if not data.startswith(MAGIC):
         raise AdmError("not a Y4M file: it does not start with YUV4MPEG2")
     end = data.find(b"\n", 0, MAX_HEADER)
+    if end < 0 and len(data) < MAX_HEADER:  # fewer bytes than asked for: the input ended
+        raise AdmError(f"it ends inside the Y4M header ({len(data)} bytes, no end of line)")
     if end < 0:
         raise AdmError(f"Y4M header has no end of line in its first {MAX_HEADER} bytes")
     line = data[:end]
@@ -396,8 +398,9 @@ class Y4mReader(ClosingReader):
 
     def _plane(self, buf: bytearray | memoryview, shape: tuple[int, int], index: int) -> np.ndarray:
         return decode_plane(
-            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where, index=index
-        )
+            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where,
+            index=index, pixel_format=self.pixel_format, colorspace=self.header.colorspace,
+        )  # fmt: skip
 
     def fileno(self) -> int:
         """The open file's descriptor, for positioned reads (``os.preadv``)."""
@@ -433,6 +436,7 @@ class Y4mReader(ClosingReader):
         return decode_planes(
             buf, self.width, self.height, self.pixel_format, self.bitdepth,
             check_range=self.check_range, where=self.where, index=index,
+            colorspace=self.header.colorspace,
         )  # fmt: skip
 
     def __iter__(self) -> Iterator[np.ndarray]:

@@ -883,6 +883,12 @@ def _stream_of(data):
         (b"\x00" * 100, {"width": W, "height": H}, r"holds no whole frame: it ends inside "
          r"frame 0 \(100 of 21600 bytes of a 160x90 420 8-bit frame; check -w/-h/-p/-b\)"),
         (b"YUV4MPEG2 W160 H90\n", {}, "has a Y4M header but no frames"),
+        (b"YUV4MPEG2 W160 H90 F25:1 C420j", {},
+         r": it ends inside the Y4M header \(30 bytes, no end of line\)$"),
+        (b"YUV4MPEG2 W160 H90\nFRAME I", {}, "holds no whole frame: it ends inside the FRAME "
+         "marker of frame 0$"),
+        (b"YUV4MPEG2 W160 H90\nFRAME " + b"x" * 300, {}, "holds no whole frame: the FRAME "
+         "marker of frame 0 has no end of line within 256 bytes$"),
         (b"YUV4MPEG2 W160\n", {}, "no H tag"),
         (b"\x1a\x45\xdf\xa3" + b"\x00" * 64, {"width": W, "height": H},
          "holds Matroska/WebM data, which cannot be decoded from a stream; pipe Y4M instead"),
@@ -968,6 +974,38 @@ def test_crlf_header_is_read_from_a_file_and_a_stream(tmp_path, caplog):
     for got in (frames, from_file):
         assert len(got) == len(want) == 3
         assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+def test_stream_ending_inside_a_frame_marker_says_so(tmp_path, caplog):
+    data = _y4m_bytes(tmp_path)
+    read = _stream_of(data + b"FRAME I")
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}", label="distorted")))
+    finally:
+        os.close(read)
+    assert len(frames) == 3
+    assert warnings_of(caplog) == [
+        f"distorted file '/dev/fd/{read}': it ends inside the FRAME marker of frame 3; "
+        "scoring the 3 whole frames before it"
+    ]
+
+
+def test_stream_range_error_names_the_header(tmp_path):
+    samples = np.full(W * H * 3 // 2, 512, "<u2")
+    samples[W * H - 1] = 1500
+    raw = tmp_path / "ten.yuv"
+    raw.write_bytes(samples.tobytes())
+    read = _stream_of(write_y4m(raw, tmp_path / "ten.y4m", W, H, "420", 10).read_bytes())
+    try:
+        with pytest.raises(AdmError) as info:
+            bounded(lambda: lumas(open_input(f"/dev/fd/{read}", label="distorted")))
+    finally:
+        os.close(read)
+    assert str(info.value) == (
+        f"distorted file '/dev/fd/{read}' frame 0 has sample value 1500, too large for 10 "
+        "bits (its Y4M header says C420p10)"
+    )
 
 
 def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):

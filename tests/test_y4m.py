@@ -119,8 +119,8 @@ def test_crlf_header_libvmaf_reads(line):
         (b"YUV4MPEG W32 H32\n", "does not start with YUV4MPEG2"),
         (b"RIFF....", "does not start with YUV4MPEG2"),
         (b"YUV4MPEG2X W32 H32\n", "not followed by a space"),
-        (b"YUV4MPEG2 W32 H32", "no end of line"),
-        (b"YUV4MPEG2 W32 " + b"X" * MAX_HEADER + b"\n", "no end of line"),
+        (b"YUV4MPEG2 W32 H32", r"^it ends inside the Y4M header \(17 bytes, no end of line\)$"),
+        (b"YUV4MPEG2 W32 " + b"X" * MAX_HEADER + b"\n", "no end of line in its first 1024 bytes"),
         (b"YUV4MPEG2 H32 F25:1\n", "no W tag"),
         (b"YUV4MPEG2 W32\n", "no H tag"),
         (b"YUV4MPEG2 F25:1\n", "no W and H tag"),
@@ -354,6 +354,40 @@ def test_sample_range_checked(tmp_path):
     path = write_y4m(raw, tmp_path / "w.y4m", w, h, "420", 10)
     with Y4mReader(path) as reader, pytest.raises(AdmError, match="too large for 10 bits"):
         reader.read_luma(0)
+
+
+def test_range_error_names_the_header_not_bitdepth(tmp_path):
+    # The bit depth came from the header's C tag: the message says so, not "--bitdepth".
+    w, h = 20, 18
+    samples = np.full(frame_bytes(w, h, "422", 10) // 2, 500, "<u2")
+    samples[7] = 3001
+    raw = tmp_path / "wide.yuv"
+    raw.write_bytes(np.tile(samples, 2).tobytes())
+    path = write_y4m(raw, tmp_path / "w.y4m", w, h, "422", 10)
+    want = (
+        f"distorted file {str(path)!r} frame 0 has sample value 3001, too large for 10 bits "
+        "(its Y4M header says C422p10)"
+    )
+    with Y4mReader(path, label="distorted") as reader:
+        for read in (reader.read_luma, reader.read_planes):
+            with pytest.raises(AdmError) as info:
+                read(0)
+            assert str(info.value) == want
+    ref = write_y4m(raw, tmp_path / "r.y4m", w, h, "422", 10)
+    ref.write_bytes(ref.read_bytes().replace(b"\xb9\x0b", b"\x00\x00"))  # 3001 -> 0
+    with pytest.raises(AdmError) as info:
+        admcuda.score_files(ref, path, backend="cpu")
+    assert str(info.value) == want
+    raw.write_bytes(np.full(2 * samples.size, 500 << 6, "<u2").tobytes())
+    path = write_y4m(raw, tmp_path / "w.y4m", w, h, "422", 10)
+    with Y4mReader(path, label="distorted") as reader, pytest.raises(AdmError) as info:
+        reader.read_luma(0)
+    assert str(info.value) == (
+        f"distorted file {str(path)!r} frame 0 has sample value {500 << 6}, too large for 10 "
+        "bits (its Y4M header says C422p10), and every sample is a multiple of 64: are they "
+        "10-bit samples in the high bits (MSB-aligned, as in p210)? Y4M holds them in the "
+        "low bits"
+    )
 
 
 @pytest.mark.parametrize(
