@@ -391,7 +391,9 @@ def _normalize_format(pixel_format: str | int) -> str:
     return fmt
 
 
-def warn_if_wider(luma: bytes | bytearray, width: int, where: str, geometry: str) -> None:
+def warn_if_wider(
+    luma: bytes | bytearray | memoryview, width: int, where: str, geometry: str
+) -> None:
     """Warn where the bytes of a first 8-bit luma plane look like 10- or 12-bit
     little-endian samples: every odd byte below 16 (a sample's high byte) while even bytes
     reach 64 or more. A 10-bit input read as 8-bit is otherwise scored without a sign (its
