@@ -499,6 +499,7 @@ def _run_ladder(
     scale: str | None = None,
     decoder: str = "auto",
     stats: RunStats | None = None,
+    raw_flags: bool = False,
 ) -> _LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
     outputs.
@@ -511,7 +512,9 @@ def _run_ladder(
     the CUDA backend runs, PyNvVideoCodec imports and the codec is supported); ``stats`` (a
     :class:`admcuda.pipeline.RunStats`) receives timings. ``backend="auto"`` takes the GPU
     and falls back to the CPU where the CUDA path cannot start (the reason lands in
-    :data:`admcuda.backends.fallback_reason`).
+    :data:`admcuda.backends.fallback_reason`). ``raw_flags``: the command line gave
+    ``-w/-h/-p/-b``, with which libvmaf's tool reads every input as raw; a Y4M input then
+    gets a warning.
 
     With several distorted inputs (a ladder) a rung that cannot be opened or read does
     not stop the others: its error is in ``errors`` and its ``frames`` are empty. With one
@@ -534,6 +537,8 @@ def _run_ladder(
     if video_decoder != "ffmpeg":
         extra.update(decoder=video_decoder, gpu=device or 0)
     inputs, good = _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder)
+    if raw_flags:
+        _warn_y4m_read_as_y4m(inputs.readers)
     with inputs:
         arrays, used = _score_inputs(
             inputs, selection, opts, backend, errors, good, ladder,
@@ -574,6 +579,23 @@ def _run_ladder(
         backend=used,
         decoded=decoded,
     )
+
+
+def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
+    """One warning naming the Y4M inputs, where ``-w/-h/-p/-b`` were given: libvmaf's tool
+    then opens every input with its raw reader (``cli_parse.c`` sets ``use_yuv``), so it
+    reads a Y4M's header and FRAME markers as samples and scores other numbers."""
+    named = []
+    for reader in readers:
+        source = getattr(reader, "source", reader)  # a scaled rung's own reader
+        if source.kind == "y4m" or getattr(source, "stream_format", None) == "y4m":
+            named.append(source.where)
+    if named:
+        _log.warning(
+            "with -w/-h/-p/-b given libvmaf reads every input as raw YUV, a Y4M's header and "
+            "FRAME markers as samples; admcuda reads the Y4M header of %s",
+            " and ".join(named),
+        )
 
 
 def _warn_small_height(width: int, height: int, opts: AdmOptions) -> None:

@@ -642,6 +642,9 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
         extra["device"] = args.gpu
     if args.decoder != "auto":
         extra["decoder"] = args.decoder
+    given = (args.width, args.height, args.pixel_format, args.bitdepth)
+    if not args.example and any(value is not None for value in given):
+        extra["raw_flags"] = True
     return extra
 
 

@@ -118,6 +118,8 @@ class SeekableSource:
         self._next = 0  # scored frames delivered
         self._fd = reader.fileno()
         self._check = bool(getattr(reader, "check_range", False)) and reader.bitdepth in (10, 12)
+        header = getattr(reader, "header", None)  # a Y4M file's: its C tag gave the bit depth
+        self._colorspace = None if header is None else header.colorspace
 
     def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
         """Start reading the next ``min(n, remaining)`` frames into ``out[:count]``."""
@@ -150,7 +152,7 @@ class SeekableSource:
             if self._check:
                 check_plane_range(
                     out[k], self.reader.bitdepth, where=self.reader.where, index=index,
-                    pixel_format=self.reader.pixel_format,
+                    pixel_format=self.reader.pixel_format, colorspace=self._colorspace,
                 )  # fmt: skip
 
     def has_more(self) -> bool:

@@ -42,7 +42,14 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.video import SNIFF_BYTES, container_of
-from admcuda.y4m import MAGIC, MAX_FRAME_MARKER, MAX_HEADER, Y4mHeader, parse_header
+from admcuda.y4m import (
+    MAGIC,
+    MARKER_PROBE,
+    MAX_FRAME_MARKER,
+    MAX_HEADER,
+    Y4mHeader,
+    parse_header,
+)
 from admcuda.yuv import ClosingReader, check_geometry, decode_plane, frame_bytes, warn_if_wider
 
 __all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
@@ -51,7 +58,6 @@ STDIN = "-"
 """The name that stands for standard input."""
 
 _BUFFER = 1 << 16
-_CHUNK = 1 << 20
 _INTERLACE = {"t": "top field first", "b": "bottom field first", "m": "mixed"}
 
 _log = logging.getLogger("admcuda")
@@ -150,7 +156,7 @@ class Stream:
     """An opened stream and what its first bytes say it holds.
 
     Made by :func:`open_stream`. The bytes read to tell the kind are kept and
-    come first from :meth:`readinto`, :meth:`readline` and :meth:`chunks`.
+    come first from :meth:`readinto` and :meth:`readline`.
 
     Attributes
     ----------
@@ -250,20 +256,6 @@ class Stream:
                 return line
             return line + self._call(self._file.readline, limit - len(line))
         return self._call(self._file.readline, limit)
-
-    def chunks(self) -> Iterator[bytes]:
-        """Every byte of the stream from its start (the Y4M header included), in chunks."""
-        self._touched = True
-        if self.header_bytes:
-            yield self.header_bytes
-        if self._prefix:
-            yield bytes(self._prefix)
-            self._prefix.clear()
-        while True:
-            data = self._call(self._file.read1, _CHUNK)
-            if not data:
-                return
-            yield data
 
     def interrupt(self) -> None:
         """End a read of this stream under way in another thread, now, and every later
@@ -421,6 +413,7 @@ class StreamReader(ClosingReader):
         self._chroma = bytearray(self.frame_size - self.luma_size)
         self._skip: bytearray | None = None
         self._used = False
+        self._colorspace = None if stream.header is None else stream.header.colorspace
 
     def claim(self) -> None:
         """Take the stream's one pass; a second call raises :class:`AdmError`."""
@@ -482,44 +475,52 @@ class StreamReader(ClosingReader):
 
     def _marker(self, index: int) -> bool:
         marker = self.stream.readline(MAX_FRAME_MARKER)
-        if not marker:
-            if index == 0:
-                raise AdmError(f"{self.where} has a Y4M header but no frames")
-            return False
+        if len(marker) < MARKER_PROBE:  # a short line, or the end of the stream
+            more = bytearray(MARKER_PROBE - len(marker))
+            got = self.stream.readinto(memoryview(more))
+            if len(marker) + got < MARKER_PROBE:  # libvmaf's end of file: no warning
+                if index == 0:
+                    raise AdmError(f"{self.where} has a Y4M header but no frames")
+                return False
+            marker += bytes(more)
         if not marker.startswith(b"FRAME"):  # as libvmaf: "FRAME", then anything to the newline
             self._end(index, f"no FRAME marker before frame {index} (found {marker[:8]!r})")
             return False
         if not marker.endswith(b"\n"):
-            self._end(index, f"the FRAME marker of frame {index} has no end of line")
+            if len(marker) < MAX_FRAME_MARKER:  # fewer bytes than asked for: the stream ended
+                self._end(index, f"it ends inside the FRAME marker of frame {index}")
+            else:
+                self._end(
+                    index, f"the FRAME marker of frame {index} has no end of line within "
+                    f"{MAX_FRAME_MARKER} bytes",
+                )  # fmt: skip
             return False
         return True
 
-    def _next_frame(self, index: int, keep: bool) -> np.ndarray | None:
-        """Read frame ``index``; its luma plane (``keep``), an empty array (not kept),
-        or None at the end of the stream."""
+    def _read_frame(self, index: int, luma: memoryview, chroma: memoryview) -> bool:
+        """Check frame ``index``'s marker and read its planes into ``luma`` and ``chroma``;
+        False at the end of the stream (with a warning where it ends inside a frame)."""
         if self.stream_format == "y4m" and not self._marker(index):
-            return None
-        luma = bytearray(self.luma_size) if keep or self._skip is None else self._skip
-        if not keep:
-            self._skip = luma
-        got = self.stream.readinto(memoryview(luma))
+            return False
+        got = self.stream.readinto(luma)
         if got == self.luma_size:
-            got += self.stream.readinto(memoryview(self._chroma))
+            got += self.stream.readinto(chroma)
         if got < self.frame_size:
             if got == 0 and self.stream_format == "raw" and index > 0:
-                return None
+                return False
             geometry = f"{self.width}x{self.height} {self.pixel_format} {self.bitdepth}-bit"
             hint = "; check -w/-h/-p/-b" if self.stream_format == "raw" and index == 0 else ""
             self._end(
                 index, f"it ends inside frame {index} ({got} of {self.frame_size} bytes "
                 f"of a {geometry} frame{hint})",
             )  # fmt: skip
-            return None
+            return False
         if index == 0 and self.stream_format == "raw" and self.bitdepth == 8:
             geometry = f"{self.width}x{self.height} {self.pixel_format} 8-bit"
             warn_if_wider(luma, self.width, self.where, geometry)
-        if not keep:
-            return np.empty(0, np.uint8)
+        return True
+
+    def _decode(self, luma: bytearray | memoryview, index: int) -> np.ndarray:
         return decode_plane(
             luma,
             (self.height, self.width),
@@ -527,7 +528,50 @@ class StreamReader(ClosingReader):
             check_range=self.check_range,
             where=self.where,
             index=index,
+            pixel_format=self.pixel_format,
+            colorspace=self._colorspace,
         )
+
+    def _next_frame(self, index: int, keep: bool) -> np.ndarray | None:
+        """Read frame ``index``; its luma plane (``keep``), an empty array (not kept),
+        or None at the end of the stream."""
+        luma = bytearray(self.luma_size) if keep or self._skip is None else self._skip
+        if not keep:
+            self._skip = luma
+        if not self._read_frame(index, memoryview(luma), memoryview(self._chroma)):
+            return None
+        if not keep:
+            return np.empty(0, np.uint8)
+        return self._decode(luma, index)
+
+    def iter_frame_bytes(
+        self, stop: int | None = None, *, check_from: int = 0
+    ) -> Iterator[memoryview]:
+        """Yield the bytes of frames ``0, 1, ...`` before ``stop`` (the one pass): each
+        whole frame's planes as one view, its FRAME marker checked and left out.
+
+        The view is reused for the next frame: consume it first. Frames from
+        ``check_from`` on have their luma checked as :meth:`iter_luma` checks it.
+
+        Raises
+        ------
+        AdmError
+            As :meth:`iter_luma`.
+        """
+        self.claim()
+        return self._frame_bytes(stop, max(int(check_from), 0))
+
+    def _frame_bytes(self, stop: int | None, check_from: int) -> Iterator[memoryview]:
+        frame = memoryview(bytearray(self.frame_size))
+        luma, chroma = frame[: self.luma_size], frame[self.luma_size :]
+        index = 0
+        while stop is None or index < stop:
+            if not self._read_frame(index, luma, chroma):
+                return
+            if index >= check_from:
+                self._decode(luma, index)
+            yield frame
+            index += 1
 
     def __repr__(self) -> str:
         return (

@@ -538,8 +538,9 @@ class VideoReader(ClosingReader):
         finally:
             pipe.close()
 
-    def _stdin_feed(self) -> Iterator[bytes] | None:
-        """What to write to ffmpeg's standard input, if it reads its input from there."""
+    def _stdin_feed(self, start: int, total: int | None) -> Iterator[bytes | memoryview] | None:
+        """What to write to ffmpeg's standard input, if it reads its input from there, for
+        a pass whose output is frames ``start`` to ``total`` (all frames for None)."""
         return None
 
     def __repr__(self) -> str:
@@ -606,7 +607,8 @@ class LumaPipe:
         self._done = False
         self._nbytes = reader.width * reader.height * reader.dtype.itemsize
         self._scratch: np.ndarray | None = None
-        feed = reader._stdin_feed()  # noqa: SLF001 - the reader's own hook
+        feed = reader._stdin_feed(start, self._total)  # noqa: SLF001 - the reader's own hook
+        self._feed_errors: list[AdmError] = []
         try:
             self._proc = subprocess.Popen(
                 reader.command(self._total),
@@ -624,7 +626,9 @@ class LumaPipe:
         )
         self._drain.start()
         if feed is not None:
-            threading.Thread(target=_feed, args=(self._proc, feed), daemon=True).start()
+            threading.Thread(
+                target=_feed, args=(self._proc, feed, self._feed_errors), daemon=True
+            ).start()
 
     def _read_plane(self, dst: np.ndarray) -> int:
         """Bytes of the next plane read into ``dst`` (fewer only at the end)."""
@@ -674,6 +678,8 @@ class LumaPipe:
         """At the end of ffmpeg's output: its exit status and what it reported."""
         returncode = self._proc.wait()
         self._drain.join()
+        if self._feed_errors:  # the source refused a frame: ffmpeg's input ended before it
+            raise self._feed_errors[0]
         if returncode != 0:
             message = _last_error("\n".join(self._tail))
             raise AdmError(
@@ -700,11 +706,14 @@ class LumaPipe:
 class ScaledReader(VideoReader):
     """Luma frames of another reader's input, scaled by ffmpeg to another size.
 
-    ffmpeg reads the input itself (a raw file as ``-f rawvideo -pix_fmt P -s WxH``,
-    Y4M and video directly, a stream through its standard input) and scales it with
-    ``-vf scale=W:H:flags=NAME``, in the source's own pixel format, before the luma
-    plane is taken: the planes are those that ``ffmpeg -i IN -vf scale=W:H:flags=NAME
-    OUT.y4m`` writes. Bit depth and layout stay the source's.
+    ffmpeg reads a raw file itself (``-f rawvideo -pix_fmt P -s WxH``) and a video
+    directly; a Y4M file's or a stream's frames come from the source's own reader, on
+    ffmpeg's standard input (a Y4M source's behind a header of its size and layout), so
+    ffmpeg scales exactly the frames admcuda would score without scaling: the same
+    markers, truncation and sample range are checked, with the same warnings and errors.
+    It scales them with ``-vf scale=W:H:flags=NAME``, in the source's own pixel format,
+    before the luma plane is taken: the planes are those that ``ffmpeg -i IN -vf
+    scale=W:H:flags=NAME OUT.y4m`` writes. Bit depth and layout stay the source's.
 
     Parameters
     ----------
@@ -746,7 +755,7 @@ class ScaledReader(VideoReader):
         src: object = self.source
         if self.source_kind == "video":
             return ["-noautorotate", "-i", str(self.path), "-map", f"0:{src.info.stream}"]  # type: ignore[attr-defined]
-        if self.source_kind == "y4m" or getattr(src, "stream_format", "") == "y4m":
+        if self._y4m():
             demuxer = ["-f", "yuv4mpegpipe"]
         else:
             size = f"{self.source_width}x{self.source_height}"
@@ -754,10 +763,14 @@ class ScaledReader(VideoReader):
         name = "pipe:0" if self._piped() else str(self.path)
         return [*demuxer, "-i", name, "-map", "0:v:0"]
 
+    def _y4m(self) -> bool:
+        return self.source_kind == "y4m" or getattr(self.source, "stream_format", "") == "y4m"
+
     def _piped(self) -> bool:
-        """ffmpeg reads its standard input: a stream, or the whole frames of a raw file
-        that ends in a partial one (already warned about, and kept from the decoder)."""
-        if self.source_kind == "stream":
+        """ffmpeg reads its standard input: the frames the source's reader read (a Y4M
+        file or any stream), or the whole frames of a raw file that ends in a partial one
+        (already warned about, and kept from the decoder)."""
+        if self.source_kind in ("stream", "y4m"):
             return True
         if self.source_kind != "yuv":
             return False
@@ -785,13 +798,21 @@ class ScaledReader(VideoReader):
             cmd += ["-frames:v", str(count)]
         return [*cmd, "-f", "rawvideo", "pipe:1"]
 
-    def _stdin_feed(self) -> Iterator[bytes] | None:
+    def _stdin_feed(self, start: int, total: int | None) -> Iterator[bytes | memoryview] | None:
+        """A Y4M file's or a stream's frames as its reader reads them (markers, truncation
+        and sample range checked as without ``--scale``; frames from ``start`` on checked,
+        up to ``total``), a Y4M source's behind a header of the size and layout it read;
+        a raw file's whole frames."""
         if not self._piped():
             return None
         if self.source_kind == "yuv":
             return _file_chunks(self.path, self.num_frames * self.source.frame_size)  # type: ignore[attr-defined,operator]
-        self.source.claim()  # type: ignore[attr-defined]
-        return self.source.stream.chunks()  # type: ignore[attr-defined]
+        frames = self.source.iter_frame_bytes(total, check_from=start)  # type: ignore[attr-defined]
+        if not self._y4m():
+            return frames  # type: ignore[no-any-return]
+        header = _y4m_header(self.source_width, self.source_height, self.pixel_format,
+                                 self.bitdepth)  # fmt: skip
+        return _y4m_stream(header, frames)
 
     def interrupt(self) -> None:
         """End a read of a stream source under way (the feed to ffmpeg's standard input,
@@ -825,6 +846,33 @@ def _drain(proc: subprocess.Popen[bytes], tail: collections.deque[str], counted:
         pass
 
 
+def _y4m_header(width: int, height: int, pixel_format: str, bitdepth: int) -> bytes:
+    """The Y4M header line admcuda writes before the frames it hands to ffmpeg: size and
+    colour space only (``C420p10``, ``Cmono``, ...), which fix the pixel format ffmpeg
+    reads. The source's other tags are left out: none of them changes the scaled luma
+    (frame rate, aspect, interlacing, chroma siting, colour range), and ffmpeg refuses
+    some that admcuda reads (``Im``, a header over 95 bytes).
+
+    Examples
+    --------
+    >>> _y4m_header(64, 48, "420", 10)
+    b'YUV4MPEG2 W64 H48 C420p10\\n'
+    """
+    if pixel_format == "400":
+        colorspace = "mono" if bitdepth == 8 else f"mono{bitdepth}"
+    else:
+        colorspace = pixel_format if bitdepth == 8 else f"{pixel_format}p{bitdepth}"
+    return f"YUV4MPEG2 W{width} H{height} C{colorspace}\n".encode("ascii")
+
+
+def _y4m_stream(header: bytes, frames: Iterator[memoryview]) -> Iterator[bytes | memoryview]:
+    """``header``, then ``FRAME`` and each frame's bytes."""
+    yield header
+    for frame in frames:
+        yield b"FRAME\n"
+        yield frame
+
+
 def _file_chunks(path: Path, nbytes: int, chunk: int = 1 << 20) -> Iterator[bytes]:
     """The first ``nbytes`` bytes of ``path``, in chunks."""
     with open(path, "rb") as handle:
@@ -836,13 +884,21 @@ def _file_chunks(path: Path, nbytes: int, chunk: int = 1 << 20) -> Iterator[byte
             yield data
 
 
-def _feed(proc: subprocess.Popen[bytes], chunks: Iterator[bytes]) -> None:
-    """Write ``chunks`` to ffmpeg's standard input, then close it; stop when ffmpeg does."""
+def _feed(
+    proc: subprocess.Popen[bytes],
+    chunks: Iterator[bytes | memoryview],
+    errors: list[AdmError],
+) -> None:
+    """Write ``chunks`` to ffmpeg's standard input, then close it; stop when ffmpeg does.
+    An :class:`AdmError` from ``chunks`` (a frame the source refused) goes to ``errors``
+    before ffmpeg's input is closed, so the reader of its output finds it at the end."""
     assert proc.stdin is not None
     try:
         for chunk in chunks:
             proc.stdin.write(chunk)
-    except (OSError, ValueError, AdmError):
+    except AdmError as exc:
+        errors.append(exc)
+    except (OSError, ValueError):  # ffmpeg has stopped reading (a frame limit, or killed)
         pass
     finally:
         try:

@@ -18,13 +18,31 @@ bits. The header tags read here:
   progressive picture, with a warning (libvmaf refuses it);
 - ``X`` (extensions) and unknown tags are ignored, as libvmaf does.
 
+A carriage return before the header's newline is read as libvmaf reads it: ignored
+after a last tag ``W``, ``H``, ``F``, ``A`` or ``I``, part of the value of a last ``C``
+tag (so an unknown colour space).
+
 Frame markers are checked when the file is opened. A marker is a line that begins
 with ``FRAME``: whatever follows up to its newline is skipped, as libvmaf's reader
 skips it (``FRAME Ip``, ``FRAME\r``, ``FRAMEX``). A line that does not begin so, or a
 truncated frame, ends the clip there with a one-line warning, and the whole frames
-before it are scored. (libvmaf 3.2.0's tool stops its reading loop there with "Loss
-of framing"; it goes on to score only where the other input ends at the same frame.)
-A file with no whole frame at all is an error.
+before it are scored; the other input's frames beyond them are not. Fewer than 6
+bytes after the last whole frame are the end of the file, with no warning, as
+libvmaf's reader takes them (``y4m_input.c`` reads 6 bytes for the next marker and
+stops quietly short of them). A file with no whole frame at all is an error.
+
+libvmaf's ``vmaf`` tool (Netflix/vmaf f85a8536, as session 14's Y4M audit ran it)
+scores a truncated or badly framed file only where the other input ends at the same
+frame:
+
+- the distorted input ends early in a partial frame or bytes that are no marker,
+  the reference goes on: "problem reading pictures", exit status 234, no output file;
+- the reference ends early in a partial frame, the distorted input goes on: it
+  crashes (SIGSEGV: the picture it failed to read is handed on, zeroed);
+- both end at the same whole frame, one with a partial frame after it: those frames
+  are scored, exit status 0.
+
+admcuda scores the frames both inputs hold in every case (with the warning).
 """
 
 from __future__ import annotations
@@ -51,6 +69,7 @@ from admcuda.yuv import (
 
 __all__ = [
     "MAGIC",
+    "MARKER_PROBE",
     "MAX_FRAME_MARKER",
     "MAX_HEADER",
     "Y4mHeader",
@@ -66,7 +85,13 @@ MAX_HEADER = 1024
 # "FRAME" plus its optional tags and the newline; libvmaf allows 85 bytes in all.
 MAX_FRAME_MARKER = 256
 _FRAME = b"FRAME"
+# libvmaf reads this many bytes for a frame marker and takes fewer as the end of the file.
+MARKER_PROBE = 6
 
+# Tags libvmaf reads with sscanf("%d") or by their first letter, which leave a carriage
+# return after them unread: a CRLF header line that ends in one of them is read (one that
+# ends in a C tag is refused there too, as an unknown colour space).
+_CR_TOLERANT = (b"W", b"H", b"F", b"A", b"I")
 _SITED_420 = ("420jpeg", "420mpeg2", "420paldv")
 _REFUSED = ("411", "410", "440", "444alpha")
 _DIGITS = re.compile(r"[0-9]+")
@@ -198,9 +223,13 @@ def parse_header(data: bytes) -> Y4mHeader:
     if not data.startswith(MAGIC):
         raise AdmError("not a Y4M file: it does not start with YUV4MPEG2")
     end = data.find(b"\n", 0, MAX_HEADER)
+    if end < 0 and len(data) < MAX_HEADER:  # fewer bytes than asked for: the input ended
+        raise AdmError(f"it ends inside the Y4M header ({len(data)} bytes, no end of line)")
     if end < 0:
         raise AdmError(f"Y4M header has no end of line in its first {MAX_HEADER} bytes")
     line = data[:end]
+    if line.endswith(b"\r") and line.rsplit(b" ", 1)[-1][:1] in _CR_TOLERANT:
+        line = line[:-1]  # a CRLF header line, as libvmaf reads it
     if len(line) > len(MAGIC) and line[len(MAGIC)] != ord(" "):
         raise AdmError("not a Y4M file: YUV4MPEG2 is not followed by a space")
     try:
@@ -314,7 +343,7 @@ class Y4mReader(ClosingReader):
         geometry = f"{self.width}x{self.height} C{self.header.colorspace}"
         offsets: list[int] = []
         pos = self.header.size
-        while pos < size:
+        while size - pos >= MARKER_PROBE:
             self._file.seek(pos)
             head = self._file.read(MAX_FRAME_MARKER)
             end = head.find(b"\n")
@@ -369,8 +398,9 @@ class Y4mReader(ClosingReader):
 
     def _plane(self, buf: bytearray | memoryview, shape: tuple[int, int], index: int) -> np.ndarray:
         return decode_plane(
-            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where, index=index
-        )
+            buf, shape, self.bitdepth, check_range=self.check_range, where=self.where,
+            index=index, pixel_format=self.pixel_format, colorspace=self.header.colorspace,
+        )  # fmt: skip
 
     def fileno(self) -> int:
         """The open file's descriptor, for positioned reads (``os.preadv``)."""
@@ -406,7 +436,30 @@ class Y4mReader(ClosingReader):
         return decode_planes(
             buf, self.width, self.height, self.pixel_format, self.bitdepth,
             check_range=self.check_range, where=self.where, index=index,
+            colorspace=self.header.colorspace,
         )  # fmt: skip
+
+    def iter_frame_bytes(
+        self, stop: int | None = None, *, check_from: int = 0
+    ) -> Iterator[memoryview]:
+        """Yield the bytes of frames ``0, 1, ...`` before ``stop``: each whole frame's
+        planes as one view, its FRAME marker left out.
+
+        The view is reused for the next frame: consume it first. Frames from
+        ``check_from`` on have their luma checked as :meth:`read_luma` checks it. Reads
+        by position, so a thread may run it while another reads frames.
+        """
+        stop = self.num_frames if stop is None else min(self.num_frames, stop)
+        frame = memoryview(bytearray(self.frame_size))
+        fd = self._file.fileno()
+        for index in range(stop):
+            if os.preadv(fd, [frame], self._offsets[index]) != self.frame_size:
+                raise AdmError(
+                    f"{self.where} ended inside frame {index} (was it truncated while reading?)"
+                )
+            if index >= check_from:
+                self._plane(frame[: self.luma_size], (self.height, self.width), index)
+            yield frame
 
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""

@@ -391,7 +391,9 @@ def _normalize_format(pixel_format: str | int) -> str:
     return fmt
 
 
-def warn_if_wider(luma: bytes | bytearray, width: int, where: str, geometry: str) -> None:
+def warn_if_wider(
+    luma: bytes | bytearray | memoryview, width: int, where: str, geometry: str
+) -> None:
     """Warn where the bytes of a first 8-bit luma plane look like 10- or 12-bit
     little-endian samples: every odd byte below 16 (a sample's high byte) while even bytes
     reach 64 or more. A 10-bit input read as 8-bit is otherwise scored without a sign (its
@@ -548,6 +550,7 @@ def decode_plane(
     where: str = "input",
     index: int = 0,
     pixel_format: str | None = None,
+    colorspace: str | None = None,
 ) -> np.ndarray:
     """Turn the bytes of one plane into a native-endian 2-D array.
 
@@ -562,8 +565,9 @@ def decode_plane(
         For 10 and 12 bits, refuse a sample that does not fit the bit depth.
     where, index : str, int, optional
         Name of the file and frame number, for the message.
-    pixel_format : str, optional
-        The file's layout, for the message (:func:`check_plane_range`).
+    pixel_format, colorspace : str, optional
+        The file's layout, and a Y4M header's colour space, for the message
+        (:func:`check_plane_range`).
 
     Returns
     -------
@@ -580,7 +584,10 @@ def decode_plane(
     # Native byte order for downstream code; a no-op view on little-endian hosts.
     plane = plane.astype(np.uint8 if bitdepth == 8 else np.uint16, copy=False)
     if check_range and bitdepth in (10, 12):
-        check_plane_range(plane, bitdepth, where=where, index=index, pixel_format=pixel_format)
+        check_plane_range(
+            plane, bitdepth, where=where, index=index, pixel_format=pixel_format,
+            colorspace=colorspace,
+        )  # fmt: skip
     return plane
 
 
@@ -607,23 +614,36 @@ def check_plane_range(
     where: str = "input",
     index: int = 0,
     pixel_format: str | None = None,
+    colorspace: str | None = None,
 ) -> None:
     """Refuse a 10- or 12-bit plane with a sample of ``bitdepth + 1`` bits or more.
 
     Where every sample is a multiple of ``2 ** (16 - bitdepth)``, the message also asks
     whether they are MSB-aligned (``p010``'s ``value << 6``) and names the format to
-    convert to (``pixel_format``, optional, picks its layout).
+    convert to (``pixel_format``, optional, picks its layout). ``colorspace`` is the
+    ``C`` tag of the Y4M header that gave the bit depth (``"420p10"``); the message
+    then names it instead of asking about ``--bitdepth``.
     """
     peak = int(plane.max())
     if not peak >> bitdepth:
         return
     step = 1 << (16 - bitdepth)
-    if (plane & (step - 1)).any():
+    msb, planar = _msb_aligned_names(pixel_format, bitdepth)
+    aligned = not (plane & (step - 1)).any()
+    if colorspace is not None:
+        stated = f"{where} frame {index} has sample value {peak}, too large for {bitdepth} bits"
+        stated += f" (its Y4M header says C{colorspace})"
+        if aligned:
+            stated += (
+                f", and every sample is a multiple of {step}: are they {bitdepth}-bit samples "
+                f"in the high bits (MSB-aligned, as in {msb})? Y4M holds them in the low bits"
+            )
+        raise AdmError(stated)
+    if not aligned:
         raise AdmError(
             f"{where} frame {index} has sample value {peak}, too large for "
             f"{bitdepth} bits; is --bitdepth right?"
         )
-    msb, planar = _msb_aligned_names(pixel_format, bitdepth)
     raise AdmError(
         f"{where} frame {index} has sample value {peak}, too large for {bitdepth} bits, and "
         f"every sample is a multiple of {step}: is --bitdepth right, or are they {bitdepth}-bit "
@@ -642,7 +662,7 @@ def decode_planes(
 ) -> tuple[np.ndarray, ...]:
     """Every plane of one frame's bytes (Y, U, V; Y only for 4:0:0), each as
     :func:`decode_plane` turns it into an array; ``check`` is its ``check_range``,
-    ``where`` and ``index``."""
+    ``where``, ``index`` and ``colorspace``."""
     sample = 1 if bitdepth == 8 else 2
     layout = str(pixel_format)
     planes = []

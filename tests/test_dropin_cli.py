@@ -119,6 +119,38 @@ def test_libvmaf_command_line_gives_the_positional_numbers(tmp_path, bits):
     assert names == [f"{base}_egl_1" for base in OUTPUT_BASE_NAMES]
 
 
+def test_raw_flags_beside_a_y4m_input_get_one_warning(tmp_path, capsys):
+    """With -w/-h/-p/-b libvmaf's tool opens every input with its raw reader (cli_parse.c
+    sets use_yuv), reading a Y4M's header and FRAME markers as samples: other numbers.
+    admcuda reads the Y4M header, scores the same frames, and says so in one line."""
+    ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.yuv"
+    write_related(ref, dis, 32, 24, 3)
+    ref_y4m = write_y4m(ref, tmp_path / "ref.y4m", 32, 24, "420", 8)
+    dis_y4m = write_y4m(dis, tmp_path / "dis.y4m", 32, 24, "420", 8)
+    warning = (
+        "admcuda: warning: with -w/-h/-p/-b given libvmaf reads every input as raw YUV, a "
+        "Y4M's header and FRAME markers as samples; admcuda reads the Y4M header of "
+    )
+
+    def score(*args):
+        assert main(["score", *map(str, args), "--json", "-q"]) == 0
+        out, err = capsys.readouterr()
+        return json.loads(out)["frames"], err
+
+    want, err = score("-r", ref_y4m, "-d", dis)
+    assert err == ""
+    for flags in (GEOMETRY, ["-p", "420"], ["-b", "8"], [*GEOMETRY, "-p", "420", "-b", "8"]):
+        assert score("-r", ref_y4m, "-d", dis, *flags) == (
+            want,
+            f"{warning}reference file '{ref_y4m}'\n",
+        )
+    assert score(ref_y4m, dis_y4m, "-b", "8") == (
+        want,
+        f"{warning}reference file '{ref_y4m}' and distorted file '{dis_y4m}'\n",
+    )
+    assert score(ref, dis, *GEOMETRY) == (want, "")
+
+
 def test_libvmaf_long_spellings(pair, tmp_path):
     ref, dis = pair
     a, b = tmp_path / "a.xml", tmp_path / "b.xml"

@@ -22,13 +22,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _frames import luma_frames
-from _media import FFV1, PAIRS, encode, ffmpeg_exe, write_y4m
+from _media import FFV1, PAIRS, encode, ffmpeg_exe, frame_bytes, write_y4m, y4m_colorspace
 
 import admcuda
 from admcuda.errors import AdmError
 from admcuda.inputs import input_kind, name_hints, open_input, open_inputs
 from admcuda.streams import StreamReader, is_stream
 from admcuda.video import ScaledReader, VideoReader, check_scaler, container_of
+from admcuda.y4m import Y4mReader
 from admcuda.yuv import YuvReader
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -883,6 +884,12 @@ def _stream_of(data):
         (b"\x00" * 100, {"width": W, "height": H}, r"holds no whole frame: it ends inside "
          r"frame 0 \(100 of 21600 bytes of a 160x90 420 8-bit frame; check -w/-h/-p/-b\)"),
         (b"YUV4MPEG2 W160 H90\n", {}, "has a Y4M header but no frames"),
+        (b"YUV4MPEG2 W160 H90 F25:1 C420j", {},
+         r": it ends inside the Y4M header \(30 bytes, no end of line\)$"),
+        (b"YUV4MPEG2 W160 H90\nFRAME I", {}, "holds no whole frame: it ends inside the FRAME "
+         "marker of frame 0$"),
+        (b"YUV4MPEG2 W160 H90\nFRAME " + b"x" * 300, {}, "holds no whole frame: the FRAME "
+         "marker of frame 0 has no end of line within 256 bytes$"),
         (b"YUV4MPEG2 W160\n", {}, "no H tag"),
         (b"\x1a\x45\xdf\xa3" + b"\x00" * 64, {"width": W, "height": H},
          "holds Matroska/WebM data, which cannot be decoded from a stream; pipe Y4M instead"),
@@ -918,6 +925,88 @@ def test_stream_markers_libvmaf_accepts_are_read(tmp_path, caplog):
     assert warnings_of(caplog) == []
     assert len(frames) == len(want) > 1
     assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
+
+
+@pytest.mark.parametrize("tail", [b"F", b"FRA", b"abc\n", b"FRAME", b"\n\n\n\n\n"])
+def test_stream_ending_in_fewer_than_6_bytes_ends_quietly(tmp_path, caplog, tail):
+    # libvmaf's y4m_input.c reads 6 bytes for the next marker and takes fewer as the end.
+    data = _y4m_bytes(tmp_path)
+    want = lumas(open_input(str(tmp_path / "s.y4m")))
+    read = _stream_of(data + tail)
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    assert warnings_of(caplog) == []
+    assert len(frames) == len(want) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
+    read = _stream_of(data[: data.index(b"\n") + 1] + tail)
+    try:
+        with pytest.raises(AdmError, match="has a Y4M header but no frames"):
+            bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+    read = _stream_of(data + tail + b"x" * (6 - len(tail)))
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            assert len(bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))) == 3
+    finally:
+        os.close(read)
+    assert len(warnings_of(caplog)) == 1
+
+
+def test_crlf_header_is_read_from_a_file_and_a_stream(tmp_path, caplog):
+    # libvmaf reads W, H, F, A with sscanf and I by its letter: a CR after them is ignored.
+    data = _y4m_bytes(tmp_path)
+    want = lumas(open_input(str(tmp_path / "s.y4m")))
+    end = data.index(b"\n")
+    crlf = data[:end] + b" Ip\r" + data[end:]
+    path = tmp_path / "crlf.y4m"
+    path.write_bytes(crlf)
+    read = _stream_of(crlf)
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+            from_file = lumas(open_input(path))
+    finally:
+        os.close(read)
+    assert warnings_of(caplog) == []
+    for got in (frames, from_file):
+        assert len(got) == len(want) == 3
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+def test_stream_ending_inside_a_frame_marker_says_so(tmp_path, caplog):
+    data = _y4m_bytes(tmp_path)
+    read = _stream_of(data + b"FRAME I")
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}", label="distorted")))
+    finally:
+        os.close(read)
+    assert len(frames) == 3
+    assert warnings_of(caplog) == [
+        f"distorted file '/dev/fd/{read}': it ends inside the FRAME marker of frame 3; "
+        "scoring the 3 whole frames before it"
+    ]
+
+
+def test_stream_range_error_names_the_header(tmp_path):
+    samples = np.full(W * H * 3 // 2, 512, "<u2")
+    samples[W * H - 1] = 1500
+    raw = tmp_path / "ten.yuv"
+    raw.write_bytes(samples.tobytes())
+    read = _stream_of(write_y4m(raw, tmp_path / "ten.y4m", W, H, "420", 10).read_bytes())
+    try:
+        with pytest.raises(AdmError) as info:
+            bounded(lambda: lumas(open_input(f"/dev/fd/{read}", label="distorted")))
+    finally:
+        os.close(read)
+    assert str(info.value) == (
+        f"distorted file '/dev/fd/{read}' frame 0 has sample value 1500, too large for 10 "
+        "bits (its Y4M header says C420p10)"
+    )
 
 
 def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
@@ -1143,6 +1232,152 @@ def test_scale_of_a_stream(tmp_path, ladder):
     finally:
         os.close(read)
     assert len(got) == len(want) and all((a == b).all() for a, b in zip(got, want, strict=True))
+
+
+# The Y4M rungs below are read by admcuda's own reader and handed to ffmpeg on its standard
+# input, frame by frame: ffmpeg scales exactly the frames admcuda read and checked.
+SMALL = (40, 30)
+
+
+def _clip_y4m(path, fmt="420", bits=8, *, size=SMALL, frames=4, seed=5, header=None,
+              markers=None, tail=b""):  # fmt: skip
+    """Random frames as Y4M, byte by byte; ``header`` and ``markers`` override the lines."""
+    w, h = size
+    rng = np.random.default_rng(seed)
+    n = frame_bytes(w, h, fmt, bits) // (1 if bits == 8 else 2)
+    head = header or f"YUV4MPEG2 W{w} H{h} F25:1 Ip C{y4m_colorspace(fmt, bits)}\n".encode()
+    out = bytearray(head)
+    for k in range(frames):
+        samples = rng.integers(0, 1 << bits, n)
+        out += markers[k] if markers else b"FRAME\n"
+        out += samples.astype(np.uint8 if bits == 8 else "<u2").tobytes()
+    path.write_bytes(bytes(out) + tail)
+    return path
+
+
+def _scaled_lumas(ref, dis, flags="bicubic", start=0):
+    def read():
+        with open_inputs(ref, [dis], scale=flags) as inputs:
+            (reader,) = inputs.dis
+            assert isinstance(reader, ScaledReader)
+            return [np.array(plane) for plane in reader.iter_luma(start)]
+
+    return bounded(read)
+
+
+def _as_stream(path):
+    return _stream_of(Path(path).read_bytes())
+
+
+@pytest.mark.parametrize(
+    ("variant", "change"),
+    [
+        ("a 600-byte header", {"header": b"YUV4MPEG2 W40 H30 F25:1 Ip C420jpeg X" + b"Y" * 562
+                               + b"\n"}),
+        ("200-byte markers", {"markers": [b"FRAME " + b"x" * 193 + b"\n"] * 4}),
+        ("85-byte markers", {"markers": [b"FRAME Ip " + b"x" * 75 + b"\n"] * 4}),
+        ("mixed interlacing", {"header": b"YUV4MPEG2 W40 H30 F25:1 Im C420jpeg\n"}),
+        ("a CRLF header", {"header": b"YUV4MPEG2 C420jpeg W40 H30 F25:1 Ip\r\n"}),
+        ("CRLF markers", {"markers": [b"FRAME\r\n"] * 4}),
+    ],
+)  # fmt: skip
+def test_scale_reads_the_frames_admcuda_reads(tmp_path, variant, change):
+    """Y4M files admcuda reads but ffmpeg's demuxer refuses (or reads otherwise) scale
+    like the plain file: ffmpeg gets admcuda's frames, not the file."""
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_y4m(tmp_path / "ref.y4m", size=(64, 48), seed=1)
+    want = _scaled_lumas(ref, _clip_y4m(tmp_path / "plain.y4m"))
+    odd = _clip_y4m(tmp_path / "odd.y4m", **change)
+    got = _scaled_lumas(ref, odd)
+    assert len(want) == len(got) == 4, variant
+    assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True)), variant
+    read = _as_stream(odd)
+    try:
+        got = _scaled_lumas(ref, f"/dev/fd/{read}")
+    finally:
+        os.close(read)
+    assert len(got) == 4 and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("change", "count", "problem"),
+    [
+        ({"markers": [b"FRAME\n"] * 2 + [b"GARBAGE\n"] * 2}, 2, "no FRAME marker"),
+        ({"tail": b"FRAME\n" + b"\x80" * 700}, 4, "it ends inside frame 4 (700 of 1800 bytes"),
+        ({"tail": b"FRAME " + b"x" * 100}, 4, "it ends inside the FRAME marker"),
+    ],
+)
+def test_scale_scores_the_frames_and_warnings_of_the_plain_reading(tmp_path, caplog, change,
+                                                                   count, problem):  # fmt: skip
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_y4m(tmp_path / "ref.y4m", size=(64, 48), seed=1, frames=6)
+    want = _scaled_lumas(ref, _clip_y4m(tmp_path / "plain.y4m"))[:count]
+    bad = _clip_y4m(tmp_path / "bad.y4m", **change)
+    read = _as_stream(bad)
+    try:
+        for dis in (bad, f"/dev/fd/{read}"):
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="admcuda"):
+                got = _scaled_lumas(ref, dis)
+            assert len(got) == count
+            assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+            (message,) = warnings_of(caplog)
+            assert problem in message and f"scoring the {count} whole frames" in message
+    finally:
+        os.close(read)
+
+
+def test_scale_refuses_samples_out_of_range_as_the_plain_reading(tmp_path):
+    """A 10-bit sample too large in a rung of another size stops the run with the same
+    line as at the reference's size; a frame before the selection is not looked at."""
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_y4m(tmp_path / "ref.y4m", "420", 10, size=(64, 48), seed=1)
+    dis = _clip_y4m(tmp_path / "dis.y4m", "420", 10)
+    data = bytearray(dis.read_bytes())
+    frame = 6 + frame_bytes(*SMALL, "420", 10)
+    first = data.index(b"\n") + 1 + 6
+    data[first + frame + 100 : first + frame + 102] = (3000).to_bytes(2, "little")  # frame 1
+    dis.write_bytes(bytes(data))
+    with Y4mReader(dis, label="distorted") as plain, pytest.raises(AdmError) as info:
+        plain.read_luma(1)
+    message = str(info.value)
+    assert message.endswith("frame 1 has sample value 3000, too large for 10 bits (its Y4M "
+                            "header says C420p10)")  # fmt: skip
+    with pytest.raises(AdmError) as info:
+        _scaled_lumas(ref, dis)
+    assert str(info.value) == message
+    read = _as_stream(dis)
+    try:
+        with pytest.raises(AdmError) as info:
+            _scaled_lumas(ref, f"/dev/fd/{read}")
+    finally:
+        os.close(read)
+    assert str(info.value) == message.replace(repr(str(dis)), f"'/dev/fd/{read}'")
+    assert len(_scaled_lumas(ref, dis, start=2)) == 2
+    data[first + 100 : first + 102] = (3000).to_bytes(2, "little")  # frame 0 as well
+    data[first + frame + 100 : first + frame + 102] = b"\x00\x00"
+    dis.write_bytes(bytes(data))
+    assert len(_scaled_lumas(ref, dis, start=1)) == 3
+
+
+@pytest.mark.parametrize(("fmt", "bits"), [("420", 8), ("422", 10), ("444", 12), ("400", 16)])
+def test_scale_of_a_y4m_equals_scale_of_its_raw_frames(tmp_path, fmt, bits):
+    """The frames admcuda hands ffmpeg (behind a header of its own) scale as ffmpeg scales
+    the same frames read from a raw file."""
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_y4m(tmp_path / "ref.y4m", fmt, bits, size=(64, 48), seed=1)
+    y4m = _clip_y4m(tmp_path / "dis.y4m", fmt, bits, markers=[b"FRAME Ip XA=1\n"] * 4)
+    data = y4m.read_bytes()
+    body = data.split(b"\n", 1)[1].split(b"FRAME Ip XA=1\n")
+    pix = {"400": f"gray{bits}le" if bits > 8 else "gray"}.get(fmt, f"yuv{fmt}p" + (
+        f"{bits}le" if bits > 8 else ""))  # fmt: skip
+    raw = tmp_path / f"dis_40x30_{pix}.yuv"
+    raw.write_bytes(b"".join(body))
+    for flags in ("bicubic", "lanczos"):
+        want = _scaled_lumas(ref, raw, flags)
+        assert len(want) == 4
+        got = _scaled_lumas(ref, y4m, flags)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
 
 
 def test_size_mismatch_without_scale_names_it(ladder):

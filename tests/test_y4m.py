@@ -91,13 +91,36 @@ def test_header_defaults_and_extra_spaces():
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        b"YUV4MPEG2 C420p10 F25:1 W33 H37\r\n",
+        b"YUV4MPEG2 C420p10 F25:1 W33 H37 Ip\r\n",
+        b"YUV4MPEG2 C420p10 W33 H37 F25:1\r\n",
+        b"YUV4MPEG2 C420p10 W33 H37 Ip A1:1\r\n",
+        b"YUV4MPEG2 C420p10 H37 W33\r\n",
+        b"YUV4MPEG2 W33 H37 C420p10 XCOLORRANGE=LIMITED\r\n",
+    ],
+)
+def test_crlf_header_libvmaf_reads(line):
+    # libvmaf reads W, H, F, A with sscanf and I by its letter: a CR after them is ignored.
+    header = parse_header(line + b"FRAME\n")
+    assert (header.width, header.height, header.pixel_format, header.bitdepth) == (
+        33, 37, "420", 10,
+    )  # fmt: skip
+    assert header.size == len(line)
+    assert header.frame_rate in (None, (25, 1)) and header.interlace in (None, "p")
+
+
+@pytest.mark.parametrize(
     ("data", "match"),
     [
+        (b"YUV4MPEG2 W32 H32 C420jpeg\r\n", r"unknown Y4M colour space C'420jpeg\\r'"),
+        (b"YUV4MPEG2 W32 H32 I\r\n", "I'' is not one of Ip"),
         (b"YUV4MPEG W32 H32\n", "does not start with YUV4MPEG2"),
         (b"RIFF....", "does not start with YUV4MPEG2"),
         (b"YUV4MPEG2X W32 H32\n", "not followed by a space"),
-        (b"YUV4MPEG2 W32 H32", "no end of line"),
-        (b"YUV4MPEG2 W32 " + b"X" * MAX_HEADER + b"\n", "no end of line"),
+        (b"YUV4MPEG2 W32 H32", r"^it ends inside the Y4M header \(17 bytes, no end of line\)$"),
+        (b"YUV4MPEG2 W32 " + b"X" * MAX_HEADER + b"\n", "no end of line in its first 1024 bytes"),
         (b"YUV4MPEG2 H32 F25:1\n", "no W tag"),
         (b"YUV4MPEG2 W32\n", "no H tag"),
         (b"YUV4MPEG2 F25:1\n", "no W and H tag"),
@@ -255,14 +278,30 @@ def test_truncated_last_frame_warns(tmp_path, caplog):
     assert "ends inside frame 2" in message
 
 
-def test_trailing_partial_marker_warns(tmp_path, caplog):
+@pytest.mark.parametrize("tail", [b"FRAME I", b"abcdef"])
+def test_trailing_partial_marker_warns(tmp_path, caplog, tail):
     raw, geometry = _clip(tmp_path)
     path = write_y4m(raw, tmp_path / "tail.y4m", *geometry)
     with path.open("ab") as handle:
-        handle.write(b"FRA")
+        handle.write(tail)
     with caplog.at_level(logging.WARNING, logger="admcuda"), Y4mReader(path) as reader:
         assert len(reader) == 3
     assert len(_warnings(caplog)) == 1
+
+
+@pytest.mark.parametrize("tail", [b"F", b"FRA", b"abc\n", b"FRAME", b"\n\n\n\n\n"])
+def test_fewer_than_6_trailing_bytes_end_the_file_quietly(tmp_path, caplog, tail):
+    # libvmaf's y4m_input.c reads 6 bytes for the next marker and takes fewer as the end.
+    raw, geometry = _clip(tmp_path)
+    path = write_y4m(raw, tmp_path / "tail.y4m", *geometry)
+    with path.open("ab") as handle:
+        handle.write(tail)
+    with caplog.at_level(logging.WARNING, logger="admcuda"), Y4mReader(path) as reader:
+        assert len(reader) == 3
+    assert _warnings(caplog) == []
+    path.write_bytes(path.read_bytes()[: parse_header(path.read_bytes()).size] + tail)
+    with pytest.raises(AdmError, match="has a header but no frames"):
+        Y4mReader(path)
 
 
 def test_marker_without_end_of_line(tmp_path, caplog):
@@ -315,6 +354,40 @@ def test_sample_range_checked(tmp_path):
     path = write_y4m(raw, tmp_path / "w.y4m", w, h, "420", 10)
     with Y4mReader(path) as reader, pytest.raises(AdmError, match="too large for 10 bits"):
         reader.read_luma(0)
+
+
+def test_range_error_names_the_header_not_bitdepth(tmp_path):
+    # The bit depth came from the header's C tag: the message says so, not "--bitdepth".
+    w, h = 20, 18
+    samples = np.full(frame_bytes(w, h, "422", 10) // 2, 500, "<u2")
+    samples[7] = 3001
+    raw = tmp_path / "wide.yuv"
+    raw.write_bytes(np.tile(samples, 2).tobytes())
+    path = write_y4m(raw, tmp_path / "w.y4m", w, h, "422", 10)
+    want = (
+        f"distorted file {str(path)!r} frame 0 has sample value 3001, too large for 10 bits "
+        "(its Y4M header says C422p10)"
+    )
+    with Y4mReader(path, label="distorted") as reader:
+        for read in (reader.read_luma, reader.read_planes):
+            with pytest.raises(AdmError) as info:
+                read(0)
+            assert str(info.value) == want
+    ref = write_y4m(raw, tmp_path / "r.y4m", w, h, "422", 10)
+    ref.write_bytes(ref.read_bytes().replace(b"\xb9\x0b", b"\x00\x00"))  # 3001 -> 0
+    with pytest.raises(AdmError) as info:
+        admcuda.score_files(ref, path, backend="cpu")
+    assert str(info.value) == want
+    raw.write_bytes(np.full(2 * samples.size, 500 << 6, "<u2").tobytes())
+    path = write_y4m(raw, tmp_path / "w.y4m", w, h, "422", 10)
+    with Y4mReader(path, label="distorted") as reader, pytest.raises(AdmError) as info:
+        reader.read_luma(0)
+    assert str(info.value) == (
+        f"distorted file {str(path)!r} frame 0 has sample value {500 << 6}, too large for 10 "
+        "bits (its Y4M header says C422p10), and every sample is a multiple of 64: are they "
+        "10-bit samples in the high bits (MSB-aligned, as in p210)? Y4M holds them in the "
+        "low bits"
+    )
 
 
 @pytest.mark.parametrize(
