@@ -876,6 +876,15 @@ def _stream_of(data):
     return read
 
 
+def _stream_lumas(data):
+    """The luma planes read from a stream input holding ``data``."""
+    read = _stream_of(data)
+    try:
+        return bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
+    finally:
+        os.close(read)
+
+
 @pytest.mark.parametrize(
     ("data", "kw", "match"),
     [
@@ -916,12 +925,8 @@ def test_stream_markers_libvmaf_accepts_are_read(tmp_path, caplog):
     # "FRAME", then anything to the newline (libvmaf's y4m_input.c): FRAME\r\n is a marker.
     data = _y4m_bytes(tmp_path)
     want = lumas(open_input(str(tmp_path / "s.y4m")))
-    read = _stream_of(data.replace(b"FRAME\n", b"FRAME\r\n"))
-    try:
-        with caplog.at_level(logging.WARNING, logger="admcuda"):
-            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
-    finally:
-        os.close(read)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        frames = _stream_lumas(data.replace(b"FRAME\n", b"FRAME\r\n"))
     assert warnings_of(caplog) == []
     assert len(frames) == len(want) > 1
     assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
@@ -932,27 +937,15 @@ def test_stream_ending_in_fewer_than_6_bytes_ends_quietly(tmp_path, caplog, tail
     # libvmaf's y4m_input.c reads 6 bytes for the next marker and takes fewer as the end.
     data = _y4m_bytes(tmp_path)
     want = lumas(open_input(str(tmp_path / "s.y4m")))
-    read = _stream_of(data + tail)
-    try:
-        with caplog.at_level(logging.WARNING, logger="admcuda"):
-            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
-    finally:
-        os.close(read)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        frames = _stream_lumas(data + tail)
     assert warnings_of(caplog) == []
     assert len(frames) == len(want) == 3
     assert all(np.array_equal(a, b) for a, b in zip(frames, want, strict=True))
-    read = _stream_of(data[: data.index(b"\n") + 1] + tail)
-    try:
-        with pytest.raises(AdmError, match="has a Y4M header but no frames"):
-            bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
-    finally:
-        os.close(read)
-    read = _stream_of(data + tail + b"x" * (6 - len(tail)))
-    try:
-        with caplog.at_level(logging.WARNING, logger="admcuda"):
-            assert len(bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))) == 3
-    finally:
-        os.close(read)
+    with pytest.raises(AdmError, match="has a Y4M header but no frames"):
+        _stream_lumas(data[: data.index(b"\n") + 1] + tail)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        assert len(_stream_lumas(data + tail + b"x" * (6 - len(tail)))) == 3
     assert len(warnings_of(caplog)) == 1
 
 
@@ -1011,21 +1004,13 @@ def test_stream_range_error_names_the_header(tmp_path):
 
 def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
     data = _y4m_bytes(tmp_path)
-    read = _stream_of(data[:-100])
-    try:
-        with caplog.at_level(logging.WARNING, logger="admcuda"):
-            frames = bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
-    finally:
-        os.close(read)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        frames = _stream_lumas(data[:-100])
     assert len(frames) == 2
     (message,) = warnings_of(caplog)
     assert "it ends inside frame 2" in message and "scoring the 2 whole frames" in message
-    read = _stream_of(data.replace(b"FRAME\n", b"FRAMX\n")[: len(data)])
-    try:
-        with pytest.raises(AdmError, match="holds no whole frame: no FRAME marker"):
-            bounded(lambda: lumas(open_input(f"/dev/fd/{read}")))
-    finally:
-        os.close(read)
+    with pytest.raises(AdmError, match="holds no whole frame: no FRAME marker"):
+        _stream_lumas(data.replace(b"FRAME\n", b"FRAMX\n")[: len(data)])
 
 
 def test_a_stream_opened_again_keeps_its_first_bytes(tmp_path):
