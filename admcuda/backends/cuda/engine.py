@@ -1,9 +1,10 @@
 """The CUDA engine: device buffers, streams and the stage chain over batches of frames.
 
 :class:`CudaAdm` holds everything that lives across batches for one frame size: the
-band and CSF buffers of each scale, two device input buffers per role with the events
-that say when each is free, a ring of accumulator buffers (device and page-locked host),
-and the batched float finish (:class:`admcuda.finish.BatchFinish`).
+band, CSF and row-total buffers of each scale, two device input buffers with the events
+that say when each is free, one device accumulator buffer with a ring of page-locked
+host copies, the captured graphs of the chain (:mod:`.graphs`), and the batched float
+finish (:class:`admcuda.finish.BatchFinish`).
 
 Work enters through :meth:`CudaAdm.submit` (queue one batch: uploads on the copy
 stream, kernels on the compute stream, the accumulators' download behind them; it
