@@ -706,11 +706,11 @@ class LumaPipe:
 class ScaledReader(VideoReader):
     """Luma frames of another reader's input, scaled by ffmpeg to another size.
 
-    ffmpeg reads a raw file itself (``-f rawvideo -pix_fmt P -s WxH``) and a video
-    directly; a Y4M file's or a stream's frames come from the source's own reader, on
-    ffmpeg's standard input (a Y4M source's behind a header of its size and layout), so
-    ffmpeg scales exactly the frames admcuda would score without scaling: the same
-    markers, truncation and sample range are checked, with the same warnings and errors.
+    ffmpeg reads a video itself; a raw or Y4M file's frames, or a stream's, come from the
+    source's own reader, on ffmpeg's standard input (``-f rawvideo -pix_fmt P -s WxH``, or
+    a Y4M source's behind a header of its size and layout), so ffmpeg scales exactly the
+    frames admcuda would score without scaling: the same markers, truncation and sample
+    range are checked, with the same warnings and errors.
     It scales them with ``-vf scale=W:H:flags=NAME``, in the source's own pixel format,
     before the luma plane is taken: the planes are those that ``ffmpeg -i IN -vf
     scale=W:H:flags=NAME OUT.y4m`` writes. Bit depth and layout stay the source's.
@@ -760,21 +760,10 @@ class ScaledReader(VideoReader):
         else:
             size = f"{self.source_width}x{self.source_height}"
             demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
-        name = "pipe:0" if self._piped() else str(self.path)
-        return [*demuxer, "-i", name, "-map", "0:v:0"]
+        return [*demuxer, "-i", "pipe:0", "-map", "0:v:0"]
 
     def _y4m(self) -> bool:
         return self.source_kind == "y4m" or getattr(self.source, "stream_format", "") == "y4m"
-
-    def _piped(self) -> bool:
-        """ffmpeg reads its standard input: the frames the source's reader read (a Y4M
-        file or any stream), or the whole frames of a raw file that ends in a partial one
-        (already warned about, and kept from the decoder)."""
-        if self.source_kind in ("stream", "y4m"):
-            return True
-        if self.source_kind != "yuv":
-            return False
-        return self.path.stat().st_size != self.num_frames * self.source.frame_size  # type: ignore[attr-defined,operator]
 
     def _source_pix_fmt(self) -> str:
         if self.source_kind == "video":
@@ -799,14 +788,13 @@ class ScaledReader(VideoReader):
         return [*cmd, "-f", "rawvideo", "pipe:1"]
 
     def _stdin_feed(self, start: int, total: int | None) -> Iterator[bytes | memoryview] | None:
-        """A Y4M file's or a stream's frames as its reader reads them (markers, truncation
-        and sample range checked as without ``--scale``; frames from ``start`` on checked,
-        up to ``total``), a Y4M source's behind a header of the size and layout it read;
-        a raw file's whole frames."""
-        if not self._piped():
+        """A raw or Y4M file's frames, or a stream's, as its reader reads them (markers,
+        truncation and sample range checked as without ``--scale``; frames from ``start``
+        on checked, up to ``total``), a Y4M source's behind a header of the size and layout
+        it read. A raw file's whole frames only: a partial last one is already warned
+        about, and kept from the decoder."""
+        if self.source_kind == "video":
             return None
-        if self.source_kind == "yuv":
-            return _file_chunks(self.path, self.num_frames * self.source.frame_size)  # type: ignore[attr-defined,operator]
         frames = self.source.iter_frame_bytes(total, check_from=start)  # type: ignore[attr-defined]
         if not self._y4m():
             return frames  # type: ignore[no-any-return]
@@ -871,17 +859,6 @@ def _y4m_stream(header: bytes, frames: Iterator[memoryview]) -> Iterator[bytes |
     for frame in frames:
         yield b"FRAME\n"
         yield frame
-
-
-def _file_chunks(path: Path, nbytes: int, chunk: int = 1 << 20) -> Iterator[bytes]:
-    """The first ``nbytes`` bytes of ``path``, in chunks."""
-    with open(path, "rb") as handle:
-        while nbytes > 0:
-            data = handle.read(min(chunk, nbytes))
-            if not data:
-                return
-            nbytes -= len(data)
-            yield data
 
 
 def _feed(
