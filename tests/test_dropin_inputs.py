@@ -1524,6 +1524,48 @@ def test_scale_refuses_samples_out_of_range_in_a_raw_stream(tmp_path):
     assert len(bounded(read)) == 4
 
 
+def _as_y4m(raw, path, size=SMALL, bits=10):
+    """The frames of a 4:2:0 raw file as a Y4M file."""
+    data = raw.read_bytes()
+    n = frame_bytes(*size, "420", bits)
+    frames = [b"FRAME\n" + data[k : k + n] for k in range(0, len(data), n)]
+    path.write_bytes(f"YUV4MPEG2 W{size[0]} H{size[1]} C420p{bits}\n".encode() + b"".join(frames))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["raw", "y4m"])
+def test_scale_checks_the_frames_a_subsample_scores(tmp_path, kind):
+    """With --subsample, a rung of another size has the frames scored range-checked, as a
+    file read by position has without --scale: a sample too large in a frame passed over
+    is not looked at (ffmpeg is still fed that frame, which it scales and admcuda drops)."""
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_raw(tmp_path / "ref_64x48_yuv420p10le.yuv", size=(64, 48), seed=1)
+    geo = _geometry()
+    same = _clip_raw(tmp_path / "same_64x48_yuv420p10le.yuv", size=(64, 48), bad=[(1, 3000)])
+    assert len(admcuda.score_files(ref, same, backend="cpu", subsample=2, **geo)) == 2
+    with pytest.raises(AdmError, match="frame 1 has sample value 3000"):
+        admcuda.score_files(ref, same, backend="cpu", **geo)
+
+    def rung(name, bad):
+        raw = _clip_raw(tmp_path / f"{name}_40x30_yuv420p10le.yuv", bad=bad)
+        return raw if kind == "raw" else _as_y4m(raw, tmp_path / f"{name}.y4m")
+
+    def score(dis, skip=0):
+        return admcuda.score_files(ref, dis, backend="cpu", scale="bicubic", subsample=2,
+                                   frame_skip_ref=skip, frame_skip_dist=skip, **geo)  # fmt: skip
+
+    clean = rung("clean", [])
+    odd = rung("odd", [(1, 3000), (3, 3000)])
+    want = score(clean)
+    assert len(want) == 2 and score(odd) == want
+    with pytest.raises(AdmError, match="frame 1 has sample value 3000"):
+        score(odd, skip=1)
+    even = rung("even", [(2, 3000)])
+    with pytest.raises(AdmError, match="frame 2 has sample value 3000"):
+        score(even)
+    assert score(even, skip=1) == score(clean, skip=1)
+
+
 def test_size_mismatch_without_scale_names_it(ladder):
     ref, _, y4m, mkv = ladder
     for dis in (y4m, mkv):
