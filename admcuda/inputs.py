@@ -953,7 +953,7 @@ class FrameStream:
         if self.ended or (self.limit is not None and self.read >= self.limit):
             return False
         if self._pipe is None:
-            self._pipe = self._open_pipe(self.skip, self.limit)
+            self._pipe = self._open_pipe(self.skip, self.limit, subsample=self.subsample)
         if not self._pipe.readinto(dst):
             self.ended = True
             return False

@@ -496,14 +496,19 @@ class VideoReader(ClosingReader):
         """Of the planes: uint8 for 8 bits, else uint16."""
         return np.dtype(np.uint8 if self.bitdepth == 8 else np.uint16)
 
-    def open_pipe(self, start: int = 0, count: int | None = None) -> LumaPipe:
+    def open_pipe(
+        self, start: int = 0, count: int | None = None, *, subsample: int = 1
+    ) -> LumaPipe:
         """Start ffmpeg on frames ``start``, ``start + 1``, ...: a :class:`LumaPipe` that
         reads each plane straight into an array the caller gives (no copy between).
 
         Frames before ``start`` are decoded and dropped (seeking in compressed video is
-        not frame exact). ``count`` caps the frames after them.
+        not frame exact). ``count`` caps the frames after them. ``subsample`` is the
+        caller's (it scores frames ``start``, ``start + subsample``, ...); every frame is
+        still decoded and read, but a source fed by admcuda (:class:`ScaledReader`) checks
+        only the frames scored.
         """
-        return LumaPipe(self, max(int(start), 0), count)
+        return LumaPipe(self, max(int(start), 0), count, max(int(subsample), 1))
 
     def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]:
         """Decode and yield Y planes from frame ``start`` on.
@@ -538,9 +543,12 @@ class VideoReader(ClosingReader):
         finally:
             pipe.close()
 
-    def _stdin_feed(self, start: int, total: int | None) -> Iterator[bytes | memoryview] | None:
+    def _stdin_feed(
+        self, start: int, total: int | None, subsample: int = 1
+    ) -> Iterator[bytes | memoryview] | None:
         """What to write to ffmpeg's standard input, if it reads its input from there, for
-        a pass whose output is frames ``start`` to ``total`` (all frames for None)."""
+        a pass whose output is frames ``start`` to ``total`` (all frames for None), of
+        which ``start``, ``start + subsample``, ... are scored."""
         return None
 
     def __repr__(self) -> str:
@@ -599,7 +607,9 @@ class LumaPipe:
     dropped with a warning). :meth:`close` stops ffmpeg early.
     """
 
-    def __init__(self, reader: VideoReader, start: int, count: int | None) -> None:
+    def __init__(
+        self, reader: VideoReader, start: int, count: int | None, subsample: int = 1
+    ) -> None:
         self.reader = reader
         self._start = start
         self._total = None if count is None else start + max(int(count), 0)
@@ -607,7 +617,7 @@ class LumaPipe:
         self._done = False
         self._nbytes = reader.width * reader.height * reader.dtype.itemsize
         self._scratch: np.ndarray | None = None
-        feed = reader._stdin_feed(start, self._total)  # noqa: SLF001 - the reader's own hook
+        feed = reader._stdin_feed(start, self._total, subsample)  # noqa: SLF001 - its own hook
         self._feed_errors: list[AdmError] = []
         try:
             self._proc = subprocess.Popen(
@@ -706,11 +716,11 @@ class LumaPipe:
 class ScaledReader(VideoReader):
     """Luma frames of another reader's input, scaled by ffmpeg to another size.
 
-    ffmpeg reads a raw file itself (``-f rawvideo -pix_fmt P -s WxH``) and a video
-    directly; a Y4M file's or a stream's frames come from the source's own reader, on
-    ffmpeg's standard input (a Y4M source's behind a header of its size and layout), so
-    ffmpeg scales exactly the frames admcuda would score without scaling: the same
-    markers, truncation and sample range are checked, with the same warnings and errors.
+    ffmpeg reads a video itself; a raw or Y4M file's frames, or a stream's, come from the
+    source's own reader, on ffmpeg's standard input (``-f rawvideo -pix_fmt P -s WxH``, or
+    a Y4M source's behind a header of its size and layout), so ffmpeg scales exactly the
+    frames admcuda would score without scaling: the same markers, truncation and sample
+    range are checked, with the same warnings and errors.
     It scales them with ``-vf scale=W:H:flags=NAME``, in the source's own pixel format,
     before the luma plane is taken: the planes are those that ``ffmpeg -i IN -vf
     scale=W:H:flags=NAME OUT.y4m`` writes. Bit depth and layout stay the source's.
@@ -760,21 +770,10 @@ class ScaledReader(VideoReader):
         else:
             size = f"{self.source_width}x{self.source_height}"
             demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
-        name = "pipe:0" if self._piped() else str(self.path)
-        return [*demuxer, "-i", name, "-map", "0:v:0"]
+        return [*demuxer, "-i", "pipe:0", "-map", "0:v:0"]
 
     def _y4m(self) -> bool:
         return self.source_kind == "y4m" or getattr(self.source, "stream_format", "") == "y4m"
-
-    def _piped(self) -> bool:
-        """ffmpeg reads its standard input: the frames the source's reader read (a Y4M
-        file or any stream), or the whole frames of a raw file that ends in a partial one
-        (already warned about, and kept from the decoder)."""
-        if self.source_kind in ("stream", "y4m"):
-            return True
-        if self.source_kind != "yuv":
-            return False
-        return self.path.stat().st_size != self.num_frames * self.source.frame_size  # type: ignore[attr-defined,operator]
 
     def _source_pix_fmt(self) -> str:
         if self.source_kind == "video":
@@ -798,16 +797,23 @@ class ScaledReader(VideoReader):
             cmd += ["-frames:v", str(count)]
         return [*cmd, "-f", "rawvideo", "pipe:1"]
 
-    def _stdin_feed(self, start: int, total: int | None) -> Iterator[bytes | memoryview] | None:
-        """A Y4M file's or a stream's frames as its reader reads them (markers, truncation
-        and sample range checked as without ``--scale``; frames from ``start`` on checked,
-        up to ``total``), a Y4M source's behind a header of the size and layout it read;
-        a raw file's whole frames."""
-        if not self._piped():
+    def _stdin_feed(
+        self, start: int, total: int | None, subsample: int = 1
+    ) -> Iterator[bytes | memoryview] | None:
+        """A raw or Y4M file's frames, or a stream's, as its reader reads them (markers,
+        truncation and sample range checked as without ``--scale``), up to ``total``, a Y4M
+        source's behind a header of the size and layout it read. A raw file's whole frames
+        only: a partial last one is already warned about, and kept from the decoder.
+
+        The sample range is checked on the frames read without ``--scale``: a file's are
+        read by position, the scored ones alone (``start``, ``start + subsample``, ...),
+        a stream's one after another, all from ``start`` on. Every frame from the first is
+        fed all the same, ffmpeg's output numbering frames as the source does.
+        """
+        if self.source_kind == "video":
             return None
-        if self.source_kind == "yuv":
-            return _file_chunks(self.path, self.num_frames * self.source.frame_size)  # type: ignore[attr-defined,operator]
-        frames = self.source.iter_frame_bytes(total, check_from=start)  # type: ignore[attr-defined]
+        every = {} if self.source_kind == "stream" else {"check_every": subsample}
+        frames = self.source.iter_frame_bytes(total, check_from=start, **every)  # type: ignore[attr-defined]
         if not self._y4m():
             return frames  # type: ignore[no-any-return]
         header = _y4m_header(self.source_width, self.source_height, self.pixel_format,
@@ -871,17 +877,6 @@ def _y4m_stream(header: bytes, frames: Iterator[memoryview]) -> Iterator[bytes |
     for frame in frames:
         yield b"FRAME\n"
         yield frame
-
-
-def _file_chunks(path: Path, nbytes: int, chunk: int = 1 << 20) -> Iterator[bytes]:
-    """The first ``nbytes`` bytes of ``path``, in chunks."""
-    with open(path, "rb") as handle:
-        while nbytes > 0:
-            data = handle.read(min(chunk, nbytes))
-            if not data:
-                return
-            nbytes -= len(data)
-            yield data
 
 
 def _feed(

@@ -440,13 +440,14 @@ class Y4mReader(ClosingReader):
         )  # fmt: skip
 
     def iter_frame_bytes(
-        self, stop: int | None = None, *, check_from: int = 0
+        self, stop: int | None = None, *, check_from: int = 0, check_every: int = 1
     ) -> Iterator[memoryview]:
         """Yield the bytes of frames ``0, 1, ...`` before ``stop``: each whole frame's
         planes as one view, its FRAME marker left out.
 
-        The view is reused for the next frame: consume it first. Frames from
-        ``check_from`` on have their luma checked as :meth:`read_luma` checks it. Reads
+        The view is reused for the next frame: consume it first. Frames
+        ``check_from``, ``check_from + check_every``, ... have their luma checked as
+        :meth:`read_luma` checks it (the frames a selection reads by position). Reads
         by position, so a thread may run it while another reads frames.
         """
         stop = self.num_frames if stop is None else min(self.num_frames, stop)
@@ -457,7 +458,7 @@ class Y4mReader(ClosingReader):
                 raise AdmError(
                     f"{self.where} ended inside frame {index} (was it truncated while reading?)"
                 )
-            if index >= check_from:
+            if index >= check_from and not (index - check_from) % check_every:
                 self._plane(frame[: self.luma_size], (self.height, self.width), index)
             yield frame
 

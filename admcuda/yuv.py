@@ -856,6 +856,30 @@ class YuvReader(ClosingReader):
             check_range=self.check_range, where=self.where, index=index,
         )  # fmt: skip
 
+    def iter_frame_bytes(
+        self, stop: int | None = None, *, check_from: int = 0, check_every: int = 1
+    ) -> Iterator[memoryview]:
+        """Yield the bytes of whole frames ``0, 1, ...`` before ``stop``: each frame's
+        planes as one view (a partial last frame is left out, as :attr:`num_frames`).
+
+        The view is reused for the next frame: consume it first. Frames
+        ``check_from``, ``check_from + check_every``, ... have their luma checked as
+        :meth:`read_luma` checks it (the frames a selection reads by position). Reads
+        by position, one frame at a time, so a thread may run it while another reads
+        frames.
+        """
+        stop = self.num_frames if stop is None else min(self.num_frames, stop)
+        frame = memoryview(bytearray(self.frame_size))
+        fd = self._file.fileno()
+        for index in range(stop):
+            if os.preadv(fd, [frame], index * self.frame_size) != self.frame_size:
+                raise AdmError(
+                    f"{self.where} ended inside frame {index} (was it truncated while reading?)"
+                )
+            if index >= check_from and not (index - check_from) % check_every:
+                self._plane(frame[: self.luma_size], (self.height, self.width), index)
+            yield frame
+
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""
         return self.iter_luma()

@@ -22,12 +22,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _frames import luma_frames
-from _media import FFV1, PAIRS, encode, ffmpeg_exe, frame_bytes, write_y4m, y4m_colorspace
+from _media import (
+    FFV1,
+    PAIRS,
+    encode,
+    ffmpeg_exe,
+    ffmpeg_pix_fmt,
+    frame_bytes,
+    write_y4m,
+    y4m_colorspace,
+)
 
 import admcuda
 from admcuda.errors import AdmError
 from admcuda.inputs import input_kind, name_hints, open_input, open_inputs
-from admcuda.streams import StreamReader, is_stream
+from admcuda.streams import StreamReader, is_stream, open_stream
 from admcuda.video import ScaledReader, VideoReader, check_scaler, container_of
 from admcuda.y4m import Y4mReader
 from admcuda.yuv import YuvReader
@@ -1240,9 +1249,9 @@ def _clip_y4m(path, fmt="420", bits=8, *, size=SMALL, frames=4, seed=5, header=N
     return path
 
 
-def _scaled_lumas(ref, dis, flags="bicubic", start=0):
+def _scaled_lumas(ref, dis, flags="bicubic", start=0, **kw):
     def read():
-        with open_inputs(ref, [dis], scale=flags) as inputs:
+        with open_inputs(ref, [dis], scale=flags, **kw) as inputs:
             (reader,) = inputs.dis
             assert isinstance(reader, ScaledReader)
             return [np.array(plane) for plane in reader.iter_luma(start)]
@@ -1363,6 +1372,183 @@ def test_scale_of_a_y4m_equals_scale_of_its_raw_frames(tmp_path, fmt, bits):
         assert len(want) == 4
         got = _scaled_lumas(ref, y4m, flags)
         assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+# Raw rungs too are read by admcuda's reader and fed to ffmpeg, whole frame by whole frame.
+def _clip_raw(path, fmt="420", bits=10, *, size=SMALL, frames=4, seed=5, bad=(), tail=b""):
+    """Random raw frames; ``bad`` holds (frame, value) pairs: that frame's 101st luma
+    sample is set to that value."""
+    w, h = size
+    rng = np.random.default_rng(seed)
+    n = frame_bytes(w, h, fmt, bits) // (1 if bits == 8 else 2)
+    data = rng.integers(0, 1 << bits, (frames, n)).astype(np.uint8 if bits == 8 else "<u2")
+    for frame, value in bad:
+        data[frame, 100] = value
+    path.write_bytes(data.tobytes() + tail)
+    return path
+
+
+def _geometry(fmt="420", bits=10):
+    """The -w/-h/-p/-b of a 64x48 raw reference and its raw rungs."""
+    return {"width": 64, "height": 48, "pixel_format": fmt, "bitdepth": bits}
+
+
+def _ffmpeg_scaled(raw, fmt, bits, size, flags="bicubic", to=(64, 48)):
+    """ffmpeg reading the raw file itself and scaling it, as ``--scale`` had it read a raw
+    rung before admcuda fed it: the luma planes, one array per frame."""
+    pix = ffmpeg_pix_fmt(fmt, bits)
+    gray = "gray" if bits == 8 else f"gray{bits}le"
+    cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-f", "rawvideo",
+           "-pix_fmt", pix, "-s", f"{size[0]}x{size[1]}", "-i", str(raw), "-vf",
+           f"scale={to[0]}:{to[1]}:flags={flags},format={pix},extractplanes=y", "-pix_fmt",
+           gray, "-fps_mode", "passthrough", "-f", "rawvideo", "pipe:1"]  # fmt: skip
+    out = subprocess.run(cmd, check=True, capture_output=True, timeout=60).stdout
+    planes = np.frombuffer(out, np.uint8 if bits == 8 else "<u2")
+    return list(planes.reshape(-1, to[1], to[0]))
+
+
+def _same_planes(got, want):
+    return len(got) == len(want) and all(
+        np.array_equal(a, b) for a, b in zip(got, want, strict=True)
+    )
+
+
+@pytest.mark.parametrize(("fmt", "bits"), [("420", 8), ("422", 10), ("444", 12), ("400", 16)])
+def test_scale_of_a_raw_rung_equals_ffmpeg_scaling_the_file(tmp_path, fmt, bits):
+    """Fed by admcuda, a clean raw rung scales as ffmpeg scales it reading the file itself
+    (as it did before admcuda fed it): from the first frame or after a skip, whole or with
+    a partial last frame (left out)."""
+    pytest.importorskip("imageio_ffmpeg")
+    pix = ffmpeg_pix_fmt(fmt, bits)
+    ref = _clip_raw(tmp_path / f"ref_64x48_{pix}.yuv", fmt, bits, size=(64, 48), seed=1)
+    dis = _clip_raw(tmp_path / f"dis_40x30_{pix}.yuv", fmt, bits)
+    geo = _geometry(fmt, bits)
+    for flags in ("bicubic", "lanczos"):
+        want = _ffmpeg_scaled(dis, fmt, bits, SMALL, flags)
+        assert len(want) == 4
+        assert _same_planes(_scaled_lumas(ref, dis, flags, **geo), want)
+        assert _same_planes(_scaled_lumas(ref, dis, flags, 1, **geo), want[1:])
+    partial = _clip_raw(tmp_path / f"cut_40x30_{pix}.yuv", fmt, bits, tail=b"\x01" * 333)
+    assert _same_planes(_scaled_lumas(ref, partial, **geo), _ffmpeg_scaled(dis, fmt, bits, SMALL))
+
+
+def test_scale_scores_a_10_bit_raw_rung_like_a_prescaled_file(tmp_path):
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_raw(tmp_path / "ref_64x48_yuv420p10le.yuv", size=(64, 48), seed=1)
+    dis = _clip_raw(tmp_path / "dis_40x30_yuv420p10le.yuv")
+    geo = _geometry()
+    raw_in = ["-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-s", "40x30", "-i", str(dis)]
+    pre = _prescale(raw_in, tmp_path / "pre_64x48.yuv", (64, 48), "bicubic")
+    want = admcuda.score_files(ref, pre, backend="cpu", **geo)
+    assert len(want) == 4
+    assert admcuda.score_files(ref, dis, backend="cpu", scale="bicubic", **geo) == want
+
+
+@pytest.mark.parametrize(("bits", "value"), [(10, 3000), (12, 5000)])
+def test_scale_refuses_raw_samples_out_of_range_as_the_plain_reading(tmp_path, bits, value):
+    """A sample too large in a raw rung of another size stops the run with the line it
+    gets at the reference's size (ffmpeg used to read the file itself, and the pair was
+    scored); a frame before the selection is not looked at."""
+    pytest.importorskip("imageio_ffmpeg")
+    pix = f"yuv420p{bits}le"
+    ref = _clip_raw(tmp_path / f"ref_64x48_{pix}.yuv", bits=bits, size=(64, 48), seed=1)
+    dis = _clip_raw(tmp_path / f"dis_40x30_{pix}.yuv", bits=bits, bad=[(1, value)])
+    geo = _geometry(bits=bits)
+    with YuvReader(dis, width=40, height=30, bitdepth=bits, label="distorted") as plain:
+        with pytest.raises(AdmError) as info:
+            plain.read_luma(1)
+    message = str(info.value)
+    assert message.endswith(f"frame 1 has sample value {value}, too large for {bits} bits; "
+                            "is --bitdepth right?")  # fmt: skip
+    with pytest.raises(AdmError) as info:
+        _scaled_lumas(ref, dis, **geo)
+    assert str(info.value) == message
+    with pytest.raises(AdmError) as info:
+        admcuda.score_files(ref, dis, backend="cpu", scale="bicubic", **geo)
+    assert str(info.value) == message.replace("--bitdepth", "bitdepth")  # the API's names
+    proc = run_cli(
+        ref, dis, "-w", 64, "-h", 48, "-b", bits, "--scale", "bicubic", "--backend", "cpu", "-q"
+    )
+    assert proc.returncode != 0 and proc.stdout == b""
+    assert proc.stderr.decode().strip().splitlines() == [f"admcuda: error: {message}"]
+    assert len(_scaled_lumas(ref, dis, start=2, **geo)) == 2
+    assert len(admcuda.score_files(ref, dis, backend="cpu", scale="bicubic", **geo,
+                                   frame_skip_ref=2, frame_skip_dist=2)) == 2  # fmt: skip
+
+
+def test_scale_refuses_samples_out_of_range_in_a_raw_stream(tmp_path):
+    """A raw stream of another size (which open_inputs refuses for want of a size, but
+    the API can scale) has its samples checked while it is fed, as without scaling."""
+    pytest.importorskip("imageio_ffmpeg")
+    dis = _clip_raw(tmp_path / "dis.yuv", bad=[(2, 3000)])
+
+    def read(start=0, *, scaled=True):
+        fd = _as_stream(dis)
+        try:
+            reader = StreamReader(open_stream(f"/dev/fd/{fd}", label="distorted"),
+                                  width=40, height=30, bitdepth=10)  # fmt: skip
+            if scaled:
+                reader = ScaledReader(reader, width=64, height=48, scaler="bicubic")
+            with reader:
+                return [np.array(plane) for plane in reader.iter_luma(start)]
+        except AdmError as exc:
+            raise AdmError(str(exc).replace(f"/dev/fd/{fd}", "/dev/fd/N")) from None
+        finally:
+            os.close(fd)
+
+    with pytest.raises(AdmError) as info:
+        bounded(read, scaled=False)
+    message = str(info.value)
+    assert message == ("distorted file '/dev/fd/N' frame 2 has sample value 3000, too large "
+                       "for 10 bits; is --bitdepth right?")  # fmt: skip
+    with pytest.raises(AdmError) as info:
+        bounded(read)
+    assert str(info.value) == message
+    assert len(bounded(read, 3)) == 1
+    _clip_raw(dis)
+    assert len(bounded(read)) == 4
+
+
+def _as_y4m(raw, path, size=SMALL, bits=10):
+    """The frames of a 4:2:0 raw file as a Y4M file."""
+    data = raw.read_bytes()
+    n = frame_bytes(*size, "420", bits)
+    frames = [b"FRAME\n" + data[k : k + n] for k in range(0, len(data), n)]
+    path.write_bytes(f"YUV4MPEG2 W{size[0]} H{size[1]} C420p{bits}\n".encode() + b"".join(frames))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["raw", "y4m"])
+def test_scale_checks_the_frames_a_subsample_scores(tmp_path, kind):
+    """With --subsample, a rung of another size has the frames scored range-checked, as a
+    file read by position has without --scale: a sample too large in a frame passed over
+    is not looked at (ffmpeg is still fed that frame, which it scales and admcuda drops)."""
+    pytest.importorskip("imageio_ffmpeg")
+    ref = _clip_raw(tmp_path / "ref_64x48_yuv420p10le.yuv", size=(64, 48), seed=1)
+    geo = _geometry()
+    same = _clip_raw(tmp_path / "same_64x48_yuv420p10le.yuv", size=(64, 48), bad=[(1, 3000)])
+    assert len(admcuda.score_files(ref, same, backend="cpu", subsample=2, **geo)) == 2
+    with pytest.raises(AdmError, match="frame 1 has sample value 3000"):
+        admcuda.score_files(ref, same, backend="cpu", **geo)
+
+    def rung(name, bad):
+        raw = _clip_raw(tmp_path / f"{name}_40x30_yuv420p10le.yuv", bad=bad)
+        return raw if kind == "raw" else _as_y4m(raw, tmp_path / f"{name}.y4m")
+
+    def score(dis, skip=0):
+        return admcuda.score_files(ref, dis, backend="cpu", scale="bicubic", subsample=2,
+                                   frame_skip_ref=skip, frame_skip_dist=skip, **geo)  # fmt: skip
+
+    clean = rung("clean", [])
+    odd = rung("odd", [(1, 3000), (3, 3000)])
+    want = score(clean)
+    assert len(want) == 2 and score(odd) == want
+    with pytest.raises(AdmError, match="frame 1 has sample value 3000"):
+        score(odd, skip=1)
+    even = rung("even", [(2, 3000)])
+    with pytest.raises(AdmError, match="frame 2 has sample value 3000"):
+        score(even)
+    assert score(even, skip=1) == score(clean, skip=1)
 
 
 def test_size_mismatch_without_scale_names_it(ladder):
