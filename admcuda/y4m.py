@@ -60,6 +60,7 @@ from admcuda.errors import AdmError
 from admcuda.yuv import (
     BITDEPTHS,
     ClosingReader,
+    PositionedFrames,
     check_geometry,
     check_input_file,
     decode_plane,
@@ -267,7 +268,7 @@ def parse_header(data: bytes) -> Y4mHeader:
     )
 
 
-class Y4mReader(ClosingReader):
+class Y4mReader(PositionedFrames, ClosingReader):
     """Read luma planes from a YUV4MPEG2 file.
 
     The header is parsed and every frame marker checked on opening, so the
@@ -438,29 +439,6 @@ class Y4mReader(ClosingReader):
             check_range=self.check_range, where=self.where, index=index,
             colorspace=self.header.colorspace,
         )  # fmt: skip
-
-    def iter_frame_bytes(
-        self, stop: int | None = None, *, check_from: int = 0, check_every: int = 1
-    ) -> Iterator[memoryview]:
-        """Yield the bytes of frames ``0, 1, ...`` before ``stop``: each whole frame's
-        planes as one view, its FRAME marker left out.
-
-        The view is reused for the next frame: consume it first. Frames
-        ``check_from``, ``check_from + check_every``, ... have their luma checked as
-        :meth:`read_luma` checks it (the frames a selection reads by position). Reads
-        by position, so a thread may run it while another reads frames.
-        """
-        stop = self.num_frames if stop is None else min(self.num_frames, stop)
-        frame = memoryview(bytearray(self.frame_size))
-        fd = self._file.fileno()
-        for index in range(stop):
-            if os.preadv(fd, [frame], self._offsets[index]) != self.frame_size:
-                raise AdmError(
-                    f"{self.where} ended inside frame {index} (was it truncated while reading?)"
-                )
-            if index >= check_from and not (index - check_from) % check_every:
-                self._plane(frame[: self.luma_size], (self.height, self.width), index)
-            yield frame
 
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""

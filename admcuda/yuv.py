@@ -27,6 +27,7 @@ __all__ = [
     "BITDEPTHS",
     "PIXEL_FORMATS",
     "ClosingReader",
+    "PositionedFrames",
     "NameHints",
     "YuvReader",
     "check_geometry",
@@ -680,7 +681,39 @@ class ClosingReader(Closing):
     (its ``close()``) on the way out."""
 
 
-class YuvReader(ClosingReader):
+class PositionedFrames:
+    """``iter_frame_bytes`` for a file reader that reads frames by position (raw and Y4M
+    files): it needs ``num_frames``, ``frame_size``, ``luma_size``, ``width``,
+    ``height``, ``where``, ``fileno()``, ``luma_offset()`` and ``_plane()``."""
+
+    def iter_frame_bytes(
+        self, stop: int | None = None, *, check_from: int = 0, check_every: int = 1
+    ) -> Iterator[memoryview]:
+        """Yield the bytes of whole frames ``0, 1, ...`` before ``stop``: each frame's
+        planes as one view (a partial last frame is left out, as ``num_frames``; a Y4M
+        FRAME marker too).
+
+        The view is reused for the next frame: consume it first. Frames
+        ``check_from``, ``check_from + check_every``, ... have their luma checked as
+        ``read_luma`` checks it (the frames a selection reads by position). Reads by
+        position, one frame at a time, so a thread may run it while another reads
+        frames.
+        """
+        r: Any = self
+        stop = r.num_frames if stop is None else min(r.num_frames, stop)
+        frame = memoryview(bytearray(r.frame_size))
+        fd = r.fileno()
+        for index in range(stop):
+            if os.preadv(fd, [frame], r.luma_offset(index)) != r.frame_size:
+                raise AdmError(
+                    f"{r.where} ended inside frame {index} (was it truncated while reading?)"
+                )
+            if index >= check_from and not (index - check_from) % check_every:
+                r._plane(frame[: r.luma_size], (r.height, r.width), index)  # noqa: SLF001
+            yield frame
+
+
+class YuvReader(PositionedFrames, ClosingReader):
     """Read luma planes from a raw planar YUV file.
 
     Chroma is skipped by seeking, so only the luma bytes of each frame are read.
@@ -855,30 +888,6 @@ class YuvReader(ClosingReader):
             buf, self.width, self.height, self.pixel_format, self.bitdepth,
             check_range=self.check_range, where=self.where, index=index,
         )  # fmt: skip
-
-    def iter_frame_bytes(
-        self, stop: int | None = None, *, check_from: int = 0, check_every: int = 1
-    ) -> Iterator[memoryview]:
-        """Yield the bytes of whole frames ``0, 1, ...`` before ``stop``: each frame's
-        planes as one view (a partial last frame is left out, as :attr:`num_frames`).
-
-        The view is reused for the next frame: consume it first. Frames
-        ``check_from``, ``check_from + check_every``, ... have their luma checked as
-        :meth:`read_luma` checks it (the frames a selection reads by position). Reads
-        by position, one frame at a time, so a thread may run it while another reads
-        frames.
-        """
-        stop = self.num_frames if stop is None else min(self.num_frames, stop)
-        frame = memoryview(bytearray(self.frame_size))
-        fd = self._file.fileno()
-        for index in range(stop):
-            if os.preadv(fd, [frame], index * self.frame_size) != self.frame_size:
-                raise AdmError(
-                    f"{self.where} ended inside frame {index} (was it truncated while reading?)"
-                )
-            if index >= check_from and not (index - check_from) % check_every:
-                self._plane(frame[: self.luma_size], (self.height, self.width), index)
-            yield frame
 
     def __iter__(self) -> Iterator[np.ndarray]:
         """Yield the Y plane of every whole frame, in order."""
