@@ -717,8 +717,8 @@ class ScaledReader(VideoReader):
     """Luma frames of another reader's input, scaled by ffmpeg to another size.
 
     ffmpeg reads a video itself; a raw or Y4M file's frames, or a stream's, come from the
-    source's own reader, on ffmpeg's standard input (``-f rawvideo -pix_fmt P -s WxH``, or
-    a Y4M source's behind a header of its size and layout), so ffmpeg scales exactly the
+    source's own reader, as raw frames on ffmpeg's standard input (``-f rawvideo -pix_fmt
+    P -s WxH``; a Y4M source's markers and header left out), so ffmpeg scales exactly the
     frames admcuda would score without scaling: the same markers, truncation and sample
     range are checked, with the same warnings and errors.
     It scales them with ``-vf scale=W:H:flags=NAME``, in the source's own pixel format,
@@ -765,15 +765,9 @@ class ScaledReader(VideoReader):
         src: object = self.source
         if self.source_kind == "video":
             return ["-noautorotate", "-i", str(self.path), "-map", f"0:{src.info.stream}"]  # type: ignore[attr-defined]
-        if self._y4m():
-            demuxer = ["-f", "yuv4mpegpipe"]
-        else:
-            size = f"{self.source_width}x{self.source_height}"
-            demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
+        size = f"{self.source_width}x{self.source_height}"
+        demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
         return [*demuxer, "-i", "pipe:0", "-map", "0:v:0"]
-
-    def _y4m(self) -> bool:
-        return self.source_kind == "y4m" or getattr(self.source, "stream_format", "") == "y4m"
 
     def _source_pix_fmt(self) -> str:
         if self.source_kind == "video":
@@ -801,9 +795,9 @@ class ScaledReader(VideoReader):
         self, start: int, total: int | None, subsample: int = 1
     ) -> Iterator[bytes | memoryview] | None:
         """A raw or Y4M file's frames, or a stream's, as its reader reads them (markers,
-        truncation and sample range checked as without ``--scale``), up to ``total``, a Y4M
-        source's behind a header of the size and layout it read. A raw file's whole frames
-        only: a partial last one is already warned about, and kept from the decoder.
+        truncation and sample range checked as without ``--scale``), up to ``total``, as raw
+        frames (a Y4M source's markers left out). A raw file's whole frames only: a
+        partial last one is already warned about, and kept from the decoder.
 
         The sample range is checked on the frames read without ``--scale``: a file's are
         read by position, the scored ones alone (``start``, ``start + subsample``, ...),
@@ -813,12 +807,7 @@ class ScaledReader(VideoReader):
         if self.source_kind == "video":
             return None
         every = {} if self.source_kind == "stream" else {"check_every": subsample}
-        frames = self.source.iter_frame_bytes(total, check_from=start, **every)  # type: ignore[attr-defined]
-        if not self._y4m():
-            return frames  # type: ignore[no-any-return]
-        header = _y4m_header(self.source_width, self.source_height, self.pixel_format,
-                                 self.bitdepth)  # fmt: skip
-        return _y4m_stream(header, frames)
+        return self.source.iter_frame_bytes(total, check_from=start, **every)  # type: ignore[attr-defined,no-any-return]
 
     def interrupt(self) -> None:
         """End a read of a stream source under way (the feed to ffmpeg's standard input,
@@ -850,33 +839,6 @@ def _drain(proc: subprocess.Popen[bytes], tail: collections.deque[str], counted:
                 counted[0] += 1
     except (OSError, ValueError):
         pass
-
-
-def _y4m_header(width: int, height: int, pixel_format: str, bitdepth: int) -> bytes:
-    """The Y4M header line admcuda writes before the frames it hands to ffmpeg: size and
-    colour space only (``C420p10``, ``Cmono``, ...), which fix the pixel format ffmpeg
-    reads. The source's other tags are left out: none of them changes the scaled luma
-    (frame rate, aspect, interlacing, chroma siting, colour range), and ffmpeg refuses
-    some that admcuda reads (``Im``, a header over 95 bytes).
-
-    Examples
-    --------
-    >>> _y4m_header(64, 48, "420", 10)
-    b'YUV4MPEG2 W64 H48 C420p10\\n'
-    """
-    if pixel_format == "400":
-        colorspace = "mono" if bitdepth == 8 else f"mono{bitdepth}"
-    else:
-        colorspace = pixel_format if bitdepth == 8 else f"{pixel_format}p{bitdepth}"
-    return f"YUV4MPEG2 W{width} H{height} C{colorspace}\n".encode("ascii")
-
-
-def _y4m_stream(header: bytes, frames: Iterator[memoryview]) -> Iterator[bytes | memoryview]:
-    """``header``, then ``FRAME`` and each frame's bytes."""
-    yield header
-    for frame in frames:
-        yield b"FRAME\n"
-        yield frame
 
 
 def _feed(
