@@ -1,10 +1,10 @@
 """Captured CUDA graphs of a batch's kernel chain, replayed for the batches after.
 
-Queueing one batch's launches from Python costs the host about 1.2 ms for a reference and
-one distorted input (measured on the H200), whatever the frame size: at 576x324 that is
-about as long as the GPU takes for a 512-frame batch, and in a ladder or beside NVDEC's
-decoding threads it is CPU time taken from them. A chain captured once into a CUDA graph
-is queued again with one launch.
+Queueing one batch's launches from Python costs the host a share of a millisecond or more
+for each distorted input, whatever the frame size (measured on the H200:
+``kernels/NOTES.md``, sessions 14 and 15); beside NVDEC's decoding threads or in a ladder
+of several inputs that is CPU time taken from them. A chain captured once into a CUDA
+graph is queued again with one launch.
 
 A graph holds the device addresses it was captured with. The engine captures the part of
 a distorted input's chain that touches only its own buffers (everything after the
