@@ -19,6 +19,14 @@ from .csf import csf, csf_factors, rfactors
 from .csf_den import csf_den
 from .decouple import decouple, decouple_s123
 from .dwt2 import Bands, dwt2, dwt2_s123
+from .motion import (
+    MotionOptions,
+    MotionState,
+    compute_motion,
+    motion_score_pipeline,
+    x_conv_row_sad,
+    y_conv_diff,
+)
 
 __all__ = [
     "ALL_FEATURES",
@@ -34,6 +42,12 @@ __all__ = [
     "decouple_s123",
     "dwt2",
     "dwt2_s123",
+    "MotionOptions",
+    "MotionState",
+    "compute_motion",
+    "motion_score_pipeline",
+    "x_conv_row_sad",
+    "y_conv_diff",
     "finish",
     "rfactors",
     "scale_scores",
