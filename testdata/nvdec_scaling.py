@@ -1,6 +1,6 @@
 """NVDEC decode alone, N sessions at once, each decoding a whole stream: aggregate frames/s.
 
-Run on a GPU machine with PyNvVideoCodec (``admcuda[nvdec]``) and ffmpeg (imageio-ffmpeg's,
+Run on a GPU machine with PyNvVideoCodec (``pip install ".[nvdec]"``) and ffmpeg (imageio-ffmpeg's,
 or ``IMAGEIO_FFMPEG_EXE``). It makes ``admcuda bench --make-encoded``'s 1080p H.264 and HEVC
 10-bit pairs in ``--folder`` (600 frames), then decodes them (the reference and the
 distorted file in turn) on 1 to 12 sessions at once, in three ways:
