@@ -1,0 +1,253 @@
+"""A :class:`~admcuda.vmaf.plan.FeaturePlan` computed on the CPU with the NumPy reference.
+
+Three steps, as libvmaf's run has them:
+
+- :func:`score_pair`, per frame pair: every extractor's ``extract`` (ADM, VIF, and motion's
+  score of the reference against the previous reference). A top-level function of picklable
+  arguments, so a process pool can run frames in any order and on any worker.
+- :func:`finish_clip`, once the clip is read: motion's ``flush`` (``integer_motion2`` and
+  ``integer_motion3`` from every frame's score), then each model's score per frame, every
+  frame's outputs in libvmaf's order (:meth:`FeaturePlan.output_order`).
+- :func:`pooled`: ``pooled_metrics``, libvmaf's min, max, mean and harmonic mean of every
+  output over the frames scored.
+
+What the caller feeds, when the plan runs motion (:attr:`FeaturePlan.needs_every_frame`):
+
+- every reference frame read, in order, each with the reference frame read before it as
+  ``prev_ref`` (and the one before that as ``prev_prev_ref`` where
+  :attr:`FeaturePlan.history` is 2, motion's five-frame window); None for the first frame
+  read, and for the second's ``prev_prev_ref``. libvmaf scores frame 0 (and frame 1 with
+  the five-frame window) as 0 whatever the planes; a missing previous plane later scores 0
+  here too, where libvmaf fails, so never leave one out.
+- ``--frame_skip_ref K``: libvmaf's tool drops the first K reference frames before it hands
+  any to the library, so the first frame scored has no previous plane: ``prev_ref=None``.
+  ``--frame_skip_dist`` moves the distorted file only.
+- ``--subsample N``: libvmaf runs motion on every frame and the other extractors on frames
+  ``0, N, 2N, ...``. Call :func:`score_pair` for every frame read, with ``scored=False`` on
+  the others (motion's score alone, cheap), and hand :func:`finish_clip` all of them with
+  ``subsample=N``: a scored frame's motion2 reads the next frame *read*.
+- batches, threads and ladder rungs change nothing as long as each frame gets the planes
+  read before it; ``--frame_cnt M`` is a clip of M frames (the last frame's motion2 is its
+  own score).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.model import POOL_METHODS, output_name, pool
+from admcuda.reference import motion as _motion
+from admcuda.reference.adm import compute_adm
+from admcuda.reference.vif import compute_vif
+from admcuda.vmaf.plan import Extractor, FeaturePlan
+
+__all__ = ["finish_clip", "pooled", "score_clip", "score_pair"]
+
+
+def _check_prev(name: str, plane: np.ndarray | None, ref: np.ndarray) -> None:
+    if plane is None:
+        return
+    if not isinstance(plane, np.ndarray) or plane.shape != ref.shape or plane.dtype != ref.dtype:
+        raise AdmError(f"{name} must be a plane of the reference's shape and dtype")
+
+
+def _motion_score(
+    ex: Extractor,
+    ref: np.ndarray,
+    prevs: tuple[np.ndarray | None, np.ndarray | None],
+    bitdepth: int,
+    sads: dict[int, int],
+) -> float:
+    """libvmaf's motion ``extract`` score of one frame (0 without the previous plane it
+    compares with). ``sads`` keeps the SAD against each previous plane: extractors that
+    differ in options share it."""
+    back = ex.history
+    if back == 0 or prevs[back - 1] is None:
+        return 0.0
+    if back not in sads:
+        sads[back] = _motion.motion_score_pipeline(prevs[back - 1], ref, bitdepth)
+    h, w = ref.shape
+    return _motion.motion_score(sads[back], w, h, ex.options)  # type: ignore[arg-type]
+
+
+def score_pair(
+    plan: FeaturePlan,
+    ref: np.ndarray,
+    dis: np.ndarray,
+    prev_ref: np.ndarray | None,
+    bitdepth: int,
+    *,
+    prev_prev_ref: np.ndarray | None = None,
+    scored: bool = True,
+) -> dict[str, float]:
+    """Every extractor's per-frame outputs for one frame pair, by printed name.
+
+    Parameters
+    ----------
+    plan : FeaturePlan
+    ref, dis : ndarray
+        Luma planes, uint8 at 8 bits and uint16 above.
+    prev_ref : ndarray or None
+        The reference plane read before ``ref`` (None for the first frame read); read by
+        motion only.
+    bitdepth : int
+        8 to 16.
+    prev_prev_ref : ndarray or None
+        The one before that, for motion's five-frame window (:attr:`FeaturePlan.history`).
+    scored : bool
+        False for a frame that ``--subsample`` passes over: only motion's score is
+        computed (``dis`` is not read).
+
+    Returns
+    -------
+    dict of str to float
+        ADM's and VIF's outputs and motion's per-frame score (``score_key`` of each motion
+        extractor; the key :func:`finish_clip` reads), unordered.
+
+    Raises
+    ------
+    AdmError
+        A plane the reference cannot score (size, dtype, bit depth), in one line.
+    """
+    try:
+        if plan.needs_every_frame:
+            _motion.check_plane(ref, bitdepth)
+            _check_prev("prev_ref", prev_ref, ref)
+            _check_prev("prev_prev_ref", prev_prev_ref, ref)
+        out: dict[str, float] = {}
+        sads: dict[int, int] = {}
+        for ex in plan.extractors:
+            if ex.kind == "motion":
+                score = _motion_score(ex, ref, (prev_ref, prev_prev_ref), bitdepth, sads)
+                out[ex.score_key] = score
+                if ex.options.debug:  # type: ignore[union-attr]
+                    out[ex.names[_motion.MOTION]] = score
+            elif not scored:
+                continue
+            elif ex.kind == "adm":
+                values = compute_adm(ref, dis, bitdepth, ex.options)
+                for base, name in ex.names.items():
+                    if name in ex.extract_outputs:
+                        out[name] = float(values[base])
+            else:
+                values = compute_vif(ref, dis, bitdepth, ex.options)
+                for name in ex.extract_outputs:
+                    out[name] = float(values[name])
+        return out
+    except ValueError as exc:
+        raise AdmError(str(exc)) from None
+
+
+def finish_clip(
+    plan: FeaturePlan, frames: Sequence[dict[str, float]], *, subsample: int = 1
+) -> list[dict[str, float]]:
+    """Every scored frame's outputs, as libvmaf prints them, once the clip is read.
+
+    Adds motion's ``integer_motion2`` and ``integer_motion3`` (libvmaf's ``flush``:
+    :func:`admcuda.reference.motion.flush_scores` over every frame's score), keeps frames
+    ``0, subsample, 2*subsample, ...``, and adds each model's score under its name
+    (``vmaf`` by default) unless the plan does not predict.
+
+    Parameters
+    ----------
+    plan : FeaturePlan
+    frames : sequence of dict
+        :func:`score_pair`'s result for every frame read, in order (``scored=False`` ones
+        for the frames ``subsample`` passes over, where the plan runs motion; without
+        motion, the scored frames alone may be given with ``subsample=1``).
+    subsample : int
+        libvmaf's ``--subsample``.
+
+    Returns
+    -------
+    list of dict
+        One per scored frame (the k-th is frame ``k * subsample``), keys in
+        :meth:`FeaturePlan.output_order`.
+
+    Raises
+    ------
+    AdmError
+        A frame without an output the plan needs, or a bad ``subsample``.
+    """
+    if isinstance(subsample, bool) or not isinstance(subsample, int) or subsample < 1:
+        raise AdmError(f"subsample must be a positive integer, got {subsample!r}")
+    rows = [dict(f) for f in frames]
+    for ex in plan.extractors:
+        if ex.kind != "motion":
+            continue
+        try:
+            scores = [f[ex.score_key] for f in rows]
+        except KeyError:
+            raise AdmError(
+                f"{ex.name}: a frame has no motion score ({ex.score_key}); give finish_clip "
+                "score_pair's result for every frame read"
+            ) from None
+        motion2, motion3 = _motion.flush_scores(scores, ex.options)  # type: ignore[arg-type]
+        for row, m2, m3 in zip(rows, motion2, motion3, strict=True):
+            row[ex.names[_motion.MOTION2]] = m2
+            if ex.name == "motion":
+                row[ex.names[_motion.MOTION3]] = m3
+    features = [n for n in plan.output_order() if n not in plan.model_outputs]
+    result = []
+    for k, row in enumerate(rows[::subsample]):
+        missing = [n for n in features if n not in row]
+        if missing:
+            raise AdmError(
+                f"frame {k * subsample} has no {missing[0]}: score it with score_pair(..., "
+                "scored=True)"
+            )
+        out = {n: row[n] for n in features}
+        if plan.predict:
+            for model in plan.models:
+                out[output_name(model.name)] = model.predict(out)
+        result.append(out)
+    return result
+
+
+def pooled(plan: FeaturePlan, frames: Sequence[dict[str, float]]) -> dict[str, dict[str, float]]:
+    """libvmaf's ``pooled_metrics``: min, max, mean and harmonic mean of every output.
+
+    Parameters
+    ----------
+    plan : FeaturePlan
+    frames : sequence of dict
+        :func:`finish_clip`'s frames (the scored ones only, as libvmaf pools them).
+
+    Returns
+    -------
+    dict
+        Printed name -> {"min", "max", "mean", "harmonic_mean"} -> value, names in
+        :meth:`FeaturePlan.output_order`.
+    """
+    if not frames:
+        raise AdmError("no frames to pool")
+    return {
+        name: {m: pool((f[name] for f in frames), m) for m in POOL_METHODS}
+        for name in plan.output_order()
+    }
+
+
+def score_clip(
+    plan: FeaturePlan,
+    pairs: Iterable[tuple[np.ndarray, np.ndarray]],
+    bitdepth: int,
+    *,
+    subsample: int = 1,
+) -> list[dict[str, float]]:
+    """:func:`score_pair` over every frame pair read, in order, then :func:`finish_clip`:
+    one process, the planes of each pair read once."""
+    if isinstance(subsample, bool) or not isinstance(subsample, int) or subsample < 1:
+        raise AdmError(f"subsample must be a positive integer, got {subsample!r}")
+    frames: list[dict[str, float]] = []
+    prev: np.ndarray | None = None
+    prev_prev: np.ndarray | None = None
+    for i, (ref, dis) in enumerate(pairs):
+        scored = i % subsample == 0
+        frames.append(
+            score_pair(plan, ref, dis, prev, bitdepth, prev_prev_ref=prev_prev, scored=scored)
+        )
+        prev_prev, prev = prev, ref
+    return finish_clip(plan, frames, subsample=subsample)

@@ -1,0 +1,458 @@
+"""What one VMAF run computes: its feature extractors, their options and output names, its models.
+
+A :class:`FeaturePlan` is built from libvmaf's command line as its ``vmaf`` tool reads it:
+``--model`` arguments (each loaded by :mod:`admcuda.model`), ``--feature`` arguments among
+``adm``, ``vif`` and ``motion`` (``adm_cuda``, ``vif_cuda`` and ``motion_cuda`` too), and the
+ADM that admcuda's own options ask for. It registers extractors as libvmaf does
+(``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
+each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
+the same name and feature parameters, so ``vmaf_v0.6.1`` and ``vmaf_4k_v0.6.1`` share
+theirs while ``vmaf_v0.6.1neg``'s ``adm_enhn_gain_limit=1`` ADM is another, and
+``--feature adm=debug=true`` beside ``vmaf_v0.6.1`` adds nothing, ``debug`` being no feature
+parameter). :meth:`FeaturePlan.output_order` gives the keys libvmaf's output files print
+per frame and in ``pooled_metrics``, in their order.
+
+The ``*_cuda`` names compute the same numbers as the CPU extractors (libvmaf's CPU scalar
+path: admcuda's numbers do not depend on the device) and print what libvmaf's CUDA
+extractor prints: ``adm_cuda`` no ``integer_aim``/``integer_adm3`` and names by
+``adm_enhn_gain_limit`` alone; ``motion_cuda`` ``integer_motion2`` and (its ``debug``
+defaults to true) ``integer_motion``, no ``motion3``; each takes only the options its CUDA
+extractor has.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from admcuda.errors import AdmError
+from admcuda.model import (
+    MOTION,
+    VIF,
+    Model,
+    ModelError,
+    ModelSpec,
+    output_name,
+    parse_model_arg,
+)
+from admcuda.model import Extractor as _Table
+from admcuda.options import (
+    ADM_CUDA_BASE_NAMES,
+    NON_DEBUG_BASE_NAMES,
+    OPTIONS,
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    adm_cuda_feature_names,
+    feature_names,
+    libvmaf_number,
+)
+from admcuda.reference import motion as _motion
+from admcuda.reference import vif as _vif
+from admcuda.reference.motion import MotionOptions
+from admcuda.reference.vif import VifOptions
+
+__all__ = [
+    "FEATURE_NAMES",
+    "Extractor",
+    "FeaturePlan",
+    "build_plan",
+    "parse_feature_arg",
+]
+
+ExtractorOptions: TypeAlias = AdmOptions | VifOptions | MotionOptions
+
+# libvmaf's extractor name -> the feature admcuda computes for it.
+FEATURE_NAMES: Mapping[str, str] = {
+    "adm": "adm",
+    "vif": "vif",
+    "motion": "motion",
+    "adm_cuda": "adm",
+    "vif_cuda": "vif",
+    "motion_cuda": "motion",
+}
+
+# The options libvmaf 3.2.0's CUDA extractors have (src/feature/cuda/integer_*_cuda.c); a
+# CPU option they lack would be ignored there, and computed here.
+_CUDA_OPTIONS: Mapping[str, frozenset[str]] = {
+    "adm_cuda": frozenset(
+        {"debug", "adm_enhn_gain_limit", "adm_norm_view_dist", "adm_ref_display_height"}
+    ),
+    "vif_cuda": frozenset({"debug", "vif_enhn_gain_limit"}),
+    "motion_cuda": frozenset({"debug", "motion_force_zero"}),
+}
+
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class Extractor:
+    """One feature extractor a run registers.
+
+    Attributes
+    ----------
+    kind : str
+        The feature computed: ``adm``, ``vif`` or ``motion``.
+    name : str
+        libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
+    options : AdmOptions, VifOptions or MotionOptions
+        Every option, resolved.
+    names : mapping of str to str
+        Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
+        feature names) -> the name libvmaf prints for it with these options.
+    extract_outputs : tuple of str
+        The printed names written frame by frame, in libvmaf's order.
+    flush_outputs : tuple of str
+        The printed names written when the clip ends (motion's ``integer_motion2`` and
+        ``integer_motion3``).
+    """
+
+    kind: str
+    name: str
+    options: ExtractorOptions
+    names: Mapping[str, str] = field(repr=False)
+    extract_outputs: tuple[str, ...]
+    flush_outputs: tuple[str, ...]
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Every name it prints, in libvmaf's order for this extractor alone."""
+        return self.extract_outputs + self.flush_outputs
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        """What libvmaf compares to keep one of two extractors: the name and the feature
+        parameters (``vmaf_feature_name_from_options``), here through an output's name."""
+        first = {"adm": "integer_adm2", "vif": "integer_vif_scale0", "motion": _motion.MOTION2}
+        return self.name, self.names[first[self.kind]]
+
+    @property
+    def score_key(self) -> str:
+        """For motion: the key under which :func:`admcuda.vmaf.compute.score_pair` gives
+        each frame's score, which motion2 and motion3 are made from (the SAD score's
+        printed name; ``integer_motion``'s for ``motion_cuda``, which may not print it)."""
+        if self.kind != "motion":
+            raise AttributeError("score_key is motion's")
+        return self.names[_motion.MOTION if self.name == "motion_cuda" else _motion.SAD]
+
+    @property
+    def history(self) -> int:
+        """How many previous reference planes a frame's score reads: 0, 1 or (motion's
+        five-frame window) 2."""
+        if self.kind != "motion" or self.options.motion_force_zero:  # type: ignore[union-attr]
+            return 0
+        return 2 if self.options.motion_five_frame_window else 1  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class FeaturePlan:
+    """The extractors and models of one run, in libvmaf's registration order.
+
+    Attributes
+    ----------
+    extractors : tuple of Extractor
+        Distinct extractors; the first registered of equal ones.
+    models : tuple of Model
+        The models, in command-line order.
+    predict : bool
+        False with libvmaf's ``-n``/``--no_prediction``: the models' features are computed
+        and printed, their scores are not.
+    """
+
+    extractors: tuple[Extractor, ...]
+    models: tuple[Model, ...] = ()
+    predict: bool = True
+
+    @property
+    def model_outputs(self) -> tuple[str, ...]:
+        """The printed name of each model's score (``vmaf``, or its ``name=``), or none
+        without prediction."""
+        if not self.predict:
+            return ()
+        return tuple(output_name(m.name) for m in self.models)
+
+    def output_order(self) -> list[str]:
+        """Every key libvmaf prints per frame and in ``pooled_metrics``, in its order.
+
+        libvmaf's collector keeps names in the order they are first written: frame 0's
+        outputs, extractor by extractor in registration order; then, at the clip's end,
+        motion's ``integer_motion2`` and ``integer_motion3``; then each model's score, in
+        ``--model`` order, when the tool pools it. (libvmaf's ``--threads`` runs frame 0's
+        extractors concurrently and may print them in another order; this is its order
+        without threads.)
+        """
+        order = [n for ex in self.extractors for n in ex.extract_outputs]
+        order += [n for ex in self.extractors for n in ex.flush_outputs]
+        return order + list(self.model_outputs)
+
+    @property
+    def needs_every_frame(self) -> bool:
+        """True when motion runs: libvmaf runs it on every frame read, those ``--subsample``
+        passes over included (a scored frame's motion compares it with the frame read just
+        before, and its motion2 reads the next frame read). Feed those frames to
+        :func:`admcuda.vmaf.compute.score_pair` with ``scored=False``."""
+        return any(ex.kind == "motion" for ex in self.extractors)
+
+    @property
+    def history(self) -> int:
+        """How many previous reference planes :func:`admcuda.vmaf.compute.score_pair`
+        needs: 0, 1 (``prev_ref``) or 2 (also ``prev_prev_ref``)."""
+        return max((ex.history for ex in self.extractors), default=0)
+
+    def extractor_for(self, kind: str, options: ExtractorOptions) -> Extractor:
+        """The plan's extractor that computes ``kind`` with ``options`` (as libvmaf would
+        find it: same name and feature parameters)."""
+        probe = make_extractor(kind, options)
+        for ex in self.extractors:
+            if ex.identity == probe.identity:
+                return ex
+        raise AdmError(f"the plan runs no {kind} extractor with options {options}")
+
+
+# --- extractors ---------------------------------------------------------------------------
+
+
+def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
+    """The extractor libvmaf registers as ``name`` with ``options``: its printed names and
+    which of them it writes, in its order."""
+    kind = FEATURE_NAMES[name]
+    if kind == "adm":
+        assert isinstance(options, AdmOptions)
+        if name == "adm_cuda":
+            names = adm_cuda_feature_names(options)
+            bases = [b for b in ADM_CUDA_BASE_NAMES if options.debug or b in NON_DEBUG_BASE_NAMES]
+        else:
+            names = feature_names(options)
+            bases = [b for b in OUTPUT_BASE_NAMES if options.debug or b in NON_DEBUG_BASE_NAMES]
+        return Extractor(kind, name, options, names, tuple(names[b] for b in bases), ())
+    if kind == "vif":
+        assert isinstance(options, VifOptions)
+        names = _vif.feature_names(options)
+        bases = _vif.ALL_FEATURES if options.debug else _vif.BASE_FEATURES
+        return Extractor(kind, name, options, names, tuple(names[b] for b in bases), ())
+    assert isinstance(options, MotionOptions)
+    names = _motion.output_names(options)
+    debug = (names[_motion.MOTION],) if options.debug else ()
+    if name == "motion_cuda":
+        # motion_cuda writes frame 0's motion2 (and, with debug, its score) as it extracts
+        return Extractor(kind, name, options, names, (names[_motion.MOTION2],) + debug, ())
+    flush = (names[_motion.MOTION2], names[_motion.MOTION3])
+    return Extractor(kind, name, options, names, (names[_motion.SAD],) + debug, flush)
+
+
+def _options_from_model(kind: str, values: Mapping[str, Any], where: str) -> ExtractorOptions:
+    try:
+        if kind == "adm":
+            return AdmOptions(**values)
+        if kind == "vif":
+            return VifOptions(**values)
+        return MotionOptions(**values)
+    except (TypeError, ValueError) as exc:
+        raise AdmError(f"{where}: {kind} options {dict(values)} are refused: {exc}") from None
+
+
+# --- --feature ------------------------------------------------------------------------------
+
+
+def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
+    """Option name -> (type, alias, min, max) of libvmaf's extractor for ``kind``."""
+    if kind == "adm":
+        return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
+    table: _Table = VIF if kind == "vif" else MOTION
+    return {o.name: (o.type, o.alias, o.min, o.max) for o in table.options}
+
+
+def _parse_value(where: str, key: str, spec: tuple[str, str | None, Any, Any], text: str) -> Any:
+    """A VIF or motion option's value as libvmaf computes with it, refusing what libvmaf
+    would take for another value or ignore (trailing text, -0, a value out of range)."""
+    typ, _, lo, hi = spec
+    if typ == "bool":
+        if text not in ("true", "false"):
+            raise AdmError(f"{where}: option {key} expects true or false, got '{text}'")
+        return text == "true"
+    if not _NUMBER.fullmatch(text):
+        raise AdmError(f"{where}: option {key} expects a number in [{lo:g}, {hi:g}], got '{text}'")
+    # libvmaf's dictionary keeps a number as strtof's value printed by %g (dict.c)
+    value = libvmaf_number(text)
+    if value == 0 and math.copysign(1.0, value) < 0:
+        raise AdmError(
+            f"{where}: libvmaf refuses '{text}' for {key}, which it reads as -0 (its option "
+            "parser takes a zero not written 0 for a failed parse); write 0"
+        )
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise AdmError(f"{where}: option {key} must be in [{lo:g}, {hi:g}], got '{text}'")
+    return value
+
+
+def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
+    """Parse one ``--feature`` argument: ``NAME`` or ``NAME=KEY=VALUE:KEY=VALUE...``.
+
+    ``NAME`` is one of :data:`FEATURE_NAMES`. As libvmaf's ``parse_feature_config`` reads
+    it, the name ends at the first ``=`` and ``:`` separates the options, which take
+    libvmaf's full option names. Stricter than libvmaf where it would go on silently: an
+    alias (``egl``), an unknown option or one the ``*_cuda`` extractor lacks (libvmaf
+    ignores them), an option given twice, a second ``=``, trailing text after a number.
+
+    Returns
+    -------
+    (str, options)
+        libvmaf's extractor name and its resolved options (:class:`AdmOptions`,
+        :class:`VifOptions` or :class:`MotionOptions`).
+
+    Raises
+    ------
+    AdmError
+        One line naming the argument and what is wrong.
+    """
+    name, sep, rest = text.partition("=")
+    where = f"--feature {name or text}"
+    if name not in FEATURE_NAMES:
+        raise AdmError(
+            f"{where}: admcuda computes the features adm, vif and motion (also named "
+            "adm_cuda, vif_cuda, motion_cuda), with options as NAME=KEY=VALUE:KEY=VALUE"
+        )
+    kind = FEATURE_NAMES[name]
+    given: dict[str, str] = {}
+    if sep:
+        for item in rest.split(":"):
+            key, eq, value = item.partition("=")
+            if not eq or not key or not value or "=" in value:
+                raise AdmError(f"{where}: bad option string '{item}' (expected KEY=VALUE)")
+            if key in given:
+                raise AdmError(f"{where}: option {key} given twice")
+            given[key] = value
+    table = _table(kind)
+    aliases = {spec[1]: opt for opt, spec in table.items() if spec[1]}
+    allowed = _CUDA_OPTIONS.get(name)
+    for key, value in given.items():
+        if key in aliases:
+            raise AdmError(
+                f"{where}: libvmaf reads options by their full names and would ignore "
+                f"'{key}'; write {aliases[key]}={value}"
+            )
+        if key not in table:
+            known = ", ".join(sorted(allowed or table))
+            raise AdmError(f"{where}: libvmaf's {name} has no option '{key}' (it has {known})")
+        if allowed is not None and key not in allowed:
+            raise AdmError(
+                f"{where}: libvmaf's {name} has no option {key} and would ignore it "
+                f"(it has {', '.join(sorted(allowed))}); use --feature {kind}={key}={value}"
+            )
+    if kind == "adm":
+        try:
+            return name, AdmOptions.from_mapping(given)
+        except AdmError as exc:
+            raise AdmError(f"{where}: {exc}") from None
+    values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
+    if name == "motion_cuda":
+        values.setdefault("debug", True)  # motion_cuda's debug defaults to true
+    try:
+        return name, (VifOptions(**values) if kind == "vif" else MotionOptions(**values))
+    except ValueError as exc:
+        raise AdmError(f"{where}: {exc}") from None
+
+
+# --- the plan ---------------------------------------------------------------------------------
+
+
+def _load(model: str | ModelSpec | Model) -> Model:
+    if isinstance(model, Model):
+        return model
+    try:
+        spec = parse_model_arg(model) if isinstance(model, str) else model
+        if not isinstance(spec, ModelSpec):
+            raise AdmError(
+                f"a model must be a --model string, ModelSpec or Model, got {type(model).__name__}"
+            )
+        return spec.load()
+    except ModelError as exc:
+        raise AdmError(str(exc)) from None
+
+
+def build_plan(
+    models: Iterable[str | ModelSpec | Model] = (),
+    features: Iterable[str | tuple[str, ExtractorOptions]] = (),
+    *,
+    adm: AdmOptions | None = None,
+    predict: bool = True,
+) -> FeaturePlan:
+    """The plan of a run, registered as libvmaf's ``vmaf`` tool registers it.
+
+    Parameters
+    ----------
+    models : iterable
+        ``--model`` arguments (``version=vmaf_v0.6.1:name=foo``), :class:`ModelSpec` or
+        loaded :class:`Model` objects, in command-line order. None gives no model (admcuda's
+        default; libvmaf's tool adds ``vmaf_v0.6.1`` when given neither a model nor ``-n``).
+    features : iterable
+        ``--feature`` arguments (``vif``, ``motion=motion_force_zero=true``) or
+        ``(libvmaf name, options)`` pairs as :func:`parse_feature_arg` returns them.
+    adm : AdmOptions, optional
+        admcuda's own ADM (``score``'s options), registered after the models and before
+        ``features`` as ``--feature adm`` would be. Leave it None where the run asks for
+        no ADM beyond the models'.
+    predict : bool
+        False for libvmaf's ``-n``: the models' features without their scores.
+
+    Raises
+    ------
+    AdmError
+        One line: a model or feature that cannot be computed or parsed, two models under one
+        name, two extractors printing one name, nothing to compute.
+    """
+    loaded = [_load(m) for m in models]
+    requests: list[tuple[str, ExtractorOptions, str]] = []
+    for model in loaded:
+        for kind, values in model.extractors():
+            options = _options_from_model(kind, values, f"model {model.label}")
+            requests.append((kind, options, f"model {model.label}"))
+    if adm is not None:
+        if not isinstance(adm, AdmOptions):
+            raise AdmError(f"adm must be AdmOptions, got {type(adm).__name__}")
+        requests.append(("adm", adm, "admcuda's ADM"))
+    for item in features:
+        name, options = parse_feature_arg(item) if isinstance(item, str) else item
+        if name not in FEATURE_NAMES:
+            raise AdmError(f"--feature {name}: admcuda computes adm, vif and motion")
+        requests.append((name, options, f"--feature {name}"))
+    if not requests:
+        raise AdmError("nothing to compute: give a model or a feature (adm, vif or motion)")
+
+    extractors: list[Extractor] = []
+    printed: dict[str, str] = {}
+    for name, options, origin in requests:
+        ex = make_extractor(name, options)
+        if any(ex.identity == kept.identity for kept in extractors):
+            continue  # libvmaf keeps the first one registered
+        for out in ex.outputs:
+            if out in printed:
+                raise AdmError(
+                    f"{origin}: its {name} would print {out}, which {printed[out]} prints too "
+                    "(libvmaf cannot write one name twice)"
+                )
+            printed[out] = f"{origin} ({name})"
+        extractors.append(ex)
+
+    plan = FeaturePlan(tuple(extractors), tuple(loaded), bool(predict))
+    seen: set[str] = set()
+    for model in loaded:
+        out = output_name(model.name)
+        if model.name in seen:
+            raise AdmError(
+                f"two models are named '{model.name}': give each its own with name= "
+                "(--model version=...:name=LABEL)"
+            )
+        seen.add(model.name)
+        if predict and out in printed:
+            raise AdmError(f"model {model.label}: its name '{out}' is a feature's output name")
+        for f in model.features:
+            options = _options_from_model(f.extractor, f.options, f"model {model.label}")
+            ex = plan.extractor_for(f.extractor, options)
+            if f.output_name not in ex.outputs:
+                raise AdmError(
+                    f"model {model.label} reads {f.output_name}, which its {ex.name} "
+                    f"extractor does not print ({', '.join(ex.outputs)})"
+                )
+    return plan
