@@ -6,13 +6,13 @@ One function per libvmaf stage: the log2 table (``log_generate``) and its lookup
 passes, the per-pixel variances and the log-domain accumulation; the decimation between
 scales (:mod:`.vif_filters`); the double-precision finish (``write_scores``).
 
-Sizes. libvmaf's VIF accepts any frame, but below 16 pixels in either direction one of its
-four scales is a single row or column (or none), where libvmaf's mirroring reads buffer
-slots it has not written in that pass (left over from an earlier row or scale), and below
-8 rows its decimation pads a plane of zero rows, indexing the buffer with ``h - 1`` wrapped
-to 2**32 - 1 (out of bounds). A frame narrower than 8 also leaves scale 3 no columns and
-divides 0 by 0 there. None of those numbers is reproducible from the frame alone, so
-:func:`compute_vif` refuses frames under 16x16; every size from 16x16 up is exact.
+Sizes. libvmaf's VIF takes any frame, but a frame under 8 rows crashes it: scale 3 has no
+rows, and padding a plane of none indexes its buffer with ``h - 1`` wrapped to 2**32 - 1.
+A frame under 8 columns leaves scale 3 no columns (its score 0/0, NaN) and makes an
+earlier scale one column wide. Where a scale is one row or column wide (frames 8..15 wide
+or high, at scale 3), libvmaf's mirroring copies buffer slots before it writes them,
+reading what the previous scale left there; the reference replays that (``stale``
+arguments). :func:`compute_vif` takes frames from 8x8 up and refuses smaller ones.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ DEBUG_FEATURES = ("integer_vif", "integer_vif_num", "integer_vif_den") + tuple(
     f"integer_vif_{part}_scale{k}" for k in range(V.N_SCALES) for part in ("num", "den")
 )
 ALL_FEATURES = BASE_FEATURES + DEBUG_FEATURES
-MIN_SIDE = 16  # smallest width and height whose four scales are all exact (module docstring)
+MIN_SIDE = 8  # smallest width and height libvmaf scores from the frame alone (module docstring)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,19 +197,30 @@ def vif_vertical_16(ref: np.ndarray, dis: np.ndarray, bpc: int, scale: int) -> M
     return Moments(mean(x32), mean(y32), moment(x * x), moment(y * y), moment(x * y))
 
 
-def vif_horizontal(tmp: Moments, scale: int) -> Moments:
+def vif_horizontal(tmp: Moments, scale: int, stale: Moments | None = None) -> Moments:
     """Horizontal pass shared by both statistics, columns mirrored per row.
 
     Means: uint32 accumulators, unshifted (Q16 of the rounded vertical means). Second
     moments: uint64 accumulators rounded by ``(32768, 16)`` and cast to uint32.
+
+    ``stale``: the row buffers as the previous scale's last row left them (1-D, by
+    column). A plane one column wide mirrors from them: libvmaf's padding copies the
+    slot right of the plane before it writes it, for every row alike.
     """
-    mu1 = filter_cols(tmp.mu1, scale, dtype=np.uint32)
-    mu2 = filter_cols(tmp.mu2, scale, dtype=np.uint32)
+    old = stale if stale is not None else Moments(None, None, None, None, None)
+    mu1 = filter_cols(tmp.mu1, scale, old.mu1, dtype=np.uint32)
+    mu2 = filter_cols(tmp.mu2, scale, old.mu2, dtype=np.uint32)
 
-    def moment(p: np.ndarray) -> np.ndarray:
-        return _shift(filter_cols(p, scale, dtype=np.uint64), V.HP).astype(np.uint32)
+    def moment(p: np.ndarray, q: np.ndarray | None) -> np.ndarray:
+        return _shift(filter_cols(p, scale, q, dtype=np.uint64), V.HP).astype(np.uint32)
 
-    return Moments(mu1, mu2, moment(tmp.ref), moment(tmp.dis), moment(tmp.ref_dis))
+    return Moments(
+        mu1,
+        mu2,
+        moment(tmp.ref, old.ref),
+        moment(tmp.dis, old.dis),
+        moment(tmp.ref_dis, old.ref_dis),
+    )
 
 
 def vif_sigma(filt: Moments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -284,8 +295,8 @@ def vif_num_den(res: VifResiduals) -> tuple[np.float32, np.float32]:
     return np.float32(num), np.float32(den)
 
 
-def _statistic(tmp: Moments, scale: int, log2_table: np.ndarray, egl: float):
-    sigmas = vif_sigma(vif_horizontal(tmp, scale))
+def _statistic(tmp: Moments, scale: int, log2_table: np.ndarray, egl: float, stale):
+    sigmas = vif_sigma(vif_horizontal(tmp, scale, stale))
     return vif_num_den(vif_residuals(*sigmas, log2_table, egl))
 
 
@@ -296,7 +307,7 @@ def vif_statistic_8(
 
     ``ref``, ``dis``: uint8 planes padded with ``PAD_ROWS[0]`` mirrored rows.
     """
-    return _statistic(vif_vertical_8(ref, dis), 0, log2_table, vif_enhn_gain_limit)
+    return _statistic(vif_vertical_8(ref, dis), 0, log2_table, vif_enhn_gain_limit, None)
 
 
 def vif_statistic_16(
@@ -306,13 +317,15 @@ def vif_statistic_16(
     scale: int,
     log2_table: np.ndarray,
     vif_enhn_gain_limit: float,
+    stale: Moments | None = None,
 ) -> tuple[np.float32, np.float32]:
     """Any scale of ``bpc``-bit input but 8-bit scale 0 (libvmaf ``vif_statistic_16``).
 
     ``ref``, ``dis``: uint16 planes padded with ``PAD_ROWS[scale]`` mirrored rows.
+    ``stale``: as :func:`vif_horizontal` takes it, for a plane one column wide.
     """
     tmp = vif_vertical_16(ref, dis, bpc, scale)
-    return _statistic(tmp, scale, log2_table, vif_enhn_gain_limit)
+    return _statistic(tmp, scale, log2_table, vif_enhn_gain_limit, stale)
 
 
 # --- the frame --------------------------------------------------------------------------------
@@ -331,8 +344,8 @@ def check_frame(ref: np.ndarray, dis: np.ndarray, bitdepth: int) -> None:
     h, w = ref.shape
     if w < MIN_SIDE or h < MIN_SIDE:
         raise ValueError(
-            f"frame {w}x{h} is too small: libvmaf's VIF reads memory it has not written "
-            f"for this frame below {MIN_SIDE}x{MIN_SIDE}"
+            f"frame {w}x{h} is too small: libvmaf's VIF needs {MIN_SIDE}x{MIN_SIDE} "
+            "(below, it crashes or scores 0/0 at scale 3)"
         )
     want = np.uint8 if bitdepth == 8 else np.uint16
     if ref.dtype != want or dis.dtype != want:
@@ -351,6 +364,7 @@ def vif_scales(
     r = pad_top_and_bottom(ref, V.VIF_FILTER_WIDTHS[0])
     d = pad_top_and_bottom(dis, V.VIF_FILTER_WIDTHS[0])
     out: list[tuple[np.float32, np.float32] | None] = []
+    last = None  # the row buffers after the previous statistic's last row
     for scale in range(V.N_SCALES):
         if scale == 1 and bitdepth == 8:
             r, d = subsample_rd_8(r, d)
@@ -358,10 +372,12 @@ def vif_scales(
             r, d = subsample_rd_16(r, d, scale - 1, bitdepth)
         if scale == 0 and opts.vif_skip_scale0:
             out.append(None)
-        elif scale == 0 and bitdepth == 8:
-            out.append(vif_statistic_8(r, d, table, egl))
-        else:
-            out.append(vif_statistic_16(r, d, bitdepth, scale, table, egl))
+            continue
+        tmp = vif_vertical_8(r, d) if scale == 0 and bitdepth == 8 else None
+        if tmp is None:
+            tmp = vif_vertical_16(r, d, bitdepth, scale)
+        out.append(_statistic(tmp, scale, table, egl, last))
+        last = Moments(*(m[-1] for m in tmp))
     return out
 
 
@@ -430,7 +446,7 @@ def compute_vif(ref: np.ndarray, dis: np.ndarray, bitdepth: int, opts) -> dict[s
     Parameters
     ----------
     ref, dis : ndarray
-        2-D luma planes, uint8 for 8-bit and uint16 otherwise, at least 16x16.
+        2-D luma planes, uint8 for 8-bit and uint16 otherwise, at least 8x8.
     bitdepth : int
         8 to 16.
     opts

@@ -18,40 +18,65 @@ from . import vif_constants as V
 
 @functools.lru_cache(maxsize=256)
 def _mirror_indices(n: int, half: int) -> np.ndarray:
-    slots = np.full(n + 2 * half, -1, dtype=np.int64)
-    slots[half : half + n] = np.arange(n)
+    # each slot starts out holding its own position: a pad slot not yet written holds
+    # whatever the buffer had there before
+    slots = np.arange(-half, n + half, dtype=np.int64)
     for f in range(1, half + 1):
         # left slot -f takes slot f, then right slot n-1+f takes slot n-1-f, in this order
         slots[half - f] = slots[half + f]
         slots[half + n - 1 + f] = slots[half + n - 1 - f]
-    if (slots < 0).any():
-        raise ValueError(
-            f"a side of {n} cannot be mirrored by {half}: libvmaf's padding would read "
-            "values it has not written for this plane"
-        )
     slots.setflags(write=False)
     return slots
 
 
 def mirror_indices(n: int, half: int) -> np.ndarray:
-    """Source index of each padded position ``-half .. n-1+half`` of a side of ``n``.
+    """Source position of each padded position ``-half .. n-1+half`` of a side of ``n``.
 
     Replays libvmaf's in-place mirror (``pad_top_and_bottom`` for rows,
     ``PADDING_SQ_DATA`` for columns): for ``f = 1..half`` position ``-f`` copies position
     ``f``, then position ``n-1+f`` copies ``n-1-f``. For ``n > half`` this is a reflection
     without repeating the edge; shorter sides reflect again off the pad already written.
-    A side of 1 (or 0) makes libvmaf read slots not written in that pass, left over from
-    an earlier row or scale: ValueError.
+
+    For ``n >= 2`` every result lies in ``[0, n)``. For ``n == 1`` libvmaf copies position
+    ``f`` before writing it, so slots ``-f`` and ``f`` both hold position ``f`` (>= n): what
+    the buffer held there before this pass. ``n < 1``: ValueError (libvmaf indexes
+    outside its buffers).
     """
     if n < 1:
         raise ValueError(f"a side of {n} cannot be mirrored: libvmaf reads outside the plane")
     return _mirror_indices(int(n), int(half))
 
 
-def pad_top_and_bottom(plane: np.ndarray, fwidth: int) -> np.ndarray:
+def _mirror(x: np.ndarray, half: int, axis: int, stale: np.ndarray | None) -> np.ndarray:
+    """``x`` mirrored by ``half`` along ``axis``; slots left unwritten (a side of 1) take
+    ``stale[p]``, the buffer's earlier contents at position ``p`` (along ``axis``)."""
+    n = x.shape[axis]
+    idx = mirror_indices(n, half)
+    if idx.max() < n:
+        return np.take(x, idx, axis=axis)
+    if stale is None:
+        raise ValueError(
+            f"a side of {n} mirrored by {half} reads what libvmaf's buffer held before"
+        )
+    core = np.minimum(idx, n - 1)
+    out = np.take(x, core, axis=axis)
+    old = idx >= n
+    sel = [slice(None)] * x.ndim
+    sel[axis] = old
+    out[tuple(sel)] = np.take(stale, idx[old], axis=axis).astype(x.dtype)
+    return out
+
+
+def pad_top_and_bottom(
+    plane: np.ndarray, fwidth: int, stale: np.ndarray | None = None
+) -> np.ndarray:
     """The plane with ``fwidth // 2`` mirrored rows above and below (libvmaf
-    ``pad_top_and_bottom``), as the buffer a vertical pass reads."""
-    return plane[mirror_indices(plane.shape[0], fwidth // 2)]
+    ``pad_top_and_bottom``), as the buffer a vertical pass reads.
+
+    ``stale``: the buffer's rows from row 0 down as the previous scale left them (its
+    padded plane less the top padding); read only for a plane of one row.
+    """
+    return _mirror(plane, fwidth // 2, 0, stale)
 
 
 def fir(
@@ -96,14 +121,19 @@ def filter_rows(padded: np.ndarray, pad: int, scale: int, **kw) -> np.ndarray:
     return fir(padded, V.VIF_FILTERS[scale], 0, n, pad - half, step, **kw)
 
 
-def filter_cols(rows: np.ndarray, scale: int, **kw) -> np.ndarray:
+def filter_cols(rows: np.ndarray, scale: int, stale: np.ndarray | None = None, **kw) -> np.ndarray:
     """Horizontal pass of scale ``scale``'s filter over each row, columns mirrored as
-    ``PADDING_SQ_DATA`` mirrors them; ``step=2`` gives even output columns only."""
+    ``PADDING_SQ_DATA`` mirrors them; ``step=2`` gives even output columns only.
+
+    ``stale``: the row buffer's contents by column as an earlier pass left them, read
+    only for rows of one column.
+    """
     w = rows.shape[1]
     half = V.VIF_FILTER_WIDTHS[scale] // 2
     step = kw.pop("step", 1)
     n = (w + step - 1) // step
-    return fir(rows[:, mirror_indices(w, half)], V.VIF_FILTERS[scale], 1, n, 0, step, **kw)
+    old = None if stale is None else np.asarray(stale).reshape(1, -1)
+    return fir(_mirror(rows, half, 1, old), V.VIF_FILTERS[scale], 1, n, 0, step, **kw)
 
 
 def _round_shift(x: np.ndarray, rs: tuple[int, int]) -> np.ndarray:
@@ -111,16 +141,27 @@ def _round_shift(x: np.ndarray, rs: tuple[int, int]) -> np.ndarray:
     return (x + x.dtype.type(rnd)) >> x.dtype.type(shift)
 
 
-def _pad_decimated(even: np.ndarray, h: int, w: int, scale: int) -> np.ndarray:
-    return pad_top_and_bottom(even[: h // 2, : w // 2], V.VIF_FILTER_WIDTHS[scale])
+def _pad_decimated(
+    even: np.ndarray, h: int, w: int, scale: int, prev: np.ndarray | None
+) -> np.ndarray:
+    # a one-row plane reads rows the previous scale left; at 8-bit scale 0 those are bytes
+    # read as uint16, which only frames under 4 rows reach (they crash libvmaf first)
+    stale = None
+    if prev is not None and prev.dtype == np.uint16:
+        stale = prev[V.PAD_ROWS[scale] :, : w // 2]
+    return pad_top_and_bottom(even[: h // 2, : w // 2], V.VIF_FILTER_WIDTHS[scale], stale)
 
 
-def decimate_and_pad(mu: np.ndarray, scale: int) -> np.ndarray:
+def decimate_and_pad(mu: np.ndarray, scale: int, prev: np.ndarray | None = None) -> np.ndarray:
     """Every other row and column of a filtered plane, ``h // 2`` by ``w // 2``, with
     ``fwidth[scale] // 2`` mirrored rows above and below (libvmaf ``decimate_and_pad``;
-    ``scale`` is the scale the plane came from, whose filter width sets the padding)."""
+    ``scale`` is the scale the plane came from, whose filter width sets the padding).
+
+    ``prev``: the buffer the decimated plane overwrites, scale ``scale``'s padded
+    plane; a decimated plane of one row takes its padding from it, as libvmaf does.
+    """
     h, w = mu.shape
-    return _pad_decimated(mu[::2, ::2], h, w, scale)
+    return _pad_decimated(mu[::2, ::2], h, w, scale, prev)
 
 
 def _subsample(
@@ -142,7 +183,7 @@ def _subsample(
         if tmp_cast is not None:
             rows = rows.astype(tmp_cast).astype(np.uint32)
         mu = _round_shift(filter_cols(rows, filt, step=2, dtype=np.uint32), V.HP)
-        out.append(_pad_decimated(mu.astype(np.uint16), h, w, src_scale))
+        out.append(_pad_decimated(mu.astype(np.uint16), h, w, src_scale, plane))
     return out[0], out[1]
 
 
