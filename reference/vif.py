@@ -31,6 +31,7 @@ from .vif_filters import (
     filter_cols,
     filter_rows,
     pad_top_and_bottom,
+    round_shift,
     subsample_rd_8,
     subsample_rd_16,
 )
@@ -149,11 +150,6 @@ class VifResiduals(NamedTuple):
     accum_den_non_log: int
 
 
-def _shift(x: np.ndarray, rs: tuple[int, int]) -> np.ndarray:
-    rnd, shift = rs
-    return (x + x.dtype.type(rnd)) >> x.dtype.type(shift)
-
-
 def vif_vertical_8(ref: np.ndarray, dis: np.ndarray) -> Moments:
     """Vertical pass of ``vif_statistic_8`` (8-bit scale 0).
 
@@ -164,8 +160,8 @@ def vif_vertical_8(ref: np.ndarray, dis: np.ndarray) -> Moments:
     pad = V.PAD_ROWS[0]
     x = ref.astype(np.uint32)
     y = dis.astype(np.uint32)
-    mu1 = _shift(filter_rows(x, pad, 0, dtype=np.uint32), V.VP_8BIT)
-    mu2 = _shift(filter_rows(y, pad, 0, dtype=np.uint32), V.VP_8BIT)
+    mu1 = round_shift(filter_rows(x, pad, 0, dtype=np.uint32), V.VP_8BIT)
+    mu2 = round_shift(filter_rows(y, pad, 0, dtype=np.uint32), V.VP_8BIT)
     xx = filter_rows(x * x, pad, 0, dtype=np.uint32)
     yy = filter_rows(y * y, pad, 0, dtype=np.uint32)
     xy = filter_rows(x * y, pad, 0, dtype=np.uint32)
@@ -189,10 +185,10 @@ def vif_vertical_16(ref: np.ndarray, dis: np.ndarray, bpc: int, scale: int) -> M
 
     def mean(p: np.ndarray) -> np.ndarray:
         acc = filter_rows(p, pad, scale, dtype=np.uint32)
-        return _shift(acc, vp).astype(np.uint16).astype(np.uint32)
+        return round_shift(acc, vp).astype(np.uint16).astype(np.uint32)
 
     def moment(p: np.ndarray) -> np.ndarray:
-        return _shift(filter_rows(p, pad, scale, dtype=np.uint64), vp_sq).astype(np.uint32)
+        return round_shift(filter_rows(p, pad, scale, dtype=np.uint64), vp_sq).astype(np.uint32)
 
     return Moments(mean(x32), mean(y32), moment(x * x), moment(y * y), moment(x * y))
 
@@ -212,7 +208,7 @@ def vif_horizontal(tmp: Moments, scale: int, stale: Moments | None = None) -> Mo
     mu2 = filter_cols(tmp.mu2, scale, old.mu2, dtype=np.uint32)
 
     def moment(p: np.ndarray, q: np.ndarray | None) -> np.ndarray:
-        return _shift(filter_cols(p, scale, q, dtype=np.uint64), V.HP).astype(np.uint32)
+        return round_shift(filter_cols(p, scale, q, dtype=np.uint64), V.HP).astype(np.uint32)
 
     return Moments(
         mu1,
@@ -230,7 +226,8 @@ def vif_sigma(filt: Moments) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``sigma1_sq``."""
 
     def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return _shift(a.astype(np.uint64) * b.astype(np.uint64), V.MU_PRODUCT).astype(np.uint32)
+        prod = a.astype(np.uint64) * b.astype(np.uint64)
+        return round_shift(prod, V.MU_PRODUCT).astype(np.uint32)
 
     def centred(m: np.ndarray, p: np.ndarray) -> np.ndarray:
         return (m - p).view(np.int32)

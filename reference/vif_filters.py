@@ -136,7 +136,8 @@ def filter_cols(rows: np.ndarray, scale: int, stale: np.ndarray | None = None, *
     return fir(_mirror(rows, half, 1, old), V.VIF_FILTERS[scale], 1, n, 0, step, **kw)
 
 
-def _round_shift(x: np.ndarray, rs: tuple[int, int]) -> np.ndarray:
+def round_shift(x: np.ndarray, rs: tuple[int, int]) -> np.ndarray:
+    """``(x + round) >> shift`` in ``x``'s own unsigned type, wrapping as C does."""
     rnd, shift = rs
     return (x + x.dtype.type(rnd)) >> x.dtype.type(shift)
 
@@ -179,10 +180,10 @@ def _subsample(
         # decimation keeps only even rows and columns: filter just those (each output
         # sample depends on its own taps alone, so this is what the full pass gives there)
         rows = filter_rows(plane, V.PAD_ROWS[src_scale], filt, step=2, dtype=np.uint32)
-        rows = _round_shift(rows, vp)
+        rows = round_shift(rows, vp)
         if tmp_cast is not None:
             rows = rows.astype(tmp_cast).astype(np.uint32)
-        mu = _round_shift(filter_cols(rows, filt, step=2, dtype=np.uint32), V.HP)
+        mu = round_shift(filter_cols(rows, filt, step=2, dtype=np.uint32), V.HP)
         out.append(_pad_decimated(mu.astype(np.uint16), h, w, src_scale, plane))
     return out[0], out[1]
 
