@@ -19,11 +19,19 @@ _libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 _powf = _libm.powf
 _powf.restype = ctypes.c_float
 _powf.argtypes = (ctypes.c_float, ctypes.c_float)
+_log2f = _libm.log2f
+_log2f.restype = ctypes.c_float
+_log2f.argtypes = (ctypes.c_float,)
 
 
 def powf(x: float, y: float) -> np.float32:
     """libm ``powf`` (NumPy's float32 power may use its own SIMD code instead)."""
     return f32(_powf(float(f32(x)), float(f32(y))))
+
+
+def log2f(x: float) -> np.float32:
+    """libm ``log2f`` (NumPy's float32 log2 is its own implementation, not libm's)."""
+    return f32(_log2f(float(f32(x))))
 
 
 def u16_from_double(x: float) -> int:

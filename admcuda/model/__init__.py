@@ -1,0 +1,58 @@
+"""libvmaf's VMAF models: load, predict and pool exactly as libvmaf 3.2.0 does.
+
+>>> from admcuda.model import load_model, pool
+>>> model = load_model("vmaf_v0.6.1neg")
+>>> for f in model.features[:2]:
+...     print(f.extractor, f.options, f.collector_name)
+adm {'adm_enhn_gain_limit': 1.0} integer_adm2_egl_1
+motion {} VMAF_integer_feature_motion2_score
+
+``model.predict({collector_name: value, ...})`` gives one frame's score, bit for bit
+libvmaf's; ``pool(scores, "mean")`` pools them as libvmaf does.
+"""
+
+from admcuda.model.features import (
+    ADM,
+    COMPUTED_EXTRACTORS,
+    MOTION,
+    OUTPUT_ALIASES,
+    VIF,
+    Extractor,
+    ModelError,
+    Option,
+    output_name,
+)
+from admcuda.model.loader import (
+    BUILTIN_VERSIONS,
+    Model,
+    ModelFeature,
+    ModelSpec,
+    load_model,
+    parse_model_arg,
+)
+from admcuda.model.pool import POOL_METHODS, pool
+from admcuda.model.predict import ScoreTransform
+from admcuda.model.svm import SvmModel, libm_exp
+
+__all__ = [
+    "ADM",
+    "BUILTIN_VERSIONS",
+    "COMPUTED_EXTRACTORS",
+    "MOTION",
+    "OUTPUT_ALIASES",
+    "POOL_METHODS",
+    "VIF",
+    "Extractor",
+    "Model",
+    "ModelError",
+    "ModelFeature",
+    "ModelSpec",
+    "Option",
+    "ScoreTransform",
+    "SvmModel",
+    "libm_exp",
+    "load_model",
+    "output_name",
+    "parse_model_arg",
+    "pool",
+]

@@ -1,0 +1,1 @@
+"""libvmaf's VMAF model files, byte-identical copies (provenance in README.md)."""

@@ -1,0 +1,312 @@
+"""The features a VMAF model reads: libvmaf's extractor tables, option parsing and names.
+
+A model names each input by one of the features an extractor provides
+(``VMAF_integer_feature_adm2_score``) and may give that extractor options
+(``adm_enhn_gain_limit: 1.0``). libvmaf then reads the feature from its collector under a
+name built from the options (``vmaf_feature_name_from_options``, feature_name.c), and its
+output files print that name through an alias table (alias.c). This module keeps the
+tables of libvmaf 3.2.0's integer adm, vif and motion extractors and reproduces both names.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import math
+import re
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "ADM",
+    "COMPUTED_EXTRACTORS",
+    "MOTION",
+    "OUTPUT_ALIASES",
+    "VIF",
+    "Extractor",
+    "ModelError",
+    "Option",
+    "OptionValue",
+    "collector_name",
+    "output_name",
+]
+
+OptionValue = bool | int | float | str
+
+
+class ModelError(ValueError):
+    """A model, model argument or model input that admcuda refuses; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One row of an extractor's option table (libvmaf's ``VmafOption``).
+
+    ``feature_param`` is libvmaf's ``VMAF_OPT_FLAG_FEATURE_PARAM``: a non-default value
+    renames the extractor's outputs by ``_<alias or name>[_<value>]``.
+    """
+
+    name: str
+    alias: str | None
+    type: Literal["bool", "int", "double"]
+    default: bool | int | float
+    min: float | None = None
+    max: float | None = None
+    feature_param: bool = True
+
+
+@dataclass(frozen=True)
+class Extractor:
+    """A feature extractor: its libvmaf name, the features it provides and its options."""
+
+    name: str
+    provided_features: tuple[str, ...]
+    options: tuple[Option, ...]
+
+    def option(self, key: str) -> Option | None:
+        """The option named ``key`` (full name, as libvmaf's dictionaries key them)."""
+        for opt in self.options:
+            if opt.name == key:
+                return opt
+        return None
+
+
+# libvmaf 3.2.0 src/feature/integer_adm.c, adm_options.h.
+ADM = Extractor(
+    "adm",
+    (
+        "VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score",
+        "VMAF_integer_feature_adm3_score",
+        "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3",
+        "integer_adm", "integer_adm_num", "integer_adm_den",
+        "integer_adm_num_scale0", "integer_adm_den_scale0", "integer_adm_num_scale1",
+        "integer_adm_den_scale1", "integer_adm_num_scale2", "integer_adm_den_scale2",
+        "integer_adm_num_scale3", "integer_adm_den_scale3",
+    ),
+    (
+        Option("debug", None, "bool", False, feature_param=False),
+        Option("adm_csf_scale", "scf", "double", 1.0, 0.0, 50.0),
+        Option("adm_csf_diag_scale", "scfd", "double", 1.0, 0.0, 50.0),
+        Option("adm_dlm_weight", "dlmw", "double", 0.5, 0.0, 1.0),
+        Option("adm_enhn_gain_limit", "egl", "double", 100.0, 1.0, 100.0),
+        Option("adm_norm_view_dist", "nvd", "double", 3.0, 0.75, 24.0),
+        Option("adm_ref_display_height", "rdh", "int", 1080, 1, 4320),
+        Option("adm_csf_mode", "csf", "int", 0, 0, 3),
+        Option("adm_noise_weight", "nw", "double", 0.03125, 0.0, 1500.0),
+        Option("adm_skip_aim", None, "bool", False, feature_param=False),
+        Option("adm_skip_scale0", "ssz", "bool", False),
+        Option("adm_min_val", "min", "double", 0.0, 0.0, 1.0),
+    ),
+)  # fmt: skip
+
+# libvmaf 3.2.0 src/feature/integer_vif.c, integer_vif.h.
+VIF = Extractor(
+    "vif",
+    (
+        "VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
+        "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score",
+        "integer_vif", "integer_vif_num", "integer_vif_den", "integer_vif_num_scale0",
+        "integer_vif_den_scale0", "integer_vif_num_scale1", "integer_vif_den_scale1",
+        "integer_vif_num_scale2", "integer_vif_den_scale2", "integer_vif_num_scale3",
+        "integer_vif_den_scale3",
+    ),
+    (
+        Option("debug", None, "bool", False, feature_param=False),
+        Option("vif_enhn_gain_limit", "egl", "double", 100.0, 1.0, 100.0),
+        Option("vif_skip_scale0", "ssclz", "bool", False),
+    ),
+)  # fmt: skip
+
+# libvmaf 3.2.0 src/feature/integer_motion.c.
+MOTION = Extractor(
+    "motion",
+    (
+        "VMAF_integer_feature_motion_sad_score",
+        "VMAF_integer_feature_motion_score",
+        "VMAF_integer_feature_motion2_score",
+        "VMAF_integer_feature_motion3_score",
+    ),
+    (
+        Option("motion_force_zero", "force_0", "bool", False),
+        Option("motion_blend_factor", "mbf", "double", 1.0, 0.0, 1.0),
+        Option("motion_blend_offset", "mbo", "double", 40.0, 0.0, 1000.0),
+        Option("motion_fps_weight", "mfw", "double", 1.0, 0.0, 5.0),
+        Option("motion_max_val", "mmxv", "double", 10000.0, 0.0, 10000.0),
+        Option("motion_five_frame_window", "mffw", "bool", False),
+        Option("motion_moving_average", "mma", "bool", False),
+        Option("debug", None, "bool", False, feature_param=False),
+    ),
+)
+
+# The extractors whose features admcuda computes, in libvmaf's registry order (the first
+# extractor providing a feature name is the one libvmaf uses). A caller that computes more
+# passes an extended tuple to load_model.
+COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (ADM, MOTION, VIF)
+
+# libvmaf 3.2.0 src/feature/alias.c: the names its output files print for collector names.
+OUTPUT_ALIASES: Mapping[str, str] = {
+    "VMAF_feature_adm2_score": "adm2",
+    "VMAF_feature_aim_score": "aim",
+    "VMAF_feature_adm3_score": "adm3",
+    "VMAF_feature_adm_scale0_score": "adm_scale0",
+    "VMAF_feature_adm_scale1_score": "adm_scale1",
+    "VMAF_feature_adm_scale2_score": "adm_scale2",
+    "VMAF_feature_adm_scale3_score": "adm_scale3",
+    "VMAF_feature_motion_score": "motion",
+    "VMAF_feature_motion2_score": "motion2",
+    "VMAF_feature_motion3_score": "motion3",
+    "VMAF_feature_vif_scale0_score": "vif_scale0",
+    "VMAF_feature_vif_scale1_score": "vif_scale1",
+    "VMAF_feature_vif_scale2_score": "vif_scale2",
+    "VMAF_feature_vif_scale3_score": "vif_scale3",
+    "VMAF_integer_feature_adm2_score": "integer_adm2",
+    "VMAF_integer_feature_aim_score": "integer_aim",
+    "VMAF_integer_feature_adm3_score": "integer_adm3",
+    "VMAF_integer_feature_motion_score": "integer_motion",
+    "VMAF_integer_feature_motion2_score": "integer_motion2",
+    "VMAF_integer_feature_motion3_score": "integer_motion3",
+    "VMAF_integer_feature_vif_scale0_score": "integer_vif_scale0",
+    "VMAF_integer_feature_vif_scale1_score": "integer_vif_scale1",
+    "VMAF_integer_feature_vif_scale2_score": "integer_vif_scale2",
+    "VMAF_integer_feature_vif_scale3_score": "integer_vif_scale3",
+    "Cambi_feature_cambi_score": "cambi",
+    "Speed_chroma_feature_speed_chroma_u_score": "speed_chroma_u",
+    "Speed_chroma_feature_speed_chroma_v_score": "speed_chroma_v",
+    "Speed_chroma_feature_speed_chroma_uv_score": "speed_chroma_uv",
+    "Speed_temporal_feature_speed_temporal_score": "speed_temporal",
+}
+
+# libvmaf builds feature names in a 256-byte buffer.
+_MAX_NAME_LEN = 255
+
+
+def output_name(collector: str) -> str:
+    """The name libvmaf's XML/JSON/CSV output prints for a collector name.
+
+    >>> output_name("VMAF_integer_feature_adm2_score"), output_name("integer_adm2_egl_1")
+    ('integer_adm2', 'integer_adm2_egl_1')
+    """
+    return OUTPUT_ALIASES.get(collector, collector)
+
+
+def collector_name(feature: str, extractor: Extractor, values: Mapping[str, Any]) -> str:
+    """The collector name libvmaf files ``feature`` under, for the extractor's option values.
+
+    ``values`` holds the parsed value of every option given (others are at their default).
+    Mirrors ``vmaf_feature_name_from_options``: with no feature parameter away from its
+    default the name is the feature's own; otherwise its alias, then for each such option in
+    byte order of its name ``_<alias or name>`` (booleans) or ``_<alias or name>_<value>``
+    with the value printed by ``%d`` or ``%g``.
+    """
+    parts = []
+    for opt in sorted(extractor.options, key=lambda o: o.name.encode()):
+        if not opt.feature_param or opt.name not in values:
+            continue
+        value = values[opt.name]
+        if value == opt.default:
+            continue
+        key = opt.alias or opt.name
+        if opt.type == "bool":
+            parts.append(f"_{key}")
+        elif opt.type == "int":
+            parts.append(f"_{key}_{value:d}")
+        else:
+            parts.append(f"_{key}_{value:g}")
+    if not parts:
+        return feature
+    return (output_name(feature) + "".join(parts))[:_MAX_NAME_LEN]
+
+
+@functools.lru_cache(maxsize=1)
+def _libc_strtof() -> Any:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        fn = libc.strtof
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype = ctypes.c_float
+    fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+    return fn
+
+
+def _strtof_prefix(text: str) -> tuple[float, str]:
+    """C's ``strtof``: the float32 value of the longest numeric prefix, and the rest."""
+    raw = text.encode("utf-8", "surrogateescape")
+    fn = _libc_strtof()
+    if fn is not None:
+        buf = ctypes.create_string_buffer(raw)
+        end = ctypes.c_char_p()
+        value = float(fn(buf, ctypes.byref(end)))
+        used = ctypes.cast(end, ctypes.c_void_p).value - ctypes.addressof(buf)
+        return value, raw[used:].decode("utf-8", "surrogateescape")
+    match = _C_FLOAT_PREFIX.match(text)
+    if not match:
+        return 0.0, text
+    number = float(match.group(0))
+    try:  # a double rounded to float32: differs from strtof only at a float32 tie
+        return struct.unpack("f", struct.pack("f", number))[0], text[match.end() :]
+    except OverflowError:
+        return math.copysign(math.inf, number), text[match.end() :]
+
+
+_C_FLOAT_PREFIX = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_ATOI_PREFIX = re.compile(r"\s*[+-]?\d+")
+
+
+def normalized_text(text: str) -> str:
+    """The text libvmaf's dictionary keeps for a numeric value: ``%g`` of its ``strtof``.
+
+    libvmaf stores every number of a model's ``feature_opts_dicts`` and of a
+    ``--model ...:FEATURE.OPTION=VALUE`` this way (``VMAF_DICT_NORMALIZE_NUMERICAL_VALUES``,
+    dict.c), so ``1.0`` is kept as ``1`` and ``4.1234567`` as ``4.12346``.
+    """
+    value, rest = _strtof_prefix(text)
+    if value == 0 and rest == text:
+        return text
+    return f"{value:g}"
+
+
+def is_numeric(text: str) -> bool:
+    """libvmaf's test for a numeric option text: a float and nothing but spaces after it."""
+    _, rest = _strtof_prefix(text)
+    return rest != text and not rest.strip()
+
+
+def parse_option(extractor: Extractor, key: str, text: str, where: str) -> OptionValue:
+    """The value libvmaf's option parser (opt.c) sets for ``key`` from the dictionary ``text``.
+
+    Raises :class:`ModelError` where libvmaf's extractor would refuse the options (a bad
+    boolean, a zero it takes for a failed parse, a value out of range), and for a key the
+    extractor does not have (which libvmaf ignores without a word).
+    """
+    opt = extractor.option(key)
+    if opt is None:
+        known = ", ".join(o.name for o in extractor.options)
+        raise ModelError(
+            f"{where}: libvmaf's {extractor.name} extractor has no option '{key}' (it has {known})"
+        )
+    if opt.type == "bool":
+        if text == "true":
+            return True
+        if text == "false":
+            return False
+        raise ModelError(f"{where}: option {key} expects true or false, got '{text}'")
+    if opt.type == "int":
+        match = _ATOI_PREFIX.match(text)
+        value: float = int(match.group(0)) if match else 0
+    else:
+        match = _C_FLOAT_PREFIX.match(text)
+        value = float(match.group(0)) if match else 0.0
+    # libvmaf's atoi/atof give no error: it takes a zero whose text does not start with '0'
+    # for a failed parse.
+    if value == 0 and not text.startswith("0"):
+        raise ModelError(f"{where}: option {key} expects a number, got '{text}'")
+    assert opt.min is not None and opt.max is not None
+    if not opt.min <= value <= opt.max:
+        raise ModelError(
+            f"{where}: option {key} must be in [{opt.min:g}, {opt.max:g}], got '{text}'"
+        )
+    return value

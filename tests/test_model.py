@@ -1,0 +1,518 @@
+"""VMAF models (admcuda.model) against libvmaf 3.2.0's own predictions and pooling.
+
+Truth: ../shared/netflix/vmaf_goldens.json, libvmaf 3.2.0 (Netflix/vmaf f85a8536) through
+shared/tools/libvmaf_vmaf_oracle.py (provenance in its ``_provenance`` key): each model
+entry holds every frame's input features under libvmaf's collector names, the frame's
+score ``vmaf``, and the pooled scores.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from importlib import resources
+
+import numpy as np
+import pytest
+from conftest import NETFLIX
+
+from admcuda.model import (
+    BUILTIN_VERSIONS,
+    COMPUTED_EXTRACTORS,
+    Extractor,
+    ModelError,
+    ScoreTransform,
+    SvmModel,
+    libm_exp,
+    load_model,
+    output_name,
+    parse_model_arg,
+    pool,
+)
+from admcuda.model.predict import transform
+
+GOLDENS = NETFLIX / "vmaf_goldens.json"
+DATA = resources.files("admcuda.model.data")
+
+
+def _goldens() -> dict:
+    return json.loads(GOLDENS.read_text()) if GOLDENS.exists() else {}
+
+
+MODEL_ENTRIES = sorted(k for k in _goldens() if "__model__" in k)
+
+
+@pytest.fixture(scope="module")
+def goldens() -> dict:
+    if not GOLDENS.exists():
+        pytest.skip(f"shared VMAF goldens not found at {GOLDENS}")
+    return _goldens()
+
+
+def _model_for(entry: dict, **kw):
+    version, *flags = entry["args"]
+    return load_model(version, enable_transform="transform" in flags, **kw)
+
+
+def _scores(entry: dict) -> list[float]:
+    return [frame["vmaf"] for frame in entry["frames"]]
+
+
+def _max_diff(a, b) -> float:
+    return max(abs(x - y) for x, y in zip(a, b, strict=True))
+
+
+# --- against libvmaf ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", MODEL_ENTRIES)
+def test_predict_matches_libvmaf(goldens, key):
+    entry = goldens[key]
+    model = _model_for(entry)
+    got = [model.predict(frame) for frame in entry["frames"]]
+    want = _scores(entry)
+    assert got == want, f"max abs diff {_max_diff(got, want)}"
+
+
+@pytest.mark.parametrize("key", MODEL_ENTRIES)
+def test_predict_many_matches_libvmaf(goldens, key):
+    entry = goldens[key]
+    model = _model_for(entry)
+    columns = {
+        f.collector_name: np.array([frame[f.collector_name] for frame in entry["frames"]])
+        for f in model.features
+    }
+    got = model.predict_many(columns).tolist()
+    assert got == _scores(entry), f"max abs diff {_max_diff(got, _scores(entry))}"
+
+
+@pytest.mark.parametrize("key", MODEL_ENTRIES)
+def test_collector_names_are_libvmafs(goldens, key):
+    entry = goldens[key]
+    model = _model_for(entry)
+    frame_keys = set(entry["frames"][0])
+    missing = [f.collector_name for f in model.features if f.collector_name not in frame_keys]
+    assert not missing
+
+
+@pytest.mark.parametrize("key", MODEL_ENTRIES)
+@pytest.mark.parametrize("method", ["min", "max", "mean", "harmonic_mean"])
+def test_pool_matches_libvmaf(goldens, key, method):
+    entry = goldens[key]
+    assert pool(_scores(entry), method) == entry["pooled"]["vmaf"][method]
+    assert pool(np.array(_scores(entry)), method) == entry["pooled"]["vmaf"][method]
+
+
+def test_overrides_make_the_neg_model(goldens):
+    # vmaf_v0.6.1neg is vmaf_v0.6.1 with enhancement gain limits of 1 on adm and vif: the
+    # same SVM over features named and computed with those options.
+    spec = parse_model_arg(
+        "version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0:vif.vif_enhn_gain_limit=1.0"
+    )
+    model = spec.load()
+    neg = load_model("vmaf_v0.6.1neg")
+    assert [f.collector_name for f in model.features] == [f.collector_name for f in neg.features]
+    for key in MODEL_ENTRIES:
+        if goldens[key]["args"] == ["vmaf_v0.6.1neg"]:
+            entry = goldens[key]
+            assert [model.predict(frame) for frame in entry["frames"]] == _scores(entry)
+
+
+# --- plausible mistakes give other numbers -----------------------------------------------
+
+
+def _dense_rbf_terms(model, frame, exp):
+    """Per support vector ``coef * exp(-gamma * |x - sv|^2)``, written independently: a dense
+    walk over indices 1..n with absent nodes as 0 rounds exactly as libsvm's merge."""
+    x = [f.slope * frame[f.collector_name] + f.intercept for f in model.features]
+    terms = []
+    for coef, sv in zip(model.svm.sv_coef, model.svm.support_vectors, strict=True):
+        nodes = dict(sv)
+        dist = 0.0
+        for i in range(1, max(len(x), max(nodes, default=0)) + 1):
+            d = (x[i - 1] if i <= len(x) else 0.0) - nodes.get(i, 0.0)
+            dist += d * d
+        terms.append(coef * float(exp(-model.svm.gamma * dist)))
+    return terms
+
+
+def _finish(model, total):
+    return model._finish(total - model.svm.rho)
+
+
+def _sequential(terms):
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
+
+
+def test_independent_svm_sum_matches_and_numpy_sum_does_not(goldens):
+    differ = 0
+    for key in MODEL_ENTRIES:
+        entry = goldens[key]
+        model = _model_for(entry)
+        for frame in entry["frames"]:
+            terms = _dense_rbf_terms(model, frame, libm_exp)
+            assert _finish(model, _sequential(terms)) == frame["vmaf"]
+            differ += _finish(model, float(np.sum(terms))) != frame["vmaf"]
+    assert differ > 0  # NumPy's pairwise sum rounds differently
+
+
+def test_numpy_exp_differs_where_it_differs_from_libm(goldens):
+    args, differ = 0, 0
+    for key in MODEL_ENTRIES:
+        entry = goldens[key]
+        model = _model_for(entry)
+        for frame in entry["frames"]:
+            terms = _dense_rbf_terms(model, frame, np.exp)
+            if terms != _dense_rbf_terms(model, frame, libm_exp):
+                args += 1
+                differ += _finish(model, _sequential(terms)) != frame["vmaf"]
+    if args == 0:
+        pytest.skip("NumPy's exp equals the C library's on these inputs on this machine")
+    assert differ > 0
+
+
+def test_libm_exp_is_used_where_numpy_differs():
+    # One support vector at the origin, gamma 1, coefficient 1, rho 0: the score of input v
+    # is exp(-(v * v)). Take a v whose kernel argument NumPy's exp rounds otherwise.
+    args = [(v, -(v * v)) for v in np.linspace(0.0, 2.0, 40001).tolist()]
+    mismatched = [(v, a) for v, a in args if float(np.exp(a)) != libm_exp(a)]
+    if not mismatched:
+        pytest.skip("NumPy's exp equals the C library's on this machine")
+    svm = SvmModel("nu_svr", 1.0, 0.0, (1.0,), (((1, 0.0),),))
+    for v, a in mismatched[:50]:
+        assert svm.predict([v]) == libm_exp(a) != float(np.exp(a))
+    vs = np.array([[v] for v, _ in mismatched])
+    assert svm.predict_many(vs).tolist() == [libm_exp(a) for _, a in mismatched]
+
+
+@pytest.mark.parametrize("key", MODEL_ENTRIES)
+def test_transform_setting_matters(goldens, key):
+    entry = goldens[key]
+    version, *flags = entry["args"]
+    flipped = load_model(version, enable_transform="transform" not in flags)
+    if flipped.score_transform is None and "transform" not in flags:
+        pytest.skip(f"{version} has no score transform")
+    assert [flipped.predict(frame) for frame in entry["frames"]] != _scores(entry)
+
+
+def test_clip_matters(goldens):
+    # Frames libvmaf clips at 100: unclipped, the same frames score above it.
+    clipped = 0
+    for key in MODEL_ENTRIES:
+        entry = goldens[key]
+        model = _model_for(entry, disable_clip=True)
+        for frame in entry["frames"]:
+            score = model.predict(frame)
+            if frame["vmaf"] == 100.0:
+                clipped += 1
+                assert score > 100.0
+            else:
+                assert score == frame["vmaf"]
+    assert clipped > 0
+
+
+def test_numpy_pooling_differs_somewhere(goldens):
+    mean_differs = harmonic_differs = 0
+    for key in MODEL_ENTRIES:
+        scores, pooled = np.array(_scores(goldens[key])), goldens[key]["pooled"]["vmaf"]
+        mean_differs += float(np.mean(scores)) != pooled["mean"]
+        harmonic = len(scores) / float(np.sum(1.0 / (scores + 1.0))) - 1.0
+        harmonic_differs += harmonic != pooled["harmonic_mean"]
+    assert mean_differs > 0 and harmonic_differs > 0
+
+
+# --- models and their features -------------------------------------------------------------
+
+EXPECTED_FEATURES = {
+    "vmaf_v0.6.1": [
+        ("adm", {}, "VMAF_integer_feature_adm2_score", "integer_adm2"),
+        ("motion", {}, "VMAF_integer_feature_motion2_score", "integer_motion2"),
+        *[
+            ("vif", {}, f"VMAF_integer_feature_vif_scale{s}_score", f"integer_vif_scale{s}")
+            for s in range(4)
+        ],
+    ],
+    "vmaf_v0.6.1neg": [
+        ("adm", {"adm_enhn_gain_limit": 1.0}, "integer_adm2_egl_1", "integer_adm2_egl_1"),
+        ("motion", {}, "VMAF_integer_feature_motion2_score", "integer_motion2"),
+        *[
+            (
+                "vif",
+                {"vif_enhn_gain_limit": 1.0},
+                f"integer_vif_scale{s}_egl_1",
+                f"integer_vif_scale{s}_egl_1",
+            )
+            for s in range(4)
+        ],
+    ],
+}
+EXPECTED_FEATURES["vmaf_4k_v0.6.1"] = EXPECTED_FEATURES["vmaf_v0.6.1"]
+EXPECTED_FEATURES["vmaf_4k_v0.6.1neg"] = EXPECTED_FEATURES["vmaf_v0.6.1neg"]
+
+
+@pytest.mark.parametrize("version", BUILTIN_VERSIONS)
+def test_shipped_models_load(version):
+    model = load_model(version)
+    got = [(f.extractor, dict(f.options), f.collector_name, f.output_name) for f in model.features]
+    assert got == EXPECTED_FEATURES[version]
+    assert model.score_clip == (0.0, 100.0)
+    assert model.score_transform is None  # each leaves it disabled unless asked
+    assert model.output_names()["vmaf"] == "vmaf"
+
+
+def test_shipped_files_are_libvmafs():
+    sha = {
+        "vmaf_v0.6.1.json": "5950d61fa1f861bd45d8149d80539ed9f3376cfc2495b8f0fa8e9f57cb131ee3",
+        "vmaf_v0.6.1neg.json": "1fcda193aaa2a3136471b7516b3c5dc344546c05fcde2d58609f8c60a2387392",
+        "vmaf_4k_v0.6.1.json": "73b187001309703c89d57cf58baab01660bd11e4ea6fac62bc064c5f5da6dac8",
+        "vmaf_4k_v0.6.1neg.json": (
+            "f92048bf94401a5b915f551eb248709275c61df5f20d062a3ae010dcf4d4e8fc"
+        ),
+    }
+    import hashlib
+
+    for name, digest in sha.items():
+        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest
+
+
+def test_output_names():
+    assert output_name("VMAF_integer_feature_adm2_score") == "integer_adm2"
+    assert output_name("VMAF_integer_feature_motion2_score") == "integer_motion2"
+    assert output_name("VMAF_integer_feature_vif_scale3_score") == "integer_vif_scale3"
+    assert output_name("integer_adm2_egl_1") == "integer_adm2_egl_1"
+    assert output_name("integer_adm_scale0") == "integer_adm_scale0"
+    assert output_name("vmaf") == "vmaf"
+
+
+def test_path_load_of_a_copy(goldens, tmp_path):
+    path = tmp_path / "copy.json"
+    with resources.as_file(DATA / "vmaf_v0.6.1neg.json") as src:
+        shutil.copy(src, path)
+    by_path = parse_model_arg(f"path={path}:name=neg").load()
+    assert by_path.name == "neg" and by_path.label == str(path)
+    assert by_path.output_names()["neg"] == "neg"
+    entry = goldens["src01_160x90_48f__model__vmaf_v0.6.1neg"]
+    assert [by_path.predict(frame) for frame in entry["frames"]] == _scores(entry)
+    assert load_model(path=path).features == load_model("vmaf_v0.6.1neg").features
+
+
+def test_predict_accepts_output_names_and_reports_missing(goldens):
+    entry = goldens["src01_576x324_8bit__model__vmaf_v0.6.1"]
+    model = load_model("vmaf_v0.6.1")
+    frame = entry["frames"][0]
+    by_output = {f.output_name: frame[f.collector_name] for f in model.features}
+    assert model.predict(by_output) == frame["vmaf"]
+    by_output["integer_adm2"] = "n/a"
+    with pytest.raises(ModelError, match="feature integer_adm2 is not a number"):
+        model.predict(by_output)
+    by_output["integer_adm2"] = frame["VMAF_integer_feature_adm2_score"]
+    del by_output["integer_motion2"]
+    with pytest.raises(ModelError, match="no value for feature VMAF_integer_feature_motion2"):
+        model.predict(by_output)
+    with pytest.raises(ModelError, match="1-D arrays of one length"):
+        model.predict_many(
+            {f.collector_name: [0.5] * (2 + (i == 3)) for i, f in enumerate(model.features)}
+        )
+
+
+@pytest.mark.parametrize(
+    ("options", "suffix"),
+    [
+        ("adm.adm_enhn_gain_limit=1.2", "_egl_1.2"),
+        ("adm.adm_enhn_gain_limit=1.23456789", "_egl_1.23457"),  # libvmaf keeps %g of strtof
+        ("adm.adm_enhn_gain_limit=100", ""),  # the default names nothing
+        ("adm.adm_norm_view_dist=4:adm.adm_enhn_gain_limit=1.5", "_egl_1.5_nvd_4"),
+        ("adm.adm_skip_scale0=true", "_ssz"),
+        ("adm.adm_ref_display_height=2160", "_rdh_2160"),
+        ("adm.debug=true", ""),  # not a feature parameter
+    ],
+)
+def test_override_names(options, suffix):
+    model = parse_model_arg(f"version=vmaf_v0.6.1:{options}").load()
+    adm = model.features[0]
+    assert adm.collector_name == ("integer_adm2" + suffix if suffix else adm.name)
+
+
+def test_motion_override_name():
+    model = load_model("vmaf_v0.6.1", overrides={"motion": {"motion_force_zero": True}})
+    assert model.features[1].collector_name == "integer_motion2_force_0"
+    assert model.features[1].options == {"motion_force_zero": True}
+
+
+# --- the --model argument ----------------------------------------------------------------
+
+
+def test_parse_model_arg_good():
+    spec = parse_model_arg("version=vmaf_v0.6.1")
+    assert (spec.version, spec.path, spec.name) == ("vmaf_v0.6.1", None, "vmaf")
+    assert not spec.enable_transform and not spec.disable_clip and spec.overrides == ()
+    spec = parse_model_arg(
+        "path=/m/x.json:name=phone:enable_transform:disable_clip=true:vif.vif_enhn_gain_limit=1"
+    )
+    assert (spec.version, spec.path, spec.name) == (None, "/m/x.json", "phone")
+    assert spec.enable_transform and spec.disable_clip
+    assert spec.overrides == (("vif", "vif_enhn_gain_limit", "1"),)
+    spec = parse_model_arg("version=vmaf_v0.6.1:enable_transform=false:disable_clip")
+    assert not spec.enable_transform and spec.disable_clip
+
+
+def test_model_arg_flags_reach_the_model(goldens):
+    entry = goldens["src01_160x90_48f__model__vmaf_v0.6.1_transform"]
+    model = parse_model_arg("version=vmaf_v0.6.1:enable_transform").load()
+    assert [model.predict(frame) for frame in entry["frames"]] == _scores(entry)
+    assert parse_model_arg("version=vmaf_v0.6.1:disable_clip").load().score_clip is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "bad option string"),
+        ("vmaf_v0.6.1", "bad option string 'vmaf_v0.6.1'"),
+        ("name=x", "exactly one of version= and path="),
+        ("version=vmaf_v0.6.1:path=x.json", "exactly one of version= and path="),
+        ("version=vmaf_v0.6.1:version=vmaf_v0.6.1neg", "version given twice"),
+        ("version=", "empty version"),
+        ("version=vmaf_v0.6.1::name=x", "bad option string ''"),
+        ("version=vmaf_v0.6.1:name=a=b", "more than one '='"),
+        ("version=vmaf_v0.6.1:disable_clip=yes", "disable_clip takes true or false"),
+        ("version=vmaf_v0.6.1:adm_enhn_gain_limit=1", "unknown key 'adm_enhn_gain_limit'"),
+        ("version=vmaf_v0.6.1:adm.a.b=1", "unknown key 'adm.a.b'"),
+        ("version=vmaf_v0.6.1:adm.egl=", "empty value"),
+    ],
+)
+def test_parse_model_arg_bad(text, message):
+    with pytest.raises(ModelError, match=message) as info:
+        parse_model_arg(text)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("version=vmaf_v9", "unknown model version 'vmaf_v9'"),
+        ("version=vmaf_b_v0.6.3", "unknown model version"),
+        ("version=vmaf_v0.6.1:adm.egl=1", "adm extractor has no option 'egl'"),
+        ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5", r"must be in \[1, 100\]"),
+        ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=abc", "expects a number"),
+        ("version=vmaf_v0.6.1:adm.adm_skip_scale0=1", "expects true or false"),
+        ("version=vmaf_v0.6.1:cambi.window_size=63", "override for 'cambi'"),
+        ("path=/nonexistent/model.json", "cannot read model /nonexistent/model.json"),
+    ],
+)
+def test_load_refusals(text, message):
+    with pytest.raises(ModelError, match=message) as info:
+        parse_model_arg(text).load()
+    assert "\n" not in str(info.value)
+
+
+# --- unsupported model files ---------------------------------------------------------------
+
+
+def _variant(tmp_path, change) -> str:
+    model = json.loads((DATA / "vmaf_v0.6.1.json").read_text())
+    change(model["model_dict"])
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(model))
+    return str(path)
+
+
+def _add_cambi(md):
+    md["feature_names"].append("Cambi_feature_cambi_score")
+    md["slopes"].append(1.0)
+    md["intercepts"].append(0.0)
+
+
+def _float_adm(md):
+    md["feature_names"][0] = "VMAF_feature_adm2_score"
+
+
+def _bootstrap(md):
+    md["model_type"] = "BOOTSTRAP_LIBSVMNUSVR"
+
+
+def _unknown_option(md):
+    md["feature_opts_dicts"] = [{"adm_bogus": 1.0}]
+
+
+def _chroma(md):
+    md["chroma_correction_parameter"] = 0.5
+
+
+def _linear_kernel(md):
+    md["model"] = md["model"].replace("kernel_type rbf", "kernel_type linear")
+
+
+def _short_slopes(md):
+    md["slopes"].pop()
+
+
+def _bad_knots(md):
+    md["score_transform"]["knots"] = [[0.0, 0.0], [50.0, 40.0], [40.0, 100.0]]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_add_cambi, "feature 'Cambi_feature_cambi_score' is not computed by admcuda"),
+        (_float_adm, "feature 'VMAF_feature_adm2_score' is not computed by admcuda"),
+        (_bootstrap, "model_type BOOTSTRAP_LIBSVMNUSVR"),
+        (_unknown_option, "adm extractor has no option 'adm_bogus'"),
+        (_chroma, "chroma_correction_parameter is not supported"),
+        (_linear_kernel, "kernel_type linear is not supported"),
+        (_short_slopes, "slopes has 6 numbers; 6 features need 7"),
+        (_bad_knots, "knots need two or more points"),
+    ],
+)
+def test_unsupported_models_are_refused(tmp_path, change, message):
+    path = _variant(tmp_path, change)
+    with pytest.raises(ModelError, match=message) as info:
+        load_model(path=path)
+    assert str(info.value).startswith(f"model {path}")
+    assert "\n" not in str(info.value)
+
+
+def test_model_collection_is_refused(tmp_path):
+    path = tmp_path / "collection.json"
+    path.write_text(json.dumps({"0": {"model_dict": {}}, "1": {"model_dict": {}}}))
+    with pytest.raises(ModelError, match="no model_dict"):
+        load_model(path=path)
+
+
+def test_extractors_can_be_extended(tmp_path):
+    path = _variant(tmp_path, _add_cambi)
+    cambi = Extractor("cambi", ("Cambi_feature_cambi_score",), ())
+    model = load_model(path=path, extractors=(*COMPUTED_EXTRACTORS, cambi))
+    assert model.features[-1].extractor == "cambi"
+    assert model.features[-1].output_name == "cambi"
+    assert ("cambi", {}) in model.extractors()
+
+
+# --- score transform and pooling details ---------------------------------------------------
+
+
+def test_piecewise_linear_knots():
+    # predict.c: inside a segment its line; a knot shared by two segments takes the later
+    # one; below the first and above the last knot the end segments extend.
+    t = ScoreTransform(knots=((0.0, 0.0), (50.0, 80.0), (100.0, 100.0)))
+    assert transform(t, 25.0) == 40.0
+    assert transform(t, 75.0) == 90.0
+    assert transform(t, 50.0) == 80.0
+    assert transform(t, 110.0) == 104.0
+    assert transform(t, -10.0) == -16.0
+    flat = ScoreTransform(knots=((0.0, 10.0), (50.0, 10.0)), out_lte_in=True)
+    assert transform(flat, 60.0) == 10.0
+    assert transform(flat, 5.0) == 5.0  # rectified: not above the input
+
+
+def test_pool_edges():
+    assert math.isnan(pool([float("nan"), 1.0], "min"))  # a NaN first is kept
+    assert pool([1.0, float("nan")], "min") == 1.0  # a later NaN never compares smaller
+    assert pool([-1.0, 3.0], "harmonic_mean") == -1.0  # 1/(s+1) is infinite, as in C
+    with pytest.raises(ModelError, match="empty"):
+        pool([], "mean")
+    with pytest.raises(ModelError, match="unknown pooling method 'median'"):
+        pool([1.0], "median")
