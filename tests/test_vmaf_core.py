@@ -308,6 +308,8 @@ def test_parse_feature_arg():
         ((["version=vmaf_v0.6.1"], ["adm_cuda"]), "prints too"),
         (([], ["motion", "motion_cuda"]), "prints too"),
         (([], []), "nothing to compute"),
+        (([], [("vif", AdmOptions())]), "give adm, vif or motion"),
+        (([], [("psnr", VifOptions())]), "give adm, vif or motion"),
     ],
 )
 def test_plan_errors(args, message):

@@ -414,8 +414,12 @@ def build_plan(
         requests.append(("adm", adm, "admcuda's ADM"))
     for item in features:
         name, options = parse_feature_arg(item) if isinstance(item, str) else item
-        if name not in FEATURE_NAMES:
-            raise AdmError(f"--feature {name}: admcuda computes adm, vif and motion")
+        want = {"adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions}
+        if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
+            raise AdmError(
+                f"feature {name!r}: give adm, vif or motion (or *_cuda) with AdmOptions, "
+                "VifOptions or MotionOptions"
+            )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError("nothing to compute: give a model or a feature (adm, vif or motion)")
