@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._closing import Closing
+from admcuda.closing import Closing
 from admcuda.errors import AdmError
+from admcuda.io.raw import check_geometry, check_integer
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,
@@ -33,7 +34,6 @@ from admcuda.options import (
     feature_names,
     resolve_options,
 )
-from admcuda.yuv import check_geometry, check_integer
 
 __all__ = [
     "BACKEND_NAMES",
@@ -210,9 +210,9 @@ class AdmExtractor(Closing):
         self._cuda: Any = None
         self._closed = False
         self.device = None if device is None else check_integer("device", device, 0)
-        from admcuda import _warn_small_height
+        from admcuda.quirks import warn_small_height
 
-        _warn_small_height(width, height, self.options)
+        warn_small_height(width, height, self.options)
         if backend == "cpu":
             self.backend = "cpu"
             return

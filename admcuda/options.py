@@ -460,7 +460,7 @@ def resolve_options(
                 raise AdmError(f"option names must be strings, got {type(key).__name__} {key!r}")
         return AdmOptions.from_mapping(options)
     if isinstance(options, str):
-        from admcuda._tool import UsageError, parse_option_args
+        from admcuda.cli.tool import UsageError, parse_option_args
 
         if not options.strip():
             return AdmOptions()

@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from admcuda.io.ffmpeg import VideoReader
 from admcuda.pipeline import make_source
-from admcuda.video import VideoReader
 
 BATCH = 32
 

@@ -27,7 +27,8 @@ import cloudpickle  # noqa: E402 - a dependency of distributed
 import psutil  # noqa: E402 - a dependency of distributed
 from distributed import Client, LocalCluster  # noqa: E402
 
-from admcuda import batch, cli  # noqa: E402
+from admcuda.batch import run as batch  # noqa: E402
+from admcuda.cli import score as cli
 from admcuda.errors import AdmError  # noqa: E402
 
 W, H, FRAMES = 32, 24, 3
@@ -171,8 +172,8 @@ def test_cli_results_equal_admcuda_score(tmp_path, capsys, monkeypatch):
 
 
 def _count_reference_opens() -> None:
-    """On a worker: count raw-file opens per path (``admcuda.inputs.YuvReader``)."""
-    import admcuda.inputs as inputs
+    """On a worker: count raw-file opens per path (``admcuda.io.inputs.YuvReader``)."""
+    import admcuda.io.inputs as inputs
 
     original = inputs.YuvReader
     opens: dict[str, int] = {}
@@ -187,7 +188,7 @@ def _count_reference_opens() -> None:
 
 
 def _collect_reference_opens() -> dict[str, int]:
-    import admcuda.inputs as inputs
+    import admcuda.io.inputs as inputs
 
     original, opens = inputs.__dict__.pop("_batch_test")
     inputs.YuvReader = original

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import admcuda.backends.cuda as gpu
-import admcuda.nvdec as nvdec
-import admcuda.video as video
-from admcuda import bench
+import admcuda.io.ffmpeg as video
+import admcuda.io.nvdec.reader as nvdec
+from admcuda.cli import bench
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import admcuda
-from admcuda.cli import main
+import admcuda.ladder
+from admcuda.cli.score import main
 from admcuda.data import EXAMPLE
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 
@@ -454,8 +455,8 @@ def test_bad_distorted_inputs(tmp_path, make, needle):
 
 
 @pytest.mark.skipif(
-    "errors" not in getattr(admcuda._LadderRun, "__dataclass_fields__", {}),
-    reason="_run_ladder does not report per-rung errors yet",
+    "errors" not in getattr(admcuda.ladder.LadderRun, "__dataclass_fields__", {}),
+    reason="run_ladder does not report per-rung errors yet",
 )
 def test_ladder_failure_keeps_the_other_rungs(stub_reference, tmp_path, capsys):
     ref, good, bad = tmp_path / "r.yuv", tmp_path / "good.yuv", tmp_path / "bad.yuv"
@@ -516,7 +517,8 @@ def _without_notice(stderr: str) -> str:
 
 
 def test_auto_backend_notice_is_one_line(capsys, monkeypatch):
-    from admcuda import backends, cli
+    from admcuda import backends
+    from admcuda.cli import score as cli
 
     monkeypatch.setattr(backends, "BACKENDS", ("nope", "cpu"))
     monkeypatch.setattr(cli, "BACKENDS", ("nope", "cpu"))
@@ -728,7 +730,7 @@ def test_output_paths_that_lead_to_descriptors_and_ladders_that_fail_late(clip_p
     """Any spelling of /dev/stdout (a link to it, //dev/stdout, /dev/../dev/stdout) writes
     through the descriptor; a ladder whose later output fails leaves the files that were
     there as they were; a pipe whose reader went away is a one-line error."""
-    from admcuda.writers import write_output
+    from admcuda.report.writers import write_output
 
     ref, dis = clip_pair
     geometry = ("-w", "32", "-h", "24")

@@ -16,9 +16,15 @@ from admcuda.reference import compute_adm
 from conftest import NETFLIX, ROOT
 
 from admcuda.data import EXAMPLE, example_paths
-from admcuda.distmap import _upsample, distortion_map, distortion_maps, main, save_distortion_png
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
+from admcuda.report.distmap import (
+    _upsample,
+    distortion_map,
+    distortion_maps,
+    main,
+    save_distortion_png,
+)
 
 
 def textured(h: int, w: int, bitdepth: int = 8, seed: int = 0) -> np.ndarray:
@@ -148,9 +154,9 @@ def test_cli_zero_denominator(tmp_path, capsys):
 
 def test_cli_warns_of_small_heights_as_score_does(tmp_path, monkeypatch, capsys):
     """17..32 rows: scale 3 reads libvmaf's unwritten memory, modelled as zeros; map gives
-    score's warning (admcuda._warn_small_height), once, and the variable silences it."""
+    score's warning (admcuda.quirks.warn_small_height), once, and the variable silences it."""
     pytest.importorskip("matplotlib")
-    from admcuda.cli import main as admcuda_main
+    from admcuda.cli.score import main as admcuda_main
     from admcuda.quirks import small_height_warning
 
     path = tmp_path / "tiny.yuv"

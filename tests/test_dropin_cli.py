@@ -19,9 +19,10 @@ import pytest
 from _media import FFV1, encode, write_y4m
 
 import admcuda
-import admcuda.inputs
-from admcuda import cli
-from admcuda.cli import main
+import admcuda.io.inputs
+import admcuda.ladder
+from admcuda.cli import score as cli
+from admcuda.cli.score import main
 from admcuda.data import EXAMPLE
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_suffix
 
@@ -29,9 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "admcuda" / "data"
 GEOMETRY = ["-w", "32", "-h", "24"]
 
-HAS_ERRORS = "errors" in getattr(admcuda._LadderRun, "__dataclass_fields__", {})
+HAS_ERRORS = "errors" in getattr(admcuda.ladder.LadderRun, "__dataclass_fields__", {})
 needs_errors = pytest.mark.skipif(
-    not HAS_ERRORS, reason="_run_ladder does not report per-rung errors yet (_LadderRun.errors)"
+    not HAS_ERRORS, reason="run_ladder does not report per-rung errors yet (LadderRun.errors)"
 )
 
 
@@ -40,8 +41,10 @@ def _accepts(func, name: str) -> bool:
 
 
 def _input_layer_takes(name: str) -> bool:
-    """Both _run_ladder and the input layer under it take keyword ``name``."""
-    return _accepts(admcuda._run_ladder, name) and _accepts(admcuda.inputs.open_inputs, name)
+    """Both run_ladder and the input layer under it take keyword ``name``."""
+    return _accepts(admcuda.ladder.run_ladder, name) and _accepts(
+        admcuda.io.inputs.open_inputs, name
+    )
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -218,7 +221,7 @@ def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
     """Integers read as libvmaf's strtoul(..., 0) reads them (010 is 8, 0x10 is 16), and
     --cpumask / --gpumask and libvmaf's -c (in its short options, read by none) accepted
     with no effect: the same scores as without them."""
-    from admcuda._tool import c_integer
+    from admcuda.cli.tool import c_integer
 
     assert [c_integer(t) for t in ("10", " +10", "010", "0x10", "0X1f", "0", "-3")] == [
         10, 10, 8, 16, 31, 0, -3]  # fmt: skip
@@ -252,7 +255,7 @@ def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
 
 
 def test_feature_options_go_through_the_option_parser():
-    from admcuda._tool import parse_feature_args
+    from admcuda.cli.tool import parse_feature_args
 
     settings: dict[str, str] = {}
     parse_feature_args(["adm=adm_enhn_gain_limit=1.5:adm_csf_mode=1"], settings)
@@ -605,12 +608,12 @@ def test_single_input_failure_still_raises(tmp_path):
     assert not out.exists()
 
 
-# ---- what goes to _run_ladder ----------------------------------------------------------
+# ---- what goes to run_ladder ----------------------------------------------------------
 
 
 @pytest.fixture
 def fake_ladder(monkeypatch):
-    """Replace _run_ladder with one that records its arguments and scores nothing real."""
+    """Replace run_ladder with one that records its arguments and scores nothing real."""
     calls: list[dict] = []
 
     def fake(ref, dis, **kwargs):
@@ -623,9 +626,9 @@ def fake_ladder(monkeypatch):
         )  # fmt: skip
         if HAS_ERRORS:
             fields["errors"] = [None for _ in dis]
-        return admcuda._LadderRun(**fields)
+        return admcuda.ladder.LadderRun(**fields)
 
-    monkeypatch.setattr(cli, "_run_ladder", fake)
+    monkeypatch.setattr(cli, "run_ladder", fake)
     return calls
 
 
@@ -644,9 +647,9 @@ def test_new_flags_pass_through(fake_ladder, tmp_path):
 
 @needs_errors
 def test_cli_keyword_arguments_exist_in_run_ladder():
-    """Whatever the CLI may pass must be a parameter of _run_ladder."""
+    """Whatever the CLI may pass must be a parameter of run_ladder."""
     for name in ("ignore_name", "scale", "device"):
-        assert _accepts(admcuda._run_ladder, name), name
+        assert _accepts(admcuda.ladder.run_ladder, name), name
 
 
 def test_libvmaf_flags_reach_run_ladder(fake_ladder, tmp_path):
@@ -703,7 +706,7 @@ def test_scale_end_to_end(tmp_path):
 
 
 def _map(tmp_path: Path, name: str, *args: str) -> np.ndarray:
-    from admcuda.distmap import main as map_main
+    from admcuda.report.distmap import main as map_main
 
     png, npy = tmp_path / f"{name}.png", tmp_path / f"{name}.npy"
     assert map_main([*args, "--frame", "1", "-o", str(png), "--npy", str(npy)]) == 0
@@ -746,7 +749,7 @@ def test_map_of_a_10_bit_y4m(tmp_path):
 )
 def test_map_errors(tmp_path, capsys, make_args, needle, code):
     pytest.importorskip("matplotlib")
-    from admcuda.distmap import main as map_main
+    from admcuda.report.distmap import main as map_main
 
     # Names without a size in them, so that no check of the name comes first.
     ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.yuv"

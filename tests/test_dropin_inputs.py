@@ -35,11 +35,11 @@ from _media import (
 
 import admcuda
 from admcuda.errors import AdmError
-from admcuda.inputs import input_kind, name_hints, open_input, open_inputs
-from admcuda.streams import StreamReader, is_stream, open_stream
-from admcuda.video import ScaledReader, VideoReader, check_scaler, container_of
-from admcuda.y4m import Y4mReader
-from admcuda.yuv import YuvReader
+from admcuda.io.ffmpeg import ScaledReader, VideoReader, check_scaler, container_of
+from admcuda.io.inputs import input_kind, name_hints, open_input, open_inputs
+from admcuda.io.raw import YuvReader
+from admcuda.io.streams import StreamReader, is_stream, open_stream
+from admcuda.io.y4m import Y4mReader
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT_S = 60

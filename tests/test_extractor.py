@@ -191,7 +191,7 @@ def test_numpy_integers_and_option_strings_are_taken():
 def test_masked_arrays_and_matrices_are_refused():
     """A masked array's masked samples and np.matrix's rows would not be scored as the
     caller means them: both are refused, in extract, extract_batch and the map."""
-    from admcuda.distmap import distortion_map
+    from admcuda.report.distmap import distortion_map
 
     ref, dis = pair(20, 24)
     masked = np.ma.masked_array(ref, mask=ref > 200)

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from admcuda.errors import AdmError
-from admcuda.inputs import open_input
-from admcuda.y4m import Y4mReader, parse_header
-from admcuda.yuv import YuvReader
+from admcuda.io.inputs import open_input
+from admcuda.io.raw import YuvReader
+from admcuda.io.y4m import Y4mReader, parse_header
 
 _EXAMPLES = int(os.environ.get("ADMCUDA_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(

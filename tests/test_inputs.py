@@ -15,17 +15,17 @@ import admcuda
 import admcuda.backends.cpu as cpu_backend
 from admcuda.backends import interleave
 from admcuda.errors import AdmError
-from admcuda.inputs import (
+from admcuda.io.ffmpeg import VideoReader
+from admcuda.io.inputs import (
     FrameSelection,
     input_kind,
     open_input,
     open_inputs,
     size_from_name,
 )
+from admcuda.io.raw import YuvReader
+from admcuda.io.y4m import Y4mReader
 from admcuda.options import OUTPUT_BASE_NAMES
-from admcuda.video import VideoReader
-from admcuda.y4m import Y4mReader
-from admcuda.yuv import YuvReader
 
 W, H = 20, 18
 
@@ -330,7 +330,7 @@ def test_frame_selection_validation(kw, match):
 
 def test_frame_selection_zero_count_is_every_frame():
     # libvmaf's --frame_cnt 0 is "no limit"; the API and the CLI read it so.
-    from admcuda.inputs import FrameSelection
+    from admcuda.io.inputs import FrameSelection
 
     assert FrameSelection(frame_cnt=0).frame_cnt is None
     assert FrameSelection(frame_cnt=np.int64(0)).frame_cnt is None

@@ -1,4 +1,4 @@
-"""NVDEC decoding (admcuda.nvdec) against ffmpeg's software decode.
+"""NVDEC decoding (admcuda.io.nvdec.reader) against ffmpeg's software decode.
 
 ``testdata/nvdec/`` holds small encodes (H.264, HEVC 8/10-bit, AV1 8/10-bit, VP9 8/10-bit,
 with B-frames or alt-ref frames, one coded 320x192 for a 320x180 display) and ``nvdec.json``:
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from admcuda import nvdec
 from admcuda.errors import AdmError
+from admcuda.io.nvdec import reader as nvdec
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "testdata" / "nvdec"
@@ -147,7 +147,7 @@ def test_missing_file_is_named_before_the_binding(fresh_nvdec, monkeypatch, tmp_
 def test_imports_without_cupy_or_the_binding():
     code = (
         "import sys; sys.modules['cupy'] = None; sys.modules['PyNvVideoCodec'] = None\n"
-        "import admcuda.nvdec as n\n"
+        "import admcuda.io.nvdec.reader as n\n"
         "assert n.nvdec_available() is False\n"
         "print(n._unavailable_reason())\n"
     )
@@ -795,7 +795,7 @@ def test_auto_sessions_only_where_segments_were_measured_to_pay():
 
 
 def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
-    from admcuda.inputs import open_inputs
+    from admcuda.io.inputs import open_inputs
 
     big = [fake(FakeVideo(codec="H264", fmt="NV12", width=1920, height=1080, frames=4,
                           order=[0, 3, 1, 2]))
@@ -817,7 +817,7 @@ def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
 
 
 def test_fake_bench_times_decode_alone_in_the_default_layout(fake):
-    from admcuda.bench import _ceiling_sessions
+    from admcuda.cli.bench import _ceiling_sessions
 
     def video(codec, width, height):
         return fake(FakeVideo(codec=codec, fmt="NV12", width=width, height=height, frames=4,
@@ -832,7 +832,7 @@ def test_fake_bench_times_decode_alone_in_the_default_layout(fake):
 
 
 def test_fake_decoder_auto_opens_each_input_once(fake):
-    from admcuda.inputs import open_inputs
+    from admcuda.io.inputs import open_inputs
 
     videos = [FakeVideo(codec="H264", fmt="NV12"), FakeVideo(codec="H264", fmt="NV12")]
     ref, dis = (fake(v) for v in videos)

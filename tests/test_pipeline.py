@@ -14,9 +14,9 @@ import admcuda
 from admcuda.backends import engine_for, score_iterables
 from admcuda.backends.cpu import CpuEngine
 from admcuda.errors import AdmError
+from admcuda.io.raw import YuvReader
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 from admcuda.pipeline import RunStats, make_source, plan_batch, run
-from admcuda.yuv import YuvReader
 
 W, H = 24, 20
 
@@ -207,9 +207,9 @@ def test_cuda_pipeline_ladder_equals_per_frame_reference(ladder, tmp_path, bits)
         paths += [write_yuv(tmp_path / f"d{k}_10.yuv", r) for k, r in enumerate(rungs)]
     opts = AdmOptions.from_mapping({"debug": "true"})
     stats = RunStats()
-    from admcuda import _run_ladder
+    from admcuda.ladder import run_ladder
 
-    run_ = _run_ladder(
+    run_ = run_ladder(
         paths[0], paths[1:], width=W, height=H, pixel_format=None, bitdepth=bits, opts=opts,
         backend="cuda", host_memory=3 * 6 * W * H * (1 if bits == 8 else 2) * 8, stats=stats,
     )  # fmt: skip

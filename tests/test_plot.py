@@ -11,8 +11,8 @@ import pytest
 from test_result import LIBVMAF_JSON
 
 from admcuda.options import AdmOptions, feature_names
-from admcuda.plot import main, plot_result, result_series
-from admcuda.result import AdmResult
+from admcuda.report.plot import main, plot_result, result_series
+from admcuda.report.result import AdmResult
 
 
 def _result(offset: float, n: int = 5, opts: AdmOptions | None = None, **meta) -> AdmResult:

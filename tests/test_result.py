@@ -11,8 +11,8 @@ import pytest
 
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions, feature_names
-from admcuda.result import AdmResult, options_from_suffix, split_feature_name
-from admcuda.writers import pooled_metrics
+from admcuda.report.result import AdmResult, options_from_suffix, split_feature_name
+from admcuda.report.writers import pooled_metrics
 
 # libvmaf 3.2.0 scalar C, Netflix src01 576x324 3 frames, default options (tests/test_writers.py).
 FRAMES = [
@@ -132,8 +132,8 @@ def test_options_from_suffix_refuses(suffix):
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "csv"])
 def test_files_match_the_writers(tmp_path, fmt):
-    from admcuda import __version__
-    from admcuda.writers import render
+    from admcuda.report.writers import render
+    from admcuda.version import __version__
 
     r = AdmResult(FRAMES, META)
     path = tmp_path / f"out.{fmt}"

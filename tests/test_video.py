@@ -17,7 +17,7 @@ from _media import FFV1, GOLDENS, PAIRS, X264_LOSSLESS, encode, ffmpeg_exe, same
 
 import admcuda
 from admcuda.errors import AdmError
-from admcuda.video import VideoReader, parse_probe, source_layout
+from admcuda.io.ffmpeg import VideoReader, parse_probe, source_layout
 
 pytest.importorskip("imageio_ffmpeg")
 
@@ -195,7 +195,7 @@ def test_truncated_video_does_not_hang(tmp_path):
 def test_missing_ffmpeg(tmp_path, monkeypatch):
     import builtins
 
-    import admcuda.video as video
+    import admcuda.io.ffmpeg as video
 
     real_import = builtins.__import__
 
@@ -279,7 +279,7 @@ def test_parse_probe_counts_video_streams():
 def test_several_video_streams_warn(tmp_path, capsys):
     """A file with two video streams is scored on the first, with one warning naming it and
     the count; a file with one gets none."""
-    from admcuda.cli import main
+    from admcuda.cli.score import main
 
     case = GOLDENS["astronaut_160x90_420_8b_boxnoise"]["case"]
     ref = encode(PAIRS / case["ref"], tmp_path / "ref.mkv", *_geometry(case), FFV1)
@@ -314,7 +314,7 @@ def test_several_video_streams_warn(tmp_path, capsys):
 def test_read_into_slots_equals_the_raw_frames(tmp_path, name, skip, limit, subsample):
     """The pipeline's path: ffmpeg's planes decoded straight into a slot, in batches of 4,
     with the frame selection applied, equal the raw file's frames."""
-    from admcuda.inputs import FrameStream
+    from admcuda.io.inputs import FrameStream
 
     case = GOLDENS[name]["case"]
     ref = encode(PAIRS / case["ref"], tmp_path / "ref.mkv", *_geometry(case), FFV1)
@@ -336,7 +336,7 @@ def test_read_into_slots_equals_the_raw_frames(tmp_path, name, skip, limit, subs
 
 
 def test_read_into_refuses_a_slot_of_another_size(tmp_path):
-    from admcuda.inputs import FrameStream
+    from admcuda.io.inputs import FrameStream
 
     name = "astronaut_160x90_420_8b_boxnoise"
     case = GOLDENS[name]["case"]

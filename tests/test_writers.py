@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from admcuda.errors import AdmError
-from admcuda.writers import (
+from admcuda.report.writers import (
     pool,
     pooled_metrics,
     render,
@@ -339,7 +339,7 @@ def test_output_paths_resolve_as_the_kernel_does(tmp_path):
 def test_staged_output_takes_bytes(tmp_path, capsysbinary):
     """Bytes are staged and written as they are: a regular file (renamed into place),
     standard output (a dest of None: sys.stdout's buffer, after the text before them)."""
-    from admcuda.writers import StagedOutput, commit_all
+    from admcuda.report.writers import StagedOutput, commit_all
 
     data = bytes(range(256)) + b"\r\n"
     out = tmp_path / "a.bin"
@@ -356,7 +356,7 @@ def test_write_stdout_writes_every_byte_through_a_raw_non_blocking_stdout(monkey
     in order, while a reader drains the pipe."""
     import threading
 
-    from admcuda.writers import write_stdout
+    from admcuda.report.writers import write_stdout
 
     read, write = os.pipe()
     os.set_blocking(write, False)

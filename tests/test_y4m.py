@@ -12,7 +12,7 @@ from conftest import NETFLIX, netflix_cases
 
 import admcuda
 from admcuda.errors import AdmError
-from admcuda.y4m import MAX_HEADER, Y4mReader, parse_colorspace, parse_header
+from admcuda.io.y4m import MAX_HEADER, Y4mReader, parse_colorspace, parse_header
 
 # Cases of testdata/goldens.json with default options and committed files: one per
 # layout and bit depth (420/422/444/400, 8/10/12/16).

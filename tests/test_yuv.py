@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from admcuda.errors import AdmError
-from admcuda.yuv import YuvReader, check_geometry, frame_bytes, plane_shapes
+from admcuda.io.raw import YuvReader, check_geometry, frame_bytes, plane_shapes
 
 NETFLIX = Path(__file__).resolve().parent.parent.parent / "shared" / "netflix"
 
@@ -223,7 +223,7 @@ def test_wider_samples_read_as_8_bit_are_warned_about(tmp_path, caplog):
         "dim": (clip(tmp_path / "dim.yuv", np.tile([20, 15], (2, 24, 32)), 128, np.uint8), 64),
         "odd": (clip(tmp_path / "odd.yuv", rng.integers(0, 1024, (2, 24, 33)), 512, "<u2"), 33),
     }
-    from admcuda.streams import StreamReader, open_stream
+    from admcuda.io.streams import StreamReader, open_stream
 
     def as_stream(path, width):
         """The same bytes on a pipe, read as raw frames up to the first."""

@@ -248,7 +248,7 @@ def engine_for(
     device : int, optional
         CUDA device ordinal.
     """
-    from admcuda import _cuda_start
+    from admcuda.backends.cuda import start as _cuda_start
     from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
 
     _cuda_start.wait()  # the CPU engine forks: not while a thread is inside the driver

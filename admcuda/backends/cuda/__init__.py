@@ -3,7 +3,7 @@
 
 The GPU computes each scale's integer accumulators, as libvmaf's CUDA extractor does;
 the float finish (``powf`` cube roots, noise floor, ratios) runs on the host, batched
-(:mod:`admcuda.finish`), bit-exact with the reference's per-frame finish.
+(:mod:`admcuda.backends.cuda.finish`), bit-exact with the reference's per-frame finish.
 
 - :mod:`.geometry`: per-scale shapes, crops and the kernels' parameter block, derived
   from the reference's own shift tables; :func:`finish_frame`, the reference's finish

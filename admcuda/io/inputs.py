@@ -3,7 +3,7 @@
 :func:`open_input` decides what an input is:
 
 * ``-`` (standard input), a named pipe, a character device or a ``/dev/fd/N``
-  pipe is a stream (:mod:`admcuda.streams`): Y4M if its first bytes are
+  pipe is a stream (:mod:`admcuda.io.streams`): Y4M if its first bytes are
   ``YUV4MPEG2``, else raw frames of the size given;
 * a file starting with ``YUV4MPEG2`` (or named ``.y4m``) is Y4M;
 * a file whose first bytes are a container's or bitstream's signature (MP4/MOV,
@@ -30,7 +30,7 @@ raw input then takes its size, layout and bit depth from the command line or,
 where the command line is silent, from them. Sizes and bit depths must match,
 and a flag must agree with the headers it applies to; with ``scale`` a distorted
 input of another size is scaled by ffmpeg to the reference's size instead
-(:class:`~admcuda.video.ScaledReader`). Chroma layouts may differ between
+(:class:`~admcuda.io.ffmpeg.ScaledReader`). Chroma layouts may differ between
 inputs, as ADM reads luma only (libvmaf would refuse a mix).
 
 :class:`FrameStream` applies libvmaf's frame controls to one input: skip the
@@ -49,10 +49,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.streams import STDIN, Stream, StreamReader, is_stream, open_stream
-from admcuda.video import SNIFF_BYTES, ScaledReader, VideoReader, check_scaler, container_of
-from admcuda.y4m import MAGIC, Y4mReader
-from admcuda.yuv import (
+from admcuda.io.ffmpeg import SNIFF_BYTES, ScaledReader, VideoReader, check_scaler, container_of
+from admcuda.io.raw import (
     NameHints,
     YuvReader,
     check_geometry,
@@ -63,6 +61,8 @@ from admcuda.yuv import (
     name_hints,
     size_from_name,
 )
+from admcuda.io.streams import STDIN, Stream, StreamReader, is_stream, open_stream
+from admcuda.io.y4m import MAGIC, Y4mReader
 
 __all__ = [
     "RAW_SUFFIXES",
@@ -423,7 +423,7 @@ def _nvdec_reader(path: Any, label: str, decoder: str, gpu: int) -> Any:
         return None
     if decoder not in ("auto", "nvdec"):
         raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
-    from admcuda import nvdec
+    from admcuda.io.nvdec import reader as nvdec
 
     if decoder == "auto":
         if not nvdec.nvdec_available():
@@ -493,8 +493,8 @@ def open_input(
     Returns
     -------
     FrameReader
-        :class:`~admcuda.yuv.YuvReader`, :class:`~admcuda.y4m.Y4mReader`,
-        :class:`~admcuda.video.VideoReader` or :class:`~admcuda.streams.StreamReader`.
+        :class:`~admcuda.io.raw.YuvReader`, :class:`~admcuda.io.y4m.Y4mReader`,
+        :class:`~admcuda.io.ffmpeg.VideoReader` or :class:`~admcuda.io.streams.StreamReader`.
 
     Raises
     ------
@@ -613,7 +613,7 @@ def open_inputs(
         Do not check raw files' names against the geometry they are read with.
     scale : str, optional
         An ffmpeg scaler (``bicubic``, ``bilinear``, ``lanczos``, ``neighbor``,
-        ``spline``, ...; see :data:`~admcuda.video.SCALERS`): a distorted input
+        ``spline``, ...; see :data:`~admcuda.io.ffmpeg.SCALERS`): a distorted input
         whose size differs from the reference's is scaled to it by ffmpeg
         (``-vf scale=W:H:flags=NAME``). A raw distorted file is then read at the
         size its name states. Without it, sizes must match.
@@ -760,7 +760,7 @@ def _plan_nvdec_sessions(readers: Sequence[Any]) -> None:
     streams = [r for r in readers if getattr(r, "kind", None) == "nvdec"]
     if not streams:
         return
-    from admcuda.nvdec import auto_sessions, segment_sessions
+    from admcuda.io.nvdec.reader import auto_sessions, segment_sessions
 
     segment_sessions()  # a bad ADMCUDA_NVDEC_SEGMENTS is an error before any frame is read
 

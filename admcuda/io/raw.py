@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._closing import Closing
+from admcuda.closing import Closing
 from admcuda.errors import AdmError
 
 __all__ = [

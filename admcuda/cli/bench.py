@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._libvmaf import find_libvmaf
 from admcuda.errors import AdmError
+from admcuda.libvmaf import find_libvmaf
 
 __all__ = ["main"]
 
@@ -221,7 +221,7 @@ def pipeline_ceiling(
 def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int) -> float:
     """Steady frames/s of the pipeline reading the raw files ``ref`` and ``dis`` and
     uploading them, no compute."""
-    from admcuda.yuv import YuvReader
+    from admcuda.io.raw import YuvReader
 
     def open_raw(p: Path) -> YuvReader:
         return YuvReader(p, width=w, height=h, bitdepth=bitdepth)
@@ -398,7 +398,7 @@ def make_encodes(
 ) -> list[tuple[Path, Path]]:
     """(reference, distorted) MP4 pairs of ``codecs`` at ``w`` x ``h``, made by ffmpeg at
     once: ffmpeg's moving ``testsrc2`` pattern with light temporal noise, as in a camera."""
-    from admcuda.video import ffmpeg_exe
+    from admcuda.io.ffmpeg import ffmpeg_exe
 
     src = f"testsrc2=size={w}x{h}:rate=30,noise=alls=6:allf=t"
     jobs, pairs = [], []
@@ -432,10 +432,10 @@ def _warm_kernels(tmp: str, bitdepth: int) -> None:
 
 def _libvmaf_ffmpeg(so: str, ref: Path, dis: Path, rungs: int, **kw: Any) -> dict[str, float]:
     """libvmaf's ADM on each rung, one after another, fed by ffmpeg decoding the two files
-    as it goes (``admcuda.video.VideoReader``): frames, the seconds of the runs (frame
+    as it goes (``admcuda.io.ffmpeg.VideoReader``): frames, the seconds of the runs (frame
     loops: decoding included) and with libvmaf's set-up added."""
-    from admcuda._libvmaf import time_libvmaf
-    from admcuda.video import VideoReader
+    from admcuda.io.ffmpeg import VideoReader
+    from admcuda.libvmaf import time_libvmaf
 
     frames, seconds, setup = 0, 0.0, 0.0
     for _ in range(rungs):
@@ -464,7 +464,7 @@ def _environ(extra: dict[str, str]) -> Iterator[None]:
 def _ceiling_sessions(ref: Path, streams: int) -> list[int]:
     """The session layouts whose decode alone :func:`bench_encoded` times: one session a
     stream, what ``auto`` gives these ``streams`` (the default row's own ceiling), and 4."""
-    from admcuda.nvdec import auto_sessions, open_nvdec
+    from admcuda.io.nvdec.reader import auto_sessions, open_nvdec
 
     with open_nvdec(ref, "bench") as reader:
         default = auto_sessions(reader.codec, reader.width, reader.height, streams)
@@ -501,8 +501,8 @@ def bench_encoded(
     order, and each figure is the median of its rounds (all rounds under ``"runs"``):
     single runs of these move by up to about 15% on one machine. libvmaf runs once."""
     from admcuda.backends.cuda import cuda_available
-    from admcuda.nvdec import nvdec_available, open_nvdec
-    from admcuda.video import VideoReader, ffmpeg_exe
+    from admcuda.io.ffmpeg import VideoReader, ffmpeg_exe
+    from admcuda.io.nvdec.reader import nvdec_available, open_nvdec
 
     paths = [ref] + [dis] * rungs
     out: dict[str, Any] = {"rungs": rungs, "batch": batch, "rows": {}}
@@ -549,7 +549,7 @@ def bench_encoded(
     out["rows"] = {name: _medians(row_runs[name]) for name in runnable}
     out["same_scores"] = all(s == scores[0] for s in scores[1:]) if scores else None
     if so and has_ffmpeg:
-        from admcuda._libvmaf import libvmaf_has_cuda
+        from admcuda.libvmaf import libvmaf_has_cuda
 
         if libvmaf_has_cuda(so):
             out["libvmaf_cuda"] = _libvmaf_ffmpeg(so, ref, dis, rungs, cuda=True)
@@ -666,7 +666,7 @@ def _bench_size(w: int, h: int, args: argparse.Namespace, so: str | None) -> dic
             ceiling_fps(rp, dp, w, h, bd, batch) for _ in range(3)
         )
         if so:
-            from admcuda._libvmaf import libvmaf_has_cuda, time_libvmaf
+            from admcuda.libvmaf import libvmaf_has_cuda, time_libvmaf
 
             rv, dv = _luma_view(rp, n, w, h, ref_h.dtype), _luma_view(dp, n, w, h, ref_h.dtype)
             lim = min(n, args.libvmaf_frames) if args.libvmaf_frames else n

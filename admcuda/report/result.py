@@ -2,7 +2,7 @@
 
 :class:`AdmResult` holds what a run produced: one dict of scores per frame, keyed by
 the names libvmaf writes, and the run's metadata (geometry, options, backend, input
-paths). Pooling and the JSON, XML and CSV layouts come from :mod:`admcuda.writers`;
+paths). Pooling and the JSON, XML and CSV layouts come from :mod:`admcuda.report.writers`;
 :meth:`AdmResult.from_json` reads back files written by admcuda or by libvmaf.
 """
 
@@ -23,7 +23,7 @@ from admcuda.options import (
     feature_suffix,
     lookup_option,
 )
-from admcuda.writers import POOL_METHODS, pooled_metrics, write_output
+from admcuda.report.writers import POOL_METHODS, pooled_metrics, write_output
 
 __all__ = ["METADATA_KEYS", "AdmResult", "options_from_suffix", "split_feature_name"]
 
@@ -342,7 +342,7 @@ class AdmResult:
     def _version(self) -> str:
         if self.metadata["version"] is not None:
             return str(self.metadata["version"])
-        from admcuda import __version__
+        from admcuda.version import __version__
 
         return __version__
 
@@ -364,7 +364,7 @@ class AdmResult:
         )
 
     def to_json(self, dest: str | os.PathLike[str] | IO[str]) -> None:
-        """Write libvmaf's JSON layout (see :func:`admcuda.writers.render_json`), with
+        """Write libvmaf's JSON layout (see :func:`admcuda.report.writers.render_json`), with
         :attr:`pooled` as its ``pooled_metrics``."""
         self._write("json", dest)
 

@@ -14,7 +14,7 @@ folder, and every worker must see the inputs at those paths.
 How the work is cut and who writes what:
 
 - Rows that share a reference, geometry and options form a ladder: one Dask task
-  scores them with the reference read once (``admcuda._run_ladder``), and returns
+  scores them with the reference read once (``admcuda.ladder.run_ladder``), and returns
   one record per pair, each with its own status. A rung that cannot be read fails
   alone; a ladder that fails as a whole is scored again rung by rung, so that each
   row gets its own error.
@@ -57,10 +57,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from admcuda import _api_message
-from admcuda._tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail
-from admcuda._tool import run_tool as _run_tool
+from admcuda.api import api_message
+from admcuda.cli.tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail
+from admcuda.cli.tool import run_tool as _run_tool
 from admcuda.errors import AdmError
+from admcuda.io.ffmpeg import check_scaler
+from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS, check_integer, is_integer
 from admcuda.options import (
     _INT_RE,
     NON_DEBUG_BASE_NAMES,
@@ -70,9 +72,7 @@ from admcuda.options import (
     resolve_options,
 )
 from admcuda.progress import Progress, format_duration
-from admcuda.video import check_scaler
-from admcuda.writers import is_same_file, pool, write_output, write_text
-from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS, check_integer, is_integer
+from admcuda.report.writers import is_same_file, pool, write_output, write_text
 
 __all__ = [
     "HOLD_ENV",
@@ -598,7 +598,7 @@ class PairResult:
         AdmError
             For a failed row.
         """
-        from admcuda.result import AdmResult
+        from admcuda.report.result import AdmResult
 
         if not self.ok:
             raise AdmError(f"{self.name}: {self.error}")
@@ -681,7 +681,7 @@ def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult 
     row's options give and its record (``<name>.job``) says it scored this row's inputs,
     as they are now, with this row's geometry and options; None otherwise (the pair is
     scored again)."""
-    from admcuda.result import AdmResult
+    from admcuda.report.result import AdmResult
 
     if not path.is_file() or want is None:
         return None
@@ -778,7 +778,7 @@ class _Capture(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread == self.thread:
-            self.messages.append(_api_message(" ".join(record.getMessage().split())))
+            self.messages.append(api_message(" ".join(record.getMessage().split())))
 
 
 def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
@@ -821,17 +821,17 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
 
 
 def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> list[_Scored]:
-    from admcuda import _run_ladder
+    from admcuda.ladder import run_ladder
 
     start = time.perf_counter()
-    run = _run_ladder(
+    run = run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
         scale=task.scale, ignore_name=task.ignore_name,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
     errors = [
-        None if error is None else _api_message(error)
+        None if error is None else api_message(error)
         for error in (getattr(run, "errors", None) or [None] * len(dis))
     ]
     used = getattr(run, "backend", backend)
@@ -857,7 +857,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
 
 
 def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
-    text = _api_message(str(exc)) if isinstance(exc, AdmError) else _os_error_text(exc)
+    text = api_message(str(exc)) if isinstance(exc, AdmError) else _os_error_text(exc)
     return _Scored(
         name=task.rungs[k][0], error=" ".join(text.split()), frames=[], frame_numbers=[],
         width=None, height=None, pixel_format=None, bitdepth=None, backend=None,
@@ -1171,7 +1171,7 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
     the run is scored again next time) with the pair's warnings, for the summary of a
     rerun that keeps it. The old record goes first: a run stopped between the two writes
     leaves a result without a record, which a rerun scores again."""
-    from admcuda import __version__
+    from admcuda.version import __version__
 
     job = _job_path(path)
     with contextlib.suppress(FileNotFoundError):

@@ -44,13 +44,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from admcuda import __version__, _LadderRun, _run_ladder
-from admcuda._tool import Parser as _Parser
-from admcuda._tool import UsageError as _UsageError
-from admcuda._tool import counter as _counter
-from admcuda._tool import parse_feature_args, parse_option_args
 from admcuda.backends import BACKENDS, select_backend
+from admcuda.cli.tool import Parser as _Parser
+from admcuda.cli.tool import UsageError as _UsageError
+from admcuda.cli.tool import counter as _counter
+from admcuda.cli.tool import parse_feature_args, parse_option_args
 from admcuda.errors import AdmError
+from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
+from admcuda.ladder import LadderRun, run_ladder
 from admcuda.options import (
     ADM_CUDA_BASE_NAMES,
     NON_DEBUG_BASE_NAMES,
@@ -60,7 +61,7 @@ from admcuda.options import (
     feature_names,
 )
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
-from admcuda.writers import (
+from admcuda.report.writers import (
     FORMATS,
     StagedOutput,
     commit_all,
@@ -72,7 +73,7 @@ from admcuda.writers import (
     render,
     write_text,
 )
-from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
+from admcuda.version import __version__
 
 __all__ = ["build_parser", "main"]
 
@@ -130,7 +131,7 @@ def _options_epilog() -> str:
 def _scaler(text: str) -> str:
     """argparse type: an ffmpeg scaler, as the input layer takes it (``bicubic``,
     ``lanczos+accurate_rnd``)."""
-    from admcuda.video import check_scaler
+    from admcuda.io.ffmpeg import check_scaler
 
     try:
         return check_scaler(text)
@@ -342,10 +343,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Subcommands that parse their own arguments: name -> (module, help).
 _TOOLS = {
-    "plot": ("admcuda.plot", "plot per-frame adm2 and scales from result JSON files"),
-    "map": ("admcuda.distmap", "write one frame's distortion heat map as a PNG"),
-    "bench": ("admcuda.bench", "frames/s of the backends, beside libvmaf's when given"),
-    "batch": ("admcuda.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
+    "plot": ("admcuda.report.plot", "plot per-frame adm2 and scales from result JSON files"),
+    "map": ("admcuda.report.distmap", "write one frame's distortion heat map as a PNG"),
+    "bench": ("admcuda.cli.bench", "frames/s of the backends, beside libvmaf's when given"),
+    "batch": ("admcuda.batch.run", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
 }
 
 
@@ -561,7 +562,7 @@ def _rung_line(path: str, frames: list[dict[str, float]], opts: AdmOptions, widt
     )
 
 
-def _summary(run: _LadderRun, backend: str, subsample: int, scored: list[int]) -> str:
+def _summary(run: LadderRun, backend: str, subsample: int, scored: list[int]) -> str:
     """The report without ``--output``: a pooled block for one DIS, else a line per rung
     that scored (``scored`` are their indices)."""
     changed = " ".join(f"{k}={v}" for k, v in run.opts.non_default().items() if k != "debug")
@@ -596,7 +597,7 @@ def _as_adm_cuda(frames: list[dict[str, float]], opts: AdmOptions) -> list[dict[
 
 def _write_all(
     fmt: str,
-    run: _LadderRun,
+    run: LadderRun,
     outputs: list[Path | None],
     fps: list[float],
     scored: list[int],
@@ -625,7 +626,7 @@ def _write_all(
     commit_all(staged)
 
 
-def _rung_errors(run: _LadderRun) -> list[str | None]:
+def _rung_errors(run: LadderRun) -> list[str | None]:
     """Each distorted input's one-line error, None where it scored."""
     errors = list(getattr(run, "errors", None) or [])
     return errors + [None] * (len(run.dis) - len(errors))
@@ -651,7 +652,7 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
 def _score(args: argparse.Namespace) -> int:
     _check_arguments(args)
     if args.backend != "cpu":
-        from admcuda import _cuda_start
+        from admcuda.backends.cuda import start as _cuda_start
 
         _cuda_start.start(args.gpu)  # beside the imports and the opening of the inputs
     opts = _options(args)
@@ -668,7 +669,7 @@ def _score(args: argparse.Namespace) -> int:
     process_start = _process_start_time()
     start = time.perf_counter()
     with _inputs(args) as (ref, dis):
-        run = _run_ladder(
+        run = run_ladder(
             ref,
             dis,
             width=args.width,

@@ -41,8 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.video import SNIFF_BYTES, container_of
-from admcuda.y4m import (
+from admcuda.io.ffmpeg import SNIFF_BYTES, container_of
+from admcuda.io.raw import ClosingReader, check_geometry, decode_plane, frame_bytes, warn_if_wider
+from admcuda.io.y4m import (
     MAGIC,
     MARKER_PROBE,
     MAX_FRAME_MARKER,
@@ -50,7 +51,6 @@ from admcuda.y4m import (
     Y4mHeader,
     parse_header,
 )
-from admcuda.yuv import ClosingReader, check_geometry, decode_plane, frame_bytes, warn_if_wider
 
 __all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
 
@@ -292,7 +292,7 @@ def open_stream(path: str | os.PathLike[str], *, label: str = "input") -> Stream
     """Open a stream input and read its first bytes to tell Y4M from raw.
 
     Opening a named pipe waits for its writer, and telling the kind waits for the
-    first :data:`~admcuda.video.SNIFF_BYTES` bytes (or the end of the stream).
+    first :data:`~admcuda.io.ffmpeg.SNIFF_BYTES` bytes (or the end of the stream).
 
     Parameters
     ----------

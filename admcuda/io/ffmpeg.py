@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.yuv import BITDEPTHS, ClosingReader, check_geometry, check_input_file
+from admcuda.io.raw import BITDEPTHS, ClosingReader, check_geometry, check_input_file
 
 __all__ = [
     "SCALERS",

@@ -6,9 +6,9 @@ share one interpreter lock: decoding alone, with each frame's luma taken and wai
 1080p H.264 on an H200 (session 3), 2, 4 and 7 threads gave about 690, 870 and 1,050
 frames/s in all, 2, 4 and 7 processes about 900, 1,700 and 1,700. Bare ``Decode()`` loops
 (session 7, HEVC 10-bit) decoded about as fast in threads as in processes: the per-frame
-work around each decode, since grouped in :mod:`admcuda.nvdec`, was what held threads
+work around each decode, since grouped in :mod:`admcuda.io.nvdec.reader`, was what held threads
 back. :class:`NvdecProcessSource` decodes an encoded input in a child process
-(``python -m admcuda.nvdec_worker``), which writes each luma plane straight into the
+(``python -m admcuda.io.nvdec.worker``), which writes each luma plane straight into the
 pipeline's device buffer through CUDA IPC and says how many frames it wrote once they are
 complete. Nothing crosses the host but a few bytes per batch.
 
@@ -64,11 +64,11 @@ class NvdecProcessSource:
 
     Parameters
     ----------
-    reader : admcuda.nvdec.NvdecReader
+    reader : admcuda.io.nvdec.reader.NvdecReader
         The input as the caller opened it (its checks are done); the child opens the
         same file on the same GPU.
     skip, limit, subsample : int
-        As :class:`admcuda.inputs.FrameStream`.
+        As :class:`admcuda.io.inputs.FrameStream`.
     """
 
     available = None
@@ -90,7 +90,7 @@ class NvdecProcessSource:
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "admcuda.nvdec_worker", str(child.fileno())],
+                [sys.executable, "-m", "admcuda.io.nvdec.worker", str(child.fileno())],
                 pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -204,8 +204,8 @@ class NvdecProcessSource:
 def _serve(conn: Connection) -> None:
     import cupy as cp
 
-    from admcuda.inputs import FrameStream
-    from admcuda.nvdec import NvdecReader
+    from admcuda.io.inputs import FrameStream
+    from admcuda.io.nvdec.reader import NvdecReader
     from admcuda.pipeline import IterSource
 
     buffers: dict[int, Any] = {}

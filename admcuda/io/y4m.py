@@ -2,7 +2,7 @@
 
 A Y4M file is one ASCII header line, ``YUV4MPEG2`` followed by space-separated
 tags, then frames, each a ``FRAME`` marker line (optionally carrying its own
-tags) and the planes laid out as in a raw YUV file (:mod:`admcuda.yuv`): Y, then
+tags) and the planes laid out as in a raw YUV file (:mod:`admcuda.io.raw`): Y, then
 U and V with chroma sizes rounded up; two little-endian bytes per sample above 8
 bits. The header tags read here:
 
@@ -57,7 +57,7 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.yuv import (
+from admcuda.io.raw import (
     BITDEPTHS,
     ClosingReader,
     PositionedFrames,
@@ -112,7 +112,7 @@ class Y4mHeader:
     width, height : int
         Picture size in pixels.
     pixel_format : {"420", "422", "444", "400"}
-        Chroma layout, as :mod:`admcuda.yuv` names it (``mono`` is ``"400"``).
+        Chroma layout, as :mod:`admcuda.io.raw` names it (``mono`` is ``"400"``).
     bitdepth : {8, 10, 12, 16}
     colorspace : str
         The ``C`` tag as written (``"420"`` when absent).
@@ -213,7 +213,7 @@ def parse_header(data: bytes) -> Y4mHeader:
         If the magic is missing, there is no newline within :data:`MAX_HEADER`
         bytes, the line is not ASCII, ``W`` or ``H`` is missing or malformed, a
         tag is malformed, or the geometry is not supported (see
-        :func:`admcuda.yuv.check_geometry`).
+        :func:`admcuda.io.raw.check_geometry`).
 
     Examples
     --------

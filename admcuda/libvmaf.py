@@ -267,7 +267,7 @@ def time_libvmaf(
         raw files work (a frame is read when it is copied into libvmaf's picture). With
         ``device_resident`` they may also be CuPy arrays. Or, on the host, two readers
         with ``width`` and ``height`` that iterate over ``(h, w)`` luma planes (such as
-        :class:`admcuda.video.VideoReader`): frames are then decoded as libvmaf goes, and
+        :class:`admcuda.io.ffmpeg.VideoReader`): frames are then decoded as libvmaf goes, and
         ``seconds`` includes the decoding; both must yield the same number of frames.
         Chroma planes are left as libvmaf allocated them: ADM reads luma only.
     bitdepth : int

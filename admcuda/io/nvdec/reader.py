@@ -1,6 +1,6 @@
 """Luma planes of encoded video decoded on the GPU by NVDEC, through NVIDIA's PyNvVideoCodec.
 
-:class:`NvdecReader` has the reader surface of :class:`admcuda.video.VideoReader` (``kind``,
+:class:`NvdecReader` has the reader surface of :class:`admcuda.io.ffmpeg.VideoReader` (``kind``,
 ``path``, ``label``, ``where``, ``width``, ``height``, ``bitdepth``, ``pixel_format``,
 ``num_frames = None``, ``iter_luma(start, count)``, ``close()``), but yields CuPy arrays that
 never leave the device: ``(height, width)`` uint8 for 8-bit streams, uint16 holding the 10-bit
@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.yuv import ClosingReader, check_geometry, check_input_file
+from admcuda.io.raw import ClosingReader, check_geometry, check_input_file
 
 __all__ = [
     "CODECS",
@@ -667,7 +667,7 @@ class NvdecReader(ClosingReader):
         NVDEC engines on the GPU, as its decoder capabilities report them (None if unknown).
     auto_sessions : int
         Sessions per stream where ``ADMCUDA_NVDEC_SEGMENTS`` is unset or ``auto``: 1, or what
-        :func:`auto_sessions` gives once :func:`admcuda.inputs.open_inputs` knows how many
+        :func:`auto_sessions` gives once :func:`admcuda.io.inputs.open_inputs` knows how many
         NVDEC streams are read together.
 
     Raises
@@ -999,7 +999,7 @@ class NvdecReader(ClosingReader):
 
         Each call decodes from the first packet, the first call in the session that opened the
         reader, later ones in a session of their own; frames before ``start`` are decoded and
-        dropped, as :class:`admcuda.video.VideoReader` does. Where the stream is cut into
+        dropped, as :class:`admcuda.io.ffmpeg.VideoReader` does. Where the stream is cut into
         segments (``ADMCUDA_NVDEC_SEGMENTS``, or :attr:`auto_sessions` when that is unset or
         ``auto``), each segment is decoded by a session of its own, several at once.
 

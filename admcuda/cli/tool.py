@@ -30,7 +30,7 @@ class Parser(argparse.ArgumentParser):
         # argparse drops an OSError writing --help; raised, a full disk or a reader gone
         # is reported as for any other output (and the same whether Python buffers
         # standard output or not). None where stdout is closed: stderr, as argparse does.
-        from admcuda.writers import write_stdout
+        from admcuda.report.writers import write_stdout
 
         file = file or sys.stderr
         if not message or file is None:
@@ -206,7 +206,7 @@ def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
         return EXIT_RUNTIME
     except BrokenPipeError:
         # The reader of standard output went away: stop quietly, as `admcuda score` does.
-        from admcuda.writers import drop_stdout
+        from admcuda.report.writers import drop_stdout
 
         drop_stdout()
         return EXIT_RUNTIME

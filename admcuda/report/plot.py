@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from admcuda._tool import Parser, UsageError, check_image_suffix, run_tool
+from admcuda.cli.tool import Parser, UsageError, check_image_suffix, run_tool
 from admcuda.errors import AdmError
-from admcuda.result import AdmResult, split_feature_name
-from admcuda.writers import pool
+from admcuda.report.result import AdmResult, split_feature_name
+from admcuda.report.writers import pool
 
 __all__ = ["PLOTTED_FEATURES", "Series", "main", "plot_result", "result_series"]
 
@@ -52,7 +52,7 @@ class Series:
 
     def mean(self, base: str = "integer_adm2") -> float:
         """The pooled mean, as admcuda's writers (and libvmaf) pool the frames
-        (:func:`admcuda.writers.pool`): NaN, written ``null``, where a frame is null
+        (:func:`admcuda.report.writers.pool`): NaN, written ``null``, where a frame is null
         (NaN); NaN where there are no values."""
         values = self.values.get(base, [])
         return pool(values)["mean"] if values else math.nan

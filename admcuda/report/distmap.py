@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from admcuda._tool import (
+from admcuda.cli.tool import (
     Parser,
     UsageError,
     c_integer,
@@ -58,7 +58,7 @@ from admcuda._tool import (
 from admcuda.errors import AdmError
 from admcuda.extractor import check_plain_array, check_sample_range, resolve_options
 from admcuda.options import AdmOptions
-from admcuda.writers import StagedOutput, drop_stdout, is_same_file, output_target
+from admcuda.report.writers import StagedOutput, drop_stdout, is_same_file, output_target
 
 __all__ = [
     "KINDS",
@@ -460,7 +460,7 @@ def _frame_number(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda map`` argument parser (its ``error`` raises instead of exiting)."""
-    from admcuda.yuv import BITDEPTHS, PIXEL_FORMATS
+    from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
 
     parser = Parser(
         prog=PROG,
@@ -546,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_pair(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int]:
     """Frame ``args.frame`` of both inputs, opened as ``admcuda score`` opens them, and
     their bit depth."""
-    from admcuda.inputs import open_inputs
+    from admcuda.io.inputs import open_inputs
 
     extra = {"ignore_name": True} if args.ignore_name else {}
     with open_inputs(
@@ -577,9 +577,9 @@ def _out_of_range(frame: int, readers: Sequence[Any], short: Any) -> str:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    from admcuda import _warn_small_height
-    from admcuda._tool import parse_feature_args
-    from admcuda.yuv import check_geometry
+    from admcuda.cli.tool import parse_feature_args
+    from admcuda.io.raw import check_geometry
+    from admcuda.quirks import warn_small_height
 
     args = build_parser().parse_args(argv)
     try:
@@ -629,7 +629,7 @@ def _run(argv: Sequence[str] | None) -> int:
     ref, dis, bitdepth = _read_pair(args)
     # The map's scale 3 is computed as score computes it, with libvmaf's unwritten
     # memory taken as zeros: the same warning for frames 17..32 pixels high.
-    _warn_small_height(ref.shape[1], ref.shape[0], opts)
+    warn_small_height(ref.shape[1], ref.shape[0], opts)
     label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
     # The PNG goes to a temporary sibling (its name keeps the suffix, from which
     # matplotlib takes the image format) and the array is staged as score stages its

@@ -7,9 +7,9 @@ reference's :func:`reference.csf_den.den_finish`, :func:`reference.cm.cm_finish`
 the same order and precision over all frames at once: int64 (uint64 for the denominator)
 to double, the division by ``2**e`` (rounded to float above scale 0 for the masking
 sums), the denominator's ``rf**3``, the rounding to float, libm's ``powf`` cube root
-(:func:`admcuda._powf.powf`), the float noise floor and float sums, then the double sums,
-the near-zero limit, the ratios and adm3. The per-geometry constants are computed once,
-by the reference's own helpers.
+(:func:`admcuda.backends.cuda.powf.powf`), the float noise floor and float sums, then the
+double sums, the near-zero limit, the ratios and adm3. The per-geometry constants are
+computed once, by the reference's own helpers.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from admcuda import _kernels as K
-from admcuda._powf import fast_path_enabled, powf
+from admcuda.backends.cuda import kernels as K
+from admcuda.backends.cuda.powf import fast_path_enabled, powf
 from admcuda.options import AdmOptions
 from admcuda.reference import constants as C
 from admcuda.reference.adm import ALL_FEATURES

@@ -1,0 +1,2 @@
+"""``admcuda batch`` and :func:`admcuda.score_many`: many pairs from a manifest, scored
+on Dask."""
