@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.raw import check_integer, is_integer
 from admcuda.ladder import LadderRun, run_ladder
+from admcuda.numeric import check_integer, is_integer
 from admcuda.options import AdmOptions, resolve_options
 
 if TYPE_CHECKING:

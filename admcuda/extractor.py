@@ -25,7 +25,8 @@ import numpy as np
 
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
-from admcuda.io.raw import check_geometry, check_integer
+from admcuda.io.raw import check_geometry
+from admcuda.numeric import check_integer
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,

@@ -258,8 +258,9 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
                   threads, host_memory, batch, device, stats):  # type: ignore[no-untyped-def]  # fmt: skip
     """Run the opened inputs through the pipeline; returns (arrays per opened rung,
     backend used)."""
-    from admcuda.pipeline import make_source, run
+    from admcuda.pipeline import run
     from admcuda.progress import Progress
+    from admcuda.sources import make_source
 
     sub = selection.subsample
     ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,

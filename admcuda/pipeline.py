@@ -42,7 +42,6 @@ __all__ = [
     "PlainStream",
     "RunStats",
     "SeekableSource",
-    "make_source",
     "plan_batch",
     "run",
 ]
@@ -280,22 +279,6 @@ class PlainStream:
             close()
 
 
-def make_source(reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1) -> Any:
-    """The fastest source for ``reader``: by position where it can; NVDEC in a process of
-    its own with ``ADMCUDA_NVDEC_PROCESSES=1`` (:mod:`admcuda.io.nvdec.worker`); else as a
-    stream."""
-    if hasattr(reader, "luma_offset") and hasattr(reader, "fileno") and hasattr(os, "preadv"):
-        return SeekableSource(reader, skip=skip, limit=limit, subsample=subsample)
-    if getattr(reader, "kind", None) == "nvdec":
-        from admcuda.io.nvdec.worker import NvdecProcessSource, use_processes
-
-        if use_processes():
-            return NvdecProcessSource(reader, skip=skip, limit=limit, subsample=subsample)
-    from admcuda.io.inputs import FrameStream
-
-    return IterSource(FrameStream(reader, skip=skip, limit=limit, subsample=subsample))
-
-
 # ---- planning ------------------------------------------------------------------------------
 
 
@@ -377,7 +360,7 @@ def run(
 
     Parameters
     ----------
-    ref, dis : sources from :func:`make_source`
+    ref, dis : sources from :func:`admcuda.sources.make_source`
     engine : Engine
         Its ``batch`` is the batch size.
     width, height : int

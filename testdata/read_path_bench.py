@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from admcuda.io.ffmpeg import VideoReader
-from admcuda.pipeline import make_source
+from admcuda.sources import make_source
 
 BATCH = 32
 

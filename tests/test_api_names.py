@@ -91,7 +91,7 @@ def test_auto_falls_back_to_the_cpu_when_cuda_cannot_start(tmp_path, monkeypatch
 
 
 def test_small_heights_warn_which_outputs_libvmaf_leaves_undefined(tmp_path, monkeypatch, capsys):
-    from admcuda.cli.score import main
+    from admcuda.cli.main import main
 
     monkeypatch.delenv("ADMCUDA_SMALL_HEIGHT_WARNING")
     ref = clip(tmp_path / "r.yuv", 1)  # 24x20: scale 3 reads libvmaf's uninitialised row
@@ -114,7 +114,7 @@ def test_api_errors_speak_of_arguments(tmp_path):
     raw = clip(tmp_path / "noname.yuv", 2)
     with pytest.raises(AdmError, match=r"give width and height|width=.*height="):
         admcuda.score_files(raw, raw, backend="cpu")
-    from admcuda.cli.score import main
+    from admcuda.cli.main import main
 
     assert main(["score", str(named), str(named), "-w", str(W), "-h", str(H), "-q"]) == 1
 

@@ -28,7 +28,7 @@ import psutil  # noqa: E402 - a dependency of distributed
 from distributed import Client, LocalCluster  # noqa: E402
 
 from admcuda.batch import run as batch  # noqa: E402
-from admcuda.cli import score as cli
+from admcuda.cli import main as cli
 from admcuda.errors import AdmError  # noqa: E402
 
 W, H, FRAMES = 32, 24, 3

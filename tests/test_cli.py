@@ -19,7 +19,7 @@ import pytest
 
 import admcuda
 import admcuda.ladder
-from admcuda.cli.score import main
+from admcuda.cli.main import main
 from admcuda.data import EXAMPLE
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 
@@ -523,7 +523,7 @@ def test_auto_backend_notice_is_one_line(capsys, monkeypatch):
     monkeypatch.setattr(backends, "BACKENDS", ("nope", "cpu"))
     monkeypatch.setattr(cli, "BACKENDS", ("nope", "cpu"))
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    assert cli.main(["score", "--example", "--backend", "auto", "-q"]) == 0
+    assert main(["score", "--example", "--backend", "auto", "-q"]) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if ": notice: " in line]
     assert len(notes) == 1 and "scored on the CPU" in notes[0] and "nope" in notes[0]
 

@@ -10,7 +10,7 @@ import pytest
 
 from admcuda import backends
 from admcuda.backends.cuda import start as _cuda_start
-from admcuda.cli import score as cli
+from admcuda.cli import main as cli
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from _frames import luma_frames
 from admcuda.reference import compute_adm
 from conftest import NETFLIX, ROOT
 
+from admcuda.cli.map import main
 from admcuda.data import EXAMPLE, example_paths
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
@@ -22,7 +23,6 @@ from admcuda.report.distmap import (
     _upsample,
     distortion_map,
     distortion_maps,
-    main,
     save_distortion_png,
 )
 
@@ -156,7 +156,7 @@ def test_cli_warns_of_small_heights_as_score_does(tmp_path, monkeypatch, capsys)
     """17..32 rows: scale 3 reads libvmaf's unwritten memory, modelled as zeros; map gives
     score's warning (admcuda.quirks.warn_small_height), once, and the variable silences it."""
     pytest.importorskip("matplotlib")
-    from admcuda.cli.score import main as admcuda_main
+    from admcuda.cli.main import main as admcuda_main
     from admcuda.quirks import small_height_warning
 
     path = tmp_path / "tiny.yuv"

@@ -22,7 +22,7 @@ import admcuda
 import admcuda.io.inputs
 import admcuda.ladder
 from admcuda.cli import score as cli
-from admcuda.cli.score import main
+from admcuda.cli.main import main
 from admcuda.data import EXAMPLE
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_suffix
 
@@ -221,7 +221,7 @@ def test_libvmaf_integer_syntax_and_ignored_masks(pair, tmp_path):
     """Integers read as libvmaf's strtoul(..., 0) reads them (010 is 8, 0x10 is 16), and
     --cpumask / --gpumask and libvmaf's -c (in its short options, read by none) accepted
     with no effect: the same scores as without them."""
-    from admcuda.cli.tool import c_integer
+    from admcuda.numeric import c_integer
 
     assert [c_integer(t) for t in ("10", " +10", "010", "0x10", "0X1f", "0", "-3")] == [
         10, 10, 8, 16, 31, 0, -3]  # fmt: skip
@@ -706,7 +706,7 @@ def test_scale_end_to_end(tmp_path):
 
 
 def _map(tmp_path: Path, name: str, *args: str) -> np.ndarray:
-    from admcuda.report.distmap import main as map_main
+    from admcuda.cli.map import main as map_main
 
     png, npy = tmp_path / f"{name}.png", tmp_path / f"{name}.npy"
     assert map_main([*args, "--frame", "1", "-o", str(png), "--npy", str(npy)]) == 0
@@ -749,7 +749,7 @@ def test_map_of_a_10_bit_y4m(tmp_path):
 )
 def test_map_errors(tmp_path, capsys, make_args, needle, code):
     pytest.importorskip("matplotlib")
-    from admcuda.report.distmap import main as map_main
+    from admcuda.cli.map import main as map_main
 
     # Names without a size in them, so that no check of the name comes first.
     ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.yuv"

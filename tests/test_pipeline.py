@@ -16,7 +16,8 @@ from admcuda.backends.cpu import CpuEngine
 from admcuda.errors import AdmError
 from admcuda.io.raw import YuvReader
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
-from admcuda.pipeline import RunStats, make_source, plan_batch, run
+from admcuda.pipeline import RunStats, plan_batch, run
+from admcuda.sources import make_source
 
 W, H = 24, 20
 

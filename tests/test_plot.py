@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from test_result import LIBVMAF_JSON
 
+from admcuda.cli.plot import main
 from admcuda.options import AdmOptions, feature_names
-from admcuda.report.plot import main, plot_result, result_series
+from admcuda.report.plot import plot_result, result_series
 from admcuda.report.result import AdmResult
 
 

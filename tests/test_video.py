@@ -279,7 +279,7 @@ def test_parse_probe_counts_video_streams():
 def test_several_video_streams_warn(tmp_path, capsys):
     """A file with two video streams is scored on the first, with one warning naming it and
     the count; a file with one gets none."""
-    from admcuda.cli.score import main
+    from admcuda.cli.main import main
 
     case = GOLDENS["astronaut_160x90_420_8b_boxnoise"]["case"]
     ref = encode(PAIRS / case["ref"], tmp_path / "ref.mkv", *_geometry(case), FFV1)

@@ -37,7 +37,6 @@ can kill a worker while it holds a finished but unreported result.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
 import io
@@ -58,13 +57,12 @@ from pathlib import Path
 from typing import Any
 
 from admcuda.api import api_message
-from admcuda.cli.tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, fail
-from admcuda.cli.tool import run_tool as _run_tool
+from admcuda.cli.tool import PROG
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import check_scaler
-from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS, check_integer, is_integer
+from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
+from admcuda.numeric import check_integer, decimal_integer, is_integer
 from admcuda.options import (
-    _INT_RE,
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,
     AdmOptions,
@@ -80,8 +78,7 @@ __all__ = [
     "Job",
     "PairResult",
     "TaskLog",
-    "build_parser",
-    "main",
+    "require_distributed",
     "read_jobs",
     "score_many",
 ]
@@ -101,7 +98,6 @@ SUMMARY_NAME = "summary.csv"
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 _MAX_TIMEOUT_S = 1e9  # seconds: about 30 years, and a float every clock takes
 DEFAULT_RETRIES = 2
-EXIT_INTERRUPTED = 130
 
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _HOLD_LIMIT_S = 300.0
@@ -442,9 +438,10 @@ def _integer(value: Any, key: str) -> int | None:
     text = _text(value)
     if text is None:
         return None
-    if not _INT_RE.fullmatch(text):
+    value = decimal_integer(text)
+    if value is None:
         raise AdmError(f"{key} {text!r} is not an integer")
-    return int(text)
+    return value
 
 
 def _options(value: Any) -> AdmOptions:
@@ -1208,7 +1205,7 @@ def _task_error_text(exc: BaseException) -> str:
 # -- clusters
 
 
-def _require_distributed() -> None:
+def require_distributed() -> None:
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -1411,7 +1408,7 @@ def score_many(
                 print(f"{PROG}: failed: {result.name}: {result.error}", file=sys.stderr)
     try:
         if plan.tasks:
-            _require_distributed()
+            require_distributed()
             with _client_for(client, scheduler, backend, workers) as (cl, task_backend, text):
                 if progress:
                     _announce(plan, cl, text, task_backend)
@@ -1471,106 +1468,3 @@ def _announce(plan: _Plan, client: Any, where: str, backend: str) -> None:
             "worker`) processes with admcuda installed",
             file=sys.stderr,
         )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The ``admcuda batch`` argument parser (its ``error`` raises UsageError)."""
-    parser = Parser(
-        prog=f"{PROG} batch",
-        add_help=False,
-        allow_abbrev=False,
-        description="Score many reference/distorted pairs from a manifest on Dask: a "
-        "local cluster (one worker per GPU with dask-cuda, else CPU processes) or a "
-        "running one (--scheduler).",
-        epilog="Manifest: CSV with a header (or JSON Lines with the same keys): ref, dis, "
-        "and optionally name, width, height, pixel_format, bitdepth, options (K=V:K=V), "
-        "scale (a rung's ffmpeg scaler, as score's --scale) and ignore_name (true/false). "
-        "Relative paths are taken from the manifest's folder. Rows sharing a reference, "
-        "geometry and options are scored as a ladder, the reference read once. Writes "
-        "OUTPUT/<name>.json (as 'admcuda score --json -o') and OUTPUT/summary.csv; a "
-        "rerun keeps the pairs already done. Exit status 1 when any pair failed.",
-    )
-    parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument(
-        "manifest", metavar="MANIFEST", help="jobs: .csv or .jsonl; - for standard input"
-    )
-    parser.add_argument("-o", "--output", required=True, metavar="DIR", help="results folder")
-    parser.add_argument(
-        "--scheduler", metavar="ADDRESS",
-        help="a running cluster: tcp://host:8786, or a scheduler file (*.json)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--workers", type=counter(1), metavar="N",
-        help="local cluster: worker processes (default: CPU cores; GPUs with dask-cuda)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--backend", choices=("auto", "cpu", "cuda"), default="auto",
-        help="for the tasks (default auto: cuda on a LocalCUDACluster, cpu on a local "
-        "CPU cluster, each worker's own choice on --scheduler)",
-    )  # fmt: skip
-    parser.add_argument("--force", action="store_true", help="score pairs already done, too")
-    parser.add_argument(
-        "--retries", type=counter(0), default=DEFAULT_RETRIES, metavar="N",
-        help="Dask retries of a task that failed unexpectedly (default %(default)s); a "
-        "worker that dies is covered by the scheduler's allowed-failures",
-    )  # fmt: skip
-    parser.add_argument(
-        "--rungs-per-task", dest="rungs_per_task", type=counter(1), metavar="N",
-        help="split ladders into tasks of at most N rungs (default: whole ladders)",
-    )  # fmt: skip
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="no progress line or notices on stderr"
-    )
-    return parser
-
-
-def _run(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.scheduler is not None and args.workers is not None:
-        raise UsageError("--workers is for the local cluster; drop it with --scheduler")
-    _require_distributed()
-    start = time.monotonic()
-    results = score_many(
-        args.manifest, output=args.output, backend=args.backend, force=args.force,
-        retries=args.retries, rungs_per_task=args.rungs_per_task, workers=args.workers,
-        scheduler=args.scheduler, progress=not args.quiet, report=True,
-        keep_frames=False,
-    )  # fmt: skip
-    failed = sum(not r.ok for r in results)
-    if not args.quiet:
-        done = sum(r.status == "done" for r in results)
-        kept = sum(r.status == "skipped" for r in results)
-        kept_text = f", {kept} kept from an earlier run" if kept else ""
-        print(
-            f"{PROG}: {done} done{kept_text}, {failed} failed in "
-            f"{format_duration(time.monotonic() - start)}; summary "
-            f"{Path(args.output) / SUMMARY_NAME}",
-            file=sys.stderr,
-        )
-    return EXIT_RUNTIME if failed else 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``admcuda batch MANIFEST -o DIR [--scheduler ADDRESS] ...``.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments after ``batch``; ``sys.argv[1:]`` by default.
-
-    Returns
-    -------
-    int
-        0 when every pair is done, 1 when any failed (or on a runtime error), 2 on a
-        usage error, 130 on Ctrl-C; failures print one line each on stderr.
-    """
-    try:
-        return _run_tool(_run, argv)
-    except KeyboardInterrupt:
-        fail("interrupted")
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        if os.environ.get("ADMCUDA_TRACEBACK"):
-            raise
-        fail(f"internal error: {type(exc).__name__}: {exc} (set ADMCUDA_TRACEBACK=1 for details)")
-        return EXIT_RUNTIME

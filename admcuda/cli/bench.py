@@ -43,8 +43,10 @@ from typing import Any
 
 import numpy as np
 
+from admcuda.cli.tool import PROG, Parser, counter, run_tool
 from admcuda.errors import AdmError
 from admcuda.libvmaf import find_libvmaf
+from admcuda.numeric import c_integer
 
 __all__ = ["main"]
 
@@ -55,7 +57,7 @@ _UNIQUE_FRAMES = 8
 def _size(text: str) -> tuple[int, int]:
     w, _, h = text.lower().partition("x")
     try:
-        size = int(w), int(h)
+        size = c_integer(w), c_integer(h)
     except ValueError:
         raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, got {text!r}") from None
     if min(size) <= 16:
@@ -196,7 +198,8 @@ def pipeline_ceiling(
     an engine that only copies each batch's planes to the GPU, no compute: what reading and
     copying alone allow. Steady frames/s after the first batch (as the CLI's figure), and
     frames/s over the whole run from the opening of the readers."""
-    from admcuda.pipeline import RunStats, make_source, run
+    from admcuda.pipeline import RunStats, run
+    from admcuda.sources import make_source
 
     t0 = time.time()
     with contextlib.ExitStack() as stack:
@@ -727,17 +730,11 @@ def _run_encoded(args: argparse.Namespace, so: str | None) -> None:
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= 1)")
-    return value
+    return counter(1)(text)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="admcuda bench", description=__doc__.splitlines()[0])
+    p = Parser(prog=f"{PROG} bench", description=__doc__.splitlines()[0])
     p.add_argument(
         "--sizes",
         type=_size,
@@ -748,12 +745,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--frames",
-        type=int,
+        type=counter(0),
         default=0,
         help="frames per file (default: 2,000 at 576x324, 1,000 to 1080p, 300 above)",
     )
-    p.add_argument("--bitdepth", type=int, choices=(8, 10, 12, 16), default=8)
-    p.add_argument("--repeats", type=int, default=3, help="timed runs, median taken (default: 3)")
+    p.add_argument("--bitdepth", type=counter(1), choices=(8, 10, 12, 16), default=8)
+    p.add_argument(
+        "--repeats", type=counter(1), default=3, help="timed runs, median taken (default: 3)"
+    )
     p.add_argument("--tmp", metavar="DIR", help="folder for the temporary YUV files")
     p.add_argument(
         "--libvmaf",
@@ -763,7 +762,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--libvmaf-frames",
-        type=int,
+        type=counter(0),
         default=0,
         help="frames for libvmaf's CPU path (default: all)",
     )
@@ -798,7 +797,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--encoded-frames",
-        type=int,
+        type=counter(0),
         default=0,
         help="with --make-encoded: frames per file (default: 600 to 1080p, 240 above)",
     )
@@ -818,7 +817,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--rungs",
-        type=int,
+        type=counter(1),
         nargs="+",
         default=[1],
         help="with --encoded or --make-encoded: ladders of this many copies of DIS "
@@ -837,7 +836,12 @@ def _fmt(v: float | None, spec: str = ",.0f") -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark and print one table; returns the exit status."""
+    """``admcuda bench [--sizes WxH ...] ...``: run the benchmark and print one table;
+    returns the exit status (usage errors 2, failures 1, one line each)."""
+    return run_tool(_run, argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     so = find_libvmaf(args.libvmaf)
     rows: list[tuple[str, dict[str, float]]] = []

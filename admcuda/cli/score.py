@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import math
 import os
 import sys
@@ -45,11 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from admcuda.backends import BACKENDS, select_backend
-from admcuda.cli.tool import Parser as _Parser
-from admcuda.cli.tool import UsageError as _UsageError
+from admcuda.cli.tool import EXIT_RUNTIME, PROG, parse_feature_args
 from admcuda.cli.tool import counter as _counter
-from admcuda.cli.tool import parse_feature_args, parse_option_args
-from admcuda.errors import AdmError
+from admcuda.cli.tool import fail as _fail
+from admcuda.errors import AdmError, UsageError
 from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
 from admcuda.ladder import LadderRun, run_ladder
 from admcuda.options import (
@@ -59,14 +57,13 @@ from admcuda.options import (
     AdmOptions,
     adm_cuda_feature_names,
     feature_names,
+    parse_option_args,
 )
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
 from admcuda.report.writers import (
     FORMATS,
     StagedOutput,
     commit_all,
-    drop_stdout,
-    flush_stdout,
     is_same_file,
     output_target,
     pool,
@@ -75,12 +72,7 @@ from admcuda.report.writers import (
 )
 from admcuda.version import __version__
 
-__all__ = ["build_parser", "main"]
-
-PROG = "admcuda"
-EXIT_RUNTIME = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+__all__ = ["add_parser", "run"]
 
 _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
 _FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
@@ -88,13 +80,6 @@ _PLACEHOLDERS = ("{name}", "{index}")
 _MIN_SIDE_EXCLUSIVE = 16
 STDIN = "-"
 _LOADED = time.time()
-
-
-class _LogFormatter(logging.Formatter):
-    """``admcuda: warning: message``, one line per record."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return f"{PROG}: {record.levelname.lower()}: {' '.join(record.getMessage().split())}"
 
 
 def _options_epilog() -> str:
@@ -139,24 +124,9 @@ def _scaler(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the ``admcuda`` argument parser.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        Its ``error`` raises instead of exiting; :func:`main` reports it.
-    """
-    parser = _Parser(
-        prog=PROG,
-        add_help=False,
-        allow_abbrev=False,
-        description="libvmaf's integer ADM feature, on the CPU or with CUDA.",
-    )
-    parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``score`` subcommand to ``commands`` (the top-level parser's subparsers)
+    and return its parser."""
     score = commands.add_parser(
         "score",
         add_help=False,
@@ -335,19 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
         "DIS: a path with {name} or {index}, or a folder",
     )
     score.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
-    for name, (_, text) in _TOOLS.items():
-        tool = commands.add_parser(name, add_help=False, help=text, prefix_chars="\0")
-        tool.add_argument("args", nargs=argparse.REMAINDER)
-    return parser
-
-
-# Subcommands that parse their own arguments: name -> (module, help).
-_TOOLS = {
-    "plot": ("admcuda.report.plot", "plot per-frame adm2 and scales from result JSON files"),
-    "map": ("admcuda.report.distmap", "write one frame's distortion heat map as a PNG"),
-    "bench": ("admcuda.cli.bench", "frames/s of the backends, beside libvmaf's when given"),
-    "batch": ("admcuda.batch.run", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
-}
+    return score
 
 
 # libvmaf's options that score other features than ADM: (flags, dest), and why refused.
@@ -371,7 +329,7 @@ def _check_refused(args: argparse.Namespace) -> None:
     for flags, dest in _REFUSED_FLAGS:
         values = getattr(args, dest)
         if values:
-            raise _UsageError(f"{'/'.join(flags)} {values[0]}: {_REFUSED_WHY[dest]}")
+            raise UsageError(f"{'/'.join(flags)} {values[0]}: {_REFUSED_WHY[dest]}")
 
 
 def _output_format(args: argparse.Namespace) -> str | None:
@@ -407,12 +365,12 @@ def _check_output_path(output: Path) -> None:
 def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> list[Path | None]:
     """Where each distorted input's scores go; None for stdout (or the summary)."""
     if output == "":
-        raise _UsageError("--output is empty: give a path, or - for standard output")
+        raise UsageError("--output is empty: give a path, or - for standard output")
     if output is not None and output.endswith(("/", os.sep)) and not Path(output).is_dir():
         raise AdmError(f"output folder '{output}' does not exist")
     if output is None or output == "-":
         if len(dis) > 1 and fmt is not None:
-            raise _UsageError(
+            raise UsageError(
                 "several DIS inputs: give --output a path with {name} or {index}, or a folder"
             )
         return [None] * len(dis)
@@ -424,7 +382,7 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
             for i, d in enumerate(dis, start=1)
         ]
     elif len(dis) > 1:
-        raise _UsageError(
+        raise UsageError(
             f"several DIS inputs but one --output '{output}': put {{name}} or {{index}} "
             "in it, or give a folder"
         )
@@ -437,7 +395,7 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
         except (OSError, RuntimeError) as exc:  # a loop of links
             raise AdmError(f"output path '{path}' cannot be resolved: {exc}") from None
         if key in seen:
-            raise _UsageError(
+            raise UsageError(
                 f"DIS inputs '{seen[key]}' and '{source}' would both write '{path}'; "
                 "use {index} in --output"
             )
@@ -463,7 +421,7 @@ def _check_outputs_are_not_inputs(outputs: Sequence[Path | None], inputs: Sequen
                 same = is_same_file(out, name)
             if same:
                 shown = "standard input" if name == STDIN else f"the input '{name}'"
-                raise _UsageError(f"--output '{out}' is {shown}; write elsewhere")
+                raise UsageError(f"--output '{out}' is {shown}; write elsewhere")
 
 
 def _stem(path: str) -> str:
@@ -488,7 +446,7 @@ def _merge_input_forms(args: argparse.Namespace) -> str:
     if not flagged:
         return "DIS"
     if args.ref is not None or args.dis:
-        raise _UsageError(
+        raise UsageError(
             "give the inputs either as REF DIS [DIS ...] or with -r/--reference and "
             "-d/--distorted, not both"
         )
@@ -502,7 +460,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
     dis_name = _merge_input_forms(args)
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
-        raise _UsageError(f"--gpu {args.gpu} picks a CUDA device; drop it or --backend cpu")
+        raise UsageError(f"--gpu {args.gpu} picks a CUDA device; drop it or --backend cpu")
     if args.example:
         from admcuda.data import EXAMPLE
 
@@ -512,18 +470,18 @@ def _check_arguments(args: argparse.Namespace) -> None:
             ("--bitdepth", args.bitdepth),
         ) if value is not None]  # fmt: skip
         if given:
-            raise _UsageError(f"--example brings its own input; drop {', '.join(given)}")
+            raise UsageError(f"--example brings its own input; drop {', '.join(given)}")
         args.width, args.height = EXAMPLE.width, EXAMPLE.height
         args.pixel_format, args.bitdepth = EXAMPLE.pixel_format, EXAMPLE.bitdepth
         return
     missing = [name for name, value in ((ref_name, args.ref), (dis_name, args.dis)) if not value]
     if missing:
-        raise _UsageError(f"missing {', '.join(missing)} (or use --example)")
+        raise UsageError(f"missing {', '.join(missing)} (or use --example)")
     if [args.ref, *args.dis].count(STDIN) > 1:
-        raise _UsageError("standard input ('-') can feed one input only")
+        raise UsageError("standard input ('-') can feed one input only")
     for flag, value in (("--width", args.width), ("--height", args.height)):
         if value is not None and value <= _MIN_SIDE_EXCLUSIVE:
-            raise _UsageError(
+            raise UsageError(
                 f"{flag} {value} is too small: libvmaf's ADM needs width and height "
                 f"> {_MIN_SIDE_EXCLUSIVE}"
             )
@@ -537,7 +495,7 @@ def _options(args: argparse.Namespace) -> AdmOptions:
     try:
         opts = AdmOptions.from_mapping(settings)
     except AdmError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     return opts.replace(debug=True) if args.debug else opts
 
 
@@ -649,7 +607,8 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
     return extra
 
 
-def _score(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """``admcuda score`` with its parsed arguments; returns the exit status."""
     _check_arguments(args)
     if args.backend != "cpu":
         from admcuda.backends.cuda import start as _cuda_start
@@ -747,98 +706,3 @@ def _stats_line(stats: RunStats, process_start: float) -> str:
         f"first_batch_frames={stats.first_batch_frames}",
     ]
     return f"{PROG}: stats: " + " ".join(p for p in parts if p)
-
-
-def _run(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command is None:
-        raise _UsageError(f"missing command; try '{PROG} --help'")
-    if args.command == "score":
-        return _score(args)
-    if args.command in _TOOLS:
-        import importlib
-
-        return int(importlib.import_module(_TOOLS[args.command][0]).main(args.args))
-    raise _UsageError(f"unknown command '{args.command}'")  # pragma: no cover
-
-
-def _fail(message: str) -> None:
-    one_line = " ".join(str(message).split())
-    print(f"{PROG}: error: {one_line}", file=sys.stderr)
-
-
-def _os_error_text(exc: OSError) -> str:
-    if exc.filename is not None and exc.strerror:
-        return f"{exc.strerror}: '{exc.filename}'"
-    return str(exc)
-
-
-def _settle_stdout() -> None:
-    """Where standard output still holds text it could not write (another error came
-    first and was reported), drop it (:func:`drop_stdout`)."""
-    if sys.stdout is None:
-        return
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        drop_stdout()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``admcuda`` command line.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments without the program name; ``sys.argv[1:]`` by default.
-
-    Returns
-    -------
-    int
-        0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C
-        (SIGTERM is not caught: the process ends by it). Set ``ADMCUDA_TRACEBACK=1`` to
-        get a traceback for unexpected errors.
-    """
-    logger = logging.getLogger("admcuda")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_LogFormatter())
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
-    try:
-        try:
-            code = _run(argv)
-        except SystemExit as exc:  # --help and --version, whose text is flushed below too
-            code = exc.code if isinstance(exc.code, int) else 0
-        # Here, so that a write to standard output that fails (a full disk, a reader gone)
-        # is reported as any error is: at exit the interpreter would print two lines of
-        # its own and exit 120. After a failure (its line printed), stdout is only
-        # settled, below, so that the failure stays the one line.
-        if code == 0:
-            flush_stdout()
-        return code
-    except _UsageError as exc:
-        _fail(str(exc))
-        return EXIT_USAGE
-    except AdmError as exc:
-        _fail(str(exc))
-        return EXIT_RUNTIME
-    except BrokenPipeError:
-        # The reader went away (`admcuda ... | head`): stop quietly, and point stdout
-        # at devnull so the interpreter's final flush does not complain either.
-        drop_stdout()
-        return EXIT_RUNTIME
-    except OSError as exc:
-        _fail(_os_error_text(exc))
-        return EXIT_RUNTIME
-    except KeyboardInterrupt:
-        _fail("interrupted")
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        if os.environ.get("ADMCUDA_TRACEBACK"):
-            raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set ADMCUDA_TRACEBACK=1 for details)")
-        return EXIT_RUNTIME
-    finally:
-        _settle_stdout()
-        logger.removeHandler(handler)
-        logger.propagate = propagate

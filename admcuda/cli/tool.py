@@ -1,23 +1,26 @@
-"""What every ``admcuda`` subcommand shares: usage errors, a parser that raises instead
-of exiting, ``--option NAME=VALUE`` parsing, the image ``--output`` check, and one-line
-failure reporting."""
+"""What every ``admcuda`` subcommand shares: the program name and exit codes, a parser
+that raises instead of exiting, the number parser (:func:`counter`, libvmaf's syntax
+through :func:`admcuda.numeric.c_integer`), ``--feature`` parsing, the image
+``--output`` check, and the one exit-code handler (:func:`run_tool`)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, NoReturn
 
-from admcuda.errors import AdmError
+from admcuda.errors import AdmError, UsageError
+from admcuda.numeric import c_integer
+from admcuda.options import lookup_option, parse_option_args
+from admcuda.report.writers import drop_stdout, flush_stdout, write_stdout
 
 PROG = "admcuda"
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad command line; reported with exit status 2."""
+EXIT_INTERRUPTED = 130
 
 
 class Parser(argparse.ArgumentParser):
@@ -30,8 +33,6 @@ class Parser(argparse.ArgumentParser):
         # argparse drops an OSError writing --help; raised, a full disk or a reader gone
         # is reported as for any other output (and the same whether Python buffers
         # standard output or not). None where stdout is closed: stderr, as argparse does.
-        from admcuda.report.writers import write_stdout
-
         file = file or sys.stderr
         if not message or file is None:
             return
@@ -39,29 +40,6 @@ class Parser(argparse.ArgumentParser):
             write_stdout(message)
         else:
             file.write(message)
-
-
-_C_SPACE = " \t\n\v\f\r"
-
-
-def c_integer(text: str) -> int:
-    """An integer as libvmaf's command line reads one (C's ``strtoul(text, &end, 0)``, all
-    of it): optional leading white space and sign, then decimal, ``0x`` hexadecimal or
-    ``0``-led octal digits, nothing after them (so ``010`` is 8). Negative numbers stay
-    negative here, for the caller's range check. ValueError if it is not one."""
-    body = text.lstrip(_C_SPACE)
-    sign = -1 if body[:1] == "-" else 1
-    if body[:1] in "+-":
-        body = body[1:]
-    if body[:2] in ("0x", "0X") and len(body) > 2:
-        base, digits, allowed = 16, body[2:], "0123456789abcdefABCDEF"
-    elif body[:1] == "0" and len(body) > 1:
-        base, digits, allowed = 8, body[1:], "01234567"
-    else:
-        base, digits, allowed = 10, body, "0123456789"
-    if not digits or any(c not in allowed for c in digits):
-        raise ValueError(text)
-    return sign * int(digits, base)
 
 
 def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
@@ -95,26 +73,6 @@ ADM_CUDA_OPTIONS: frozenset[str] = frozenset(
 )
 
 
-def parse_option_args(
-    items: Sequence[str], *, flag: str = "--option", settings: dict[str, str] | None = None
-) -> dict[str, str]:
-    """``--option`` values (``NAME=VALUE``, or libvmaf's ``A=1:B=2``) as a mapping.
-
-    ``flag`` names the option in messages; ``settings``, where given, is extended in
-    place, so that a name already there counts as given twice.
-    """
-    settings = {} if settings is None else settings
-    for item in items:
-        for part in item.split(":"):
-            name, sep, value = part.partition("=")
-            if not sep or not name:
-                raise UsageError(f"{flag} expects NAME=VALUE, got '{part}'")
-            if name in settings:
-                raise UsageError(f"option '{name}' given twice")
-            settings[name] = value
-    return settings
-
-
 def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
     """libvmaf's ``--feature adm=NAME=VALUE:NAME=VALUE`` (or bare ``adm``), into ``settings``.
 
@@ -129,8 +87,6 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
     aliases), and ``adm_cuda`` takes only the options libvmaf's adm_cuda has
     (:data:`ADM_CUDA_OPTIONS`).
     """
-    from admcuda.options import lookup_option
-
     if len(items) > 1:
         raise UsageError(
             f"--feature given {len(items)} times; admcuda computes one ADM configuration "
@@ -188,16 +144,47 @@ def fail(message: str) -> None:
     print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
 
 
-def os_error_text(exc: OSError) -> str:
-    if exc.filename is not None and exc.strerror:
+def os_error_text(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         return f"{exc.strerror}: '{exc.filename}'"
     return str(exc)
 
 
-def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
-    """Run a subcommand's ``run(argv)``: usage errors exit 2, failures 1, one line each."""
+class LogFormatter(logging.Formatter):
+    """``admcuda: warning: message``, one line per record."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{PROG}: {record.levelname.lower()}: {' '.join(record.getMessage().split())}"
+
+
+def settle_stdout() -> None:
+    """Where standard output still holds text it could not write (another error came
+    first and was reported), drop it (:func:`drop_stdout`)."""
+    if sys.stdout is None:
+        return
     try:
-        return run(argv)
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        drop_stdout()
+
+
+def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
+    """Run a subcommand's ``run(argv)`` and turn what it raises into an exit status and one
+    line on stderr: 0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C
+    (SIGTERM is not caught: the process ends by it). ``ADMCUDA_TRACEBACK=1`` lets an
+    unexpected error through with its traceback."""
+    try:
+        try:
+            code = run(argv)
+        except SystemExit as exc:  # --help and --version, whose text is flushed below too
+            code = exc.code if isinstance(exc.code, int) else 0
+        # Here, so that a write to standard output that fails (a full disk, a reader gone)
+        # is reported as any error is: at exit the interpreter would print two lines of
+        # its own and exit 120. After a failure (its line printed), stdout is only
+        # settled, below, so that the failure stays the one line.
+        if code == 0:
+            flush_stdout()
+        return code
     except UsageError as exc:
         fail(str(exc))
         return EXIT_USAGE
@@ -205,13 +192,20 @@ def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
         fail(str(exc))
         return EXIT_RUNTIME
     except BrokenPipeError:
-        # The reader of standard output went away: stop quietly, as `admcuda score` does.
-        from admcuda.report.writers import drop_stdout
-
+        # The reader went away (`admcuda ... | head`): stop quietly, and point stdout
+        # at devnull so the interpreter's final flush does not complain either.
         drop_stdout()
         return EXIT_RUNTIME
     except OSError as exc:
         fail(os_error_text(exc))
         return EXIT_RUNTIME
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        fail("interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if os.environ.get("ADMCUDA_TRACEBACK"):
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (set ADMCUDA_TRACEBACK=1 for details)")
+        return EXIT_RUNTIME
+    finally:
+        settle_stdout()

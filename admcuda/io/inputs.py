@@ -55,14 +55,13 @@ from admcuda.io.raw import (
     YuvReader,
     check_geometry,
     check_input_file,
-    check_integer,
     frame_bytes,
-    is_integer,
     name_hints,
     size_from_name,
 )
 from admcuda.io.streams import STDIN, Stream, StreamReader, is_stream, open_stream
 from admcuda.io.y4m import MAGIC, Y4mReader
+from admcuda.numeric import check_integer, is_integer
 
 __all__ = [
     "RAW_SUFFIXES",

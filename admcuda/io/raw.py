@@ -9,8 +9,6 @@ bytes, little-endian.
 from __future__ import annotations
 
 import logging
-import numbers
-import operator
 import os
 import re
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ import numpy as np
 
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
+from admcuda.numeric import is_integer
 
 __all__ = [
     "BITDEPTHS",
@@ -32,12 +31,10 @@ __all__ = [
     "YuvReader",
     "check_geometry",
     "check_input_file",
-    "check_integer",
     "check_plane_range",
     "decode_plane",
     "decode_planes",
     "frame_bytes",
-    "is_integer",
     "name_hints",
     "plane_shapes",
     "size_from_name",
@@ -440,22 +437,6 @@ def check_geometry(width: int, height: int, pixel_format: str | int, bitdepth: i
                 f"{side} {value} is too small: libvmaf's ADM needs width and height "
                 f"> {_MIN_SIDE_EXCLUSIVE}"
             )
-
-
-def is_integer(value: object) -> bool:
-    """A Python or NumPy integer, not a bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def check_integer(name: str, value: object, low: int, high: int = (1 << 31) - 1) -> int:
-    """``value`` as an ``int``, where it is an integer (Python's or NumPy's, not a bool)
-    from ``low`` to ``high`` (a C int's largest by default); AdmError naming ``name``
-    otherwise."""
-    if not is_integer(value) or value < low:  # type: ignore[operator]
-        raise AdmError(f"{name} must be an integer >= {low}, got {value!r}")
-    if value > high:  # type: ignore[operator]
-        raise AdmError(f"{name} must be at most {high}, got {value!r}")
-    return operator.index(value)  # type: ignore[arg-type]
 
 
 def plane_shapes(width: int, height: int, pixel_format: str | int) -> tuple[tuple[int, int], ...]:

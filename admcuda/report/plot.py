@@ -14,7 +14,6 @@ with the non-interactive Agg backend.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from collections.abc import Sequence
@@ -22,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from admcuda.cli.tool import Parser, UsageError, check_image_suffix, run_tool
 from admcuda.errors import AdmError
 from admcuda.report.result import AdmResult, split_feature_name
 from admcuda.report.writers import pool
 
-__all__ = ["PLOTTED_FEATURES", "Series", "main", "plot_result", "result_series"]
+__all__ = ["PLOTTED_FEATURES", "Series", "load_pyplot", "plot_result", "result_series"]
 
 PLOTTED_FEATURES: tuple[str, ...] = (
     "integer_adm2",
@@ -37,7 +35,6 @@ PLOTTED_FEATURES: tuple[str, ...] = (
     "integer_adm_scale3",
 )
 
-PROG = "admcuda plot"
 
 _MARKERS_UP_TO = 60  # frames; more than that and markers only clutter
 
@@ -101,7 +98,7 @@ def result_series(result: AdmResult, label: str) -> list[Series]:
     return series
 
 
-def _pyplot() -> Any:
+def load_pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -150,7 +147,7 @@ def plot_result(
     for k, source in enumerate(results):
         result, default_label = _load(source)
         series += result_series(result, labels[k] if labels is not None else default_label)
-    plt = _pyplot()
+    plt = load_pyplot()
 
     fig = plt.figure(figsize=(11, 8.5), dpi=100, layout="constrained")
     grid = fig.add_gridspec(3, 2, height_ratios=(1.4, 1, 1))
@@ -191,64 +188,3 @@ def plot_result(
         fig.savefig(os.fspath(path))
     finally:
         plt.close(fig)
-
-
-# ---- command line ---------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The ``admcuda plot`` argument parser (its ``error`` raises instead of exiting)."""
-    parser = Parser(
-        prog=PROG,
-        add_help=False,
-        allow_abbrev=False,
-        description="Plot per-frame integer_adm2 and its four scales from JSON results "
-        "(admcuda's or libvmaf's); several files are overlaid.",
-    )
-    parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument("results", nargs="+", metavar="RESULT.json", help="JSON result files")
-    parser.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="IMAGE",
-        help="image to write (.png, .svg, .pdf...)",
-    )
-    parser.add_argument(
-        "--label",
-        action="append",
-        metavar="TEXT",
-        help="legend text, once per result in order (default: file names)",
-    )
-    parser.add_argument("--title", metavar="TEXT", help="figure title")
-    return parser
-
-
-def _run(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.label is not None and len(args.label) != len(args.results):
-        raise UsageError(f"{len(args.label)} --label for {len(args.results)} results")
-    _pyplot()  # fail before reading anything if matplotlib is missing, as map does
-    check_image_suffix(args.output)
-    parent = Path(args.output).parent
-    if not parent.is_dir():
-        raise AdmError(f"output folder '{parent}' does not exist")
-    plot_result(args.results, args.output, labels=args.label, title=args.title)
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments after ``plot``; ``sys.argv[1:]`` by default.
-
-    Returns
-    -------
-    int
-        0 on success, 1 on a runtime failure, 2 on a usage error; failures print one
-        ``admcuda: error: ...`` line on stderr.
-    """
-    return run_tool(_run, argv)
