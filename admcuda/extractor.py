@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from admcuda.backends import check_backend
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
 from admcuda.io.raw import check_geometry
@@ -37,15 +38,12 @@ from admcuda.options import (
 )
 
 __all__ = [
-    "BACKEND_NAMES",
     "AdmExtractor",
-    "check_backend",
     "check_plain_array",
     "check_sample_range",
     "resolve_options",
 ]
 
-BACKEND_NAMES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
 # DLPack device types (dlpack.h, DLDeviceType): host memory, and the CUDA kinds that
 # CuPy can import (device, pinned host, managed).
@@ -73,12 +71,6 @@ def _dlpack_device_type(x: Any) -> int:
         return int(x.__dlpack_device__()[0])
     except Exception as exc:  # noqa: BLE001 - any failure: not a usable DLPack array
         raise AdmError(f"cannot read the DLPack device of {type(x).__name__}: {exc}") from None
-
-
-def check_backend(backend: object) -> None:
-    """Refuse a backend name not in :data:`BACKEND_NAMES`."""
-    if backend not in BACKEND_NAMES:
-        raise AdmError(f"unknown backend {backend!r}; use one of {', '.join(BACKEND_NAMES)}")
 
 
 def check_plain_array(x: Any, what: str) -> None:

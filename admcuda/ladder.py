@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from admcuda import backends
 from admcuda.errors import AdmError
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,
@@ -183,13 +184,11 @@ def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
 def _video_decoder(decoder: str, backend: str, scale: str | None) -> str:
     """The decoder for encoded video: "ffmpeg", "nvdec" or "auto" (NVDEC per file where it
     can, the CUDA backend being the one that runs)."""
-    from admcuda.backends import select_backend
-
     if decoder not in ("auto", "ffmpeg", "nvdec"):
         raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
     if decoder == "ffmpeg":
         return decoder
-    cuda = select_backend(backend)[0] == "cuda"
+    cuda = backends.select_backend(backend)[0] == "cuda"
     if decoder == "nvdec":
         if not cuda:
             raise AdmError("the NVDEC decoder needs the CUDA backend (--backend cuda)")
@@ -281,9 +280,10 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         w, h, bd = inputs.width, inputs.height, inputs.bitdepth
         on_gpu = [r.label + " file " + repr(os.fspath(r.path)) for r in inputs.readers
                   if r.kind == "nvdec"]  # fmt: skip
-        engine, used = _engine(backend, w, h, bd, opts, inputs=len(active), frames=frames,
-                               threads=threads, host_memory=host_memory, batch=batch,
-                               device=device)  # fmt: skip
+        engine, used = backends.start_engine(
+            backend, w, h, bd, opts, inputs=len(active), frames=frames, threads=threads,
+            host_memory=host_memory, batch=batch, device=device,
+        )  # fmt: skip
         if on_gpu and used != "cuda":
             engine.close()
             raise AdmError(
@@ -316,8 +316,6 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
 
 
 def _fallback_reason() -> str:
-    from admcuda import backends
-
     return backends.fallback_reason or "no GPU"
 
 
@@ -325,32 +323,6 @@ def _rung_error(errors: dict[int, str], k: int, exc: AdmError, ladder: bool) -> 
     if not ladder:
         raise exc
     errors[k] = str(exc)
-
-
-def _engine(backend: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:
-    """The pipeline engine for ``backend``; ``auto`` takes CUDA where it starts (kernels
-    compiled, buffers allocated) and otherwise the CPU, keeping the reason."""
-    from admcuda import backends
-
-    name, _ = backends.select_backend(backend)
-    if backend != "auto" or name == "cpu":
-        try:
-            return backends.engine_for(name, *args, **kwargs), name
-        except AdmError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - CuPy/NVRTC failures, one line
-            raise AdmError(f"the {name} backend cannot start: {_one_line(exc)}") from None
-    try:
-        return backends.engine_for(name, *args, **kwargs), name
-    except Exception as exc:  # noqa: BLE001 - any failure to start the GPU path falls back
-        backends.fallback_reason = f"the CUDA backend cannot start ({_one_line(exc)})"
-        kwargs.pop("device", None)
-        return backends.engine_for("cpu", *args, **kwargs), "cpu"
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
 def _stream_name(stream: Any) -> str:

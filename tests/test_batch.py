@@ -1,9 +1,9 @@
 """``admcuda batch`` / ``admcuda.score_many`` on a real Dask ``LocalCluster`` (CPU).
 
 Every wait is bounded: results come through ``score_many(timeout=...)``, threads are
-joined with a timeout, and the worker-kill test gates tasks on a file
-(``ADMCUDA_BATCH_HOLD``) so that the kill lands while a task is running, by
-construction rather than by timing.
+joined with a timeout, and the worker-kill test gates tasks on a file (a preload that
+every worker runs, restarted ones too, wraps the task's record) so that the kill lands
+while a task is running, by construction rather than by timing.
 """
 
 from __future__ import annotations
@@ -595,7 +595,7 @@ def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
 
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-        silence_logs=logging.CRITICAL, env={batch.HOLD_ENV: str(hold)},
+        silence_logs=logging.CRITICAL, preload=[_hold_preload(hold)],
     ) as cluster, Client(cluster, timeout="30s") as c:  # fmt: skip
         c.wait_for_workers(2, timeout=WAIT_S)
         worker_pids = set(c.run(os.getpid).values())
@@ -619,6 +619,36 @@ def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
     for r in results:
         assert r.task.pid != int(victim_pid)
         assert len(load(r.path)["frames"]) == FRAMES
+
+
+def _hold_preload(hold: Path) -> str:
+    """A worker preload (the text of a module) that makes every task attempt, after
+    scoring, touch ``hold/task<N>.<pid>.started`` and wait for ``hold/release``: it wraps
+    the record a task builds once its pairs are scored (``TaskLog``)."""
+    return f"""
+import os
+import time
+from pathlib import Path
+
+import admcuda.batch.run as run
+
+HOLD = Path({str(hold)!r})
+REAL = run.TaskLog
+
+
+def held(*args, **kwargs):
+    (HOLD / f"task{{kwargs['task']}}.{{os.getpid()}}.started").touch()
+    deadline = time.monotonic() + {WAIT_S!r}
+    while not (HOLD / "release").exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("no release")
+        time.sleep(0.01)
+    return REAL(*args, **kwargs)
+
+
+def dask_setup(worker):
+    run.TaskLog = held
+"""
 
 
 def _wait_for(probe, limit: float = WAIT_S):  # type: ignore[no-untyped-def]

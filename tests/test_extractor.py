@@ -396,3 +396,21 @@ def test_torch_gpu_tensor(backend):
     with AdmExtractor(40, 30, backend=backend) as adm:
         got = adm.extract(torch.from_numpy(ref).cuda(), torch.from_numpy(dis).cuda())
     assert_same(got, expected(ref, dis, 8, AdmOptions()))
+
+
+def test_backend_returning_too_few_scores():
+    """An engine that gives fewer frames of scores than the pairs it was handed is an
+    error, not a shorter result."""
+
+    class Short:
+        def scores(self, ref, dis):
+            return []
+
+        def close(self):
+            pass
+
+    ext = AdmExtractor(32, 32, backend="cpu")
+    ext._cuda = Short()
+    frames = np.zeros((2, 32, 32), np.uint8)
+    with pytest.raises(AdmError, match="backend returned 0 frames of scores for 2 frame pairs"):
+        ext.extract_batch(frames, frames)

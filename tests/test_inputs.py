@@ -13,7 +13,6 @@ from _media import FFV1, GOLDENS, PAIRS, encode, frame_bytes, same, write_y4m
 
 import admcuda
 import admcuda.backends.cpu as cpu_backend
-from admcuda.backends import interleave
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import VideoReader
 from admcuda.io.inputs import (
@@ -391,26 +390,6 @@ def test_ladder_batches_every_rung_with_the_reference(stub, tmp_path, monkeypatc
     ladder = admcuda.score_ladder(ref, dis, width=W, height=H, backend="cpu")
     assert calls == [(2, 3)]
     assert pairs_of(ladder[1]) == [(10, 200), (11, 201), (12, 202)]
-
-
-def test_interleave_survives_a_backend_that_reads_ahead():
-    def greedy(ref_frames, dis_frames, width, height, bitdepth, opts):
-        refs, diss = list(ref_frames), list(dis_frames)  # all of one stream, then the other
-        return [{"pair": (int(r[0, 0]), int(d[0, 0]))} for r, d in zip(refs, diss, strict=True)]
-
-    ref = [np.full((2, 2), v) for v in (1, 2, 3)]
-    dis = [[np.full((2, 2), v) for v in (11, 12, 13)], [np.full((2, 2), v) for v in (21,)]]
-    result = interleave(greedy)(iter(ref), dis, 2, 2, 8, None)
-    assert [[s["pair"] for s in r] for r in result] == [[(1, 11), (2, 12), (3, 13)], [(1, 21)]]
-
-
-def test_backend_returning_too_few_scores():
-    def short(ref_frames, dis_frames, *args):
-        list(zip(ref_frames, dis_frames, strict=True))
-        return []
-
-    with pytest.raises(AdmError, match="backend returned 0 frames of scores for 2 pairs"):
-        interleave(short)(iter([np.zeros((2, 2))] * 2), [[np.zeros((2, 2))] * 2], 2, 2, 8, None)
 
 
 def test_ladder_real_numbers_mixed_kinds(tmp_path):

@@ -113,3 +113,25 @@ def test_top_level_hands_public_names_on():
         assert name in admcuda.__doc__
     for name in ("np", "os", "threading", "Any"):
         assert name not in dir(admcuda)
+
+
+def test_only_the_kernel_loader_compiles_cuda():
+    """CuPy's RawModule is touched in one module; every .cu file is under kernels/."""
+    users = [
+        p.relative_to(ROOT).as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if "RawModule(" in p.read_text() or "RawKernel(" in p.read_text()
+    ]
+    assert users == ["admcuda/backends/cuda/kernels.py"]
+    assert not list(PACKAGE.rglob("*.cu")) and "__global__" not in "".join(
+        p.read_text() for p in PACKAGE.rglob("*.py")
+    )
+
+
+def test_nvdec_luma_copy_source_comes_from_kernels():
+    from admcuda.backends.cuda import kernels
+
+    text = kernels.plain_source("nvdec_luma", (("P016_SHIFT", 6), ("P016_LOW", 63)))
+    assert text.startswith("#define P016_SHIFT 6\n#define P016_LOW 63\n")
+    for name in ("admcuda_luma_nv12", "admcuda_luma_p016"):
+        assert f'extern "C" __global__ void {name}(' in text

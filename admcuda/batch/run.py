@@ -29,10 +29,6 @@ How the work is cut and who writes what:
   filesystem that the workers share.
 - A rerun skips pairs whose result file exists, parses and carries the output
   names of the row's options, unless ``force``.
-
-``ADMCUDA_BATCH_HOLD=FOLDER`` (a test hook) makes every task attempt, after scoring,
-touch ``FOLDER/task<N>.<pid>.started`` and wait for ``FOLDER/release``, so that a test
-can kill a worker while it holds a finished but unreported result.
 """
 
 from __future__ import annotations
@@ -73,7 +69,6 @@ from admcuda.progress import Progress, format_duration
 from admcuda.report.writers import is_same_file, pool, write_output, write_text
 
 __all__ = [
-    "HOLD_ENV",
     "SUMMARY_COLUMNS",
     "Job",
     "PairResult",
@@ -84,7 +79,6 @@ __all__ = [
 ]
 
 INSTALL_HINT = 'admcuda batch needs Dask: pip install "admcuda[dask]"'
-HOLD_ENV = "ADMCUDA_BATCH_HOLD"
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
@@ -100,8 +94,6 @@ _MAX_TIMEOUT_S = 1e9  # seconds: about 30 years, and a float every clock takes
 DEFAULT_RETRIES = 2
 
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
-_HOLD_LIMIT_S = 300.0
-_HOLD_POLL_S = 0.01
 _BAR_WIDTH = 16
 _log = logging.getLogger("admcuda")
 
@@ -809,7 +801,6 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
     finally:
         _log.removeHandler(capture)
     seconds = time.perf_counter() - start
-    _hold_for_tests(task.index)
     log = TaskLog(
         task=task.index, pid=os.getpid(), worker=_worker_address(), ref_passes=passes,
         pairs=len(scored), seconds=seconds,
@@ -892,21 +883,6 @@ def _worker_address() -> str | None:
         return str(get_worker().address)
     except (ImportError, ValueError):
         return None
-
-
-def _hold_for_tests(index: int) -> None:
-    """With ``ADMCUDA_BATCH_HOLD=FOLDER``: mark this attempt started and wait (bounded)
-    for ``FOLDER/release``, so that a test can kill the worker mid-task."""
-    folder = os.environ.get(HOLD_ENV)
-    if not folder:
-        return
-    hold = Path(folder)
-    (hold / f"task{index}.{os.getpid()}.started").touch()
-    deadline = time.monotonic() + _HOLD_LIMIT_S
-    while not (hold / "release").exists():
-        if time.monotonic() > deadline:
-            raise AdmError(f"{HOLD_ENV}: no 'release' in '{hold}' after {_HOLD_LIMIT_S:g} s")
-        time.sleep(_HOLD_POLL_S)
 
 
 # -- planning and running (the client)
@@ -1382,7 +1358,7 @@ def score_many(
         If ``distributed`` is missing, the manifest cannot be read, or the scheduler
         cannot be reached. Failures of single pairs do not raise.
     """
-    from admcuda.extractor import check_backend
+    from admcuda.backends import check_backend
 
     retries = check_integer("retries", retries, 0)
     if rungs_per_task is not None:

@@ -49,7 +49,9 @@ from admcuda.io.y4m import (
     MAX_FRAME_MARKER,
     MAX_HEADER,
     Y4mHeader,
+    frame_marker_problem,
     parse_header,
+    warn_if_interlaced,
 )
 
 __all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
@@ -58,7 +60,6 @@ STDIN = "-"
 """The name that stands for standard input."""
 
 _BUFFER = 1 << 16
-_INTERLACE = {"t": "top field first", "b": "bottom field first", "m": "mixed"}
 
 _log = logging.getLogger("admcuda")
 
@@ -397,11 +398,7 @@ class StreamReader(ClosingReader):
                                            given, geometry, strict=True):  # fmt: skip
                 if value is not None and str(value) != str(actual):
                     raise AdmError(f"{self.where} is a Y4M stream of {name} {actual}, not {value}")
-            if header.interlace in _INTERLACE:
-                _log.warning(
-                    "%s is interlaced (I%s, %s); scoring each frame as one progressive picture",
-                    self.where, header.interlace, _INTERLACE[header.interlace],
-                )  # fmt: skip
+            warn_if_interlaced(self.where, header)
         else:
             if width is None or height is None:
                 raise AdmError(f"{self.where} is not Y4M: for raw YUV frames give -w and -h")
@@ -483,17 +480,14 @@ class StreamReader(ClosingReader):
                     raise AdmError(f"{self.where} has a Y4M header but no frames")
                 return False
             marker += bytes(more)
-        if not marker.startswith(b"FRAME"):  # as libvmaf: "FRAME", then anything to the newline
-            self._end(index, f"no FRAME marker before frame {index} (found {marker[:8]!r})")
-            return False
-        if not marker.endswith(b"\n"):
-            if len(marker) < MAX_FRAME_MARKER:  # fewer bytes than asked for: the stream ended
-                self._end(index, f"it ends inside the FRAME marker of frame {index}")
-            else:
-                self._end(
-                    index, f"the FRAME marker of frame {index} has no end of line within "
-                    f"{MAX_FRAME_MARKER} bytes",
-                )  # fmt: skip
+        problem = frame_marker_problem(
+            marker,
+            ended=len(marker) < MAX_FRAME_MARKER,  # fewer bytes than asked for: it ended
+            at=f"of frame {index}",
+            before=f"before frame {index}",
+        )
+        if problem is not None:
+            self._end(index, problem)
             return False
         return True
 

@@ -75,8 +75,10 @@ __all__ = [
     "MAX_HEADER",
     "Y4mHeader",
     "Y4mReader",
+    "frame_marker_problem",
     "parse_colorspace",
     "parse_header",
+    "warn_if_interlaced",
 ]
 
 MAGIC = b"YUV4MPEG2"
@@ -97,8 +99,14 @@ _SITED_420 = ("420jpeg", "420mpeg2", "420paldv")
 _REFUSED = ("411", "410", "440", "444alpha")
 _DIGITS = re.compile(r"[0-9]+")
 _RATIO = re.compile(r"([0-9]+):([0-9]+)")
-_INTERLACE = {"p": "progressive", "t": "top field first", "b": "bottom field first",
-              "m": "mixed", "?": "unknown"}  # fmt: skip
+_INTERLACE = {
+    "p": "progressive",
+    "t": "top field first",
+    "b": "bottom field first",
+    "m": "mixed",
+    "?": "unknown",
+}
+_INTERLACED = ("t", "b", "m")  # the tags that warn: fields, scored as whole pictures  # fmt: skip
 
 _log = logging.getLogger("admcuda")
 
@@ -268,6 +276,31 @@ def parse_header(data: bytes) -> Y4mHeader:
     )
 
 
+def warn_if_interlaced(where: str, header: Y4mHeader) -> None:
+    """One warning where the header says the frames are interlaced (``It``, ``Ib``,
+    ``Im``): each frame is scored as one progressive picture, as libvmaf does."""
+    if header.interlace in _INTERLACED:
+        _log.warning(
+            "%s is interlaced (I%s, %s); scoring each frame as one progressive picture",
+            where, header.interlace, _INTERLACE[header.interlace],
+        )  # fmt: skip
+
+
+def frame_marker_problem(line: bytes, *, ended: bool, at: str, before: str) -> str | None:
+    """What is wrong with a frame's marker, or None: ``line`` holds the bytes from where
+    the marker should start, up to its newline or :data:`MAX_FRAME_MARKER` bytes; ``ended``
+    says the input ended within them. As libvmaf reads it, a marker is ``FRAME`` and then
+    anything up to the newline. ``at`` and ``before`` place the marker in the messages
+    (``"at byte 120"``, ``"of frame 3"`` / ``"before frame 3"``)."""
+    if not line.startswith(_FRAME):
+        return f"no FRAME marker {before} (found {line[:8]!r})"
+    if b"\n" not in line:
+        if ended:
+            return f"it ends inside the FRAME marker {at}"
+        return f"the FRAME marker {at} has no end of line within {MAX_FRAME_MARKER} bytes"
+    return None
+
+
 class Y4mReader(PositionedFrames, ClosingReader):
     """Read luma planes from a YUV4MPEG2 file.
 
@@ -333,11 +366,7 @@ class Y4mReader(PositionedFrames, ClosingReader):
             self._file.close()
             raise
         self.num_frames = len(self._offsets)
-        if self.header.interlace in ("t", "b", "m"):
-            _log.warning(
-                "%s is interlaced (I%s, %s); scoring each frame as one progressive picture",
-                self.where, self.header.interlace, _INTERLACE[self.header.interlace],
-            )  # fmt: skip
+        warn_if_interlaced(self.where, self.header)
 
     def _scan(self, size: int) -> list[int]:
         """Offsets of the frame data of every whole frame, checking each marker."""
@@ -348,18 +377,10 @@ class Y4mReader(PositionedFrames, ClosingReader):
             self._file.seek(pos)
             head = self._file.read(MAX_FRAME_MARKER)
             end = head.find(b"\n")
-            problem = None
-            if not head.startswith(_FRAME):  # as libvmaf: "FRAME", then anything to the newline
-                problem = f"no FRAME marker at byte {pos} (found {head[:8]!r})"
-            elif end < 0:
-                if pos + len(head) >= size:
-                    problem = f"it ends inside the FRAME marker at byte {pos}"
-                else:
-                    problem = (
-                        f"the FRAME marker at byte {pos} has no end of line "
-                        f"within {MAX_FRAME_MARKER} bytes"
-                    )
-            elif pos + end + 1 + self.frame_size > size:
+            problem = frame_marker_problem(
+                head, ended=pos + len(head) >= size, at=f"at byte {pos}", before=f"at byte {pos}"
+            )
+            if problem is None and pos + end + 1 + self.frame_size > size:
                 problem = (
                     f"it ends inside frame {len(offsets)} ({size - pos - end - 1} of "
                     f"{self.frame_size} bytes of a {geometry} frame)"

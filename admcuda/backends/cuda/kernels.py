@@ -1,6 +1,7 @@
 """The one place that touches CuPy's ``RawModule``: find each stage's ``.cu``, glue a
 generated preamble and the shared header onto it, compile it once per process and look
-up its template instantiations.
+up its template instantiations. Sources that are not ADM stages (NVDEC's luma copy,
+``kernels/nvdec_luma.cu``) compile here too, through :func:`plain_function`.
 
 The preamble turns :mod:`reference.constants` into ``#define``s, so the kernels and the
 NumPy reference read every fixed-point number from one module. The shared header
@@ -33,6 +34,8 @@ __all__ = [
     "check_array",
     "div_lookup",
     "function",
+    "plain_function",
+    "plain_source",
     "source",
 ]
 
@@ -270,3 +273,23 @@ def check_array(
         raise ValueError(f"{name} must have {ndim} dimensions, got shape {arr.shape}")
     if contiguous and not arr.flags.c_contiguous:
         raise ValueError(f"{name} must be C-contiguous")
+
+
+def plain_source(stem: str, defines: tuple[tuple[str, int], ...] = ()) -> str:
+    """Full text of a ``.cu`` file that is not an ADM stage: the caller's ``#define``s,
+    then the file (no preamble, no shared header)."""
+    lines = [f"#define {name} {value}" for name, value in defines]
+    return "\n".join([*lines, f"// ---- {stem}.cu", _read(f"{stem}.cu")])
+
+
+@functools.cache
+def _plain_module(stem: str, defines: tuple[tuple[str, int], ...]) -> Any:
+    import cupy as cp
+
+    return cp.RawModule(code=plain_source(stem, defines))
+
+
+def plain_function(stem: str, kernel: str, defines: tuple[tuple[str, int], ...] = ()) -> Any:
+    """Kernel ``kernel`` (``extern "C"``, no template) of ``kernels/<stem>.cu`` compiled
+    with ``defines``, one module per file and defines."""
+    return _plain_module(stem, tuple(defines)).get_function(kernel)

@@ -513,41 +513,20 @@ def plan_segments(
     ]
 
 
-# A decoded surface's luma rows to a new contiguous plane, one kernel a frame: NV12's copied,
-# P016's shifted down to 10-bit values, flag[slot] set where a sample has one of the low bits
-# (a 12-bit stream). Rows are `pitch` samples apart in the surface.
-_LUMA_KERNEL_SOURCE = (
-    f"#define P016_SHIFT {P016_SHIFT}\n#define P016_LOW {_P016_LOW_BITS}\n"
-    + r"""
-extern "C" __global__ void admcuda_luma_p016(const unsigned short* __restrict__ src,
-                                             long long pitch, unsigned short* __restrict__ dst,
-                                             int width, int* __restrict__ flag, int slot) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= width) return;
-    const long long y = blockIdx.y;
-    const unsigned short v = __ldg(src + y * pitch + x);
-    dst[y * width + x] = (unsigned short)(v >> P016_SHIFT);
-    if (v & P016_LOW) flag[slot] = 1;
-}
-extern "C" __global__ void admcuda_luma_nv12(const unsigned char* __restrict__ src,
-                                             long long pitch, unsigned char* __restrict__ dst,
-                                             int width) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    if (x >= width) return;
-    const long long y = blockIdx.y;
-    dst[y * width + x] = __ldg(src + y * pitch + x);
-}
-"""
-)
 _LUMA_BLOCK = 256
 
 
 @functools.lru_cache(maxsize=1)
 def _luma_kernels() -> tuple[Any, Any]:
-    import cupy as cp
+    """A decoded surface's luma rows to a new contiguous plane (``kernels/nvdec_luma.cu``),
+    compiled by the one kernel loader."""
+    from admcuda.backends.cuda import kernels
 
-    module = cp.RawModule(code=_LUMA_KERNEL_SOURCE)
-    return module.get_function("admcuda_luma_nv12"), module.get_function("admcuda_luma_p016")
+    defines = (("P016_SHIFT", P016_SHIFT), ("P016_LOW", _P016_LOW_BITS))
+    return (
+        kernels.plain_function("nvdec_luma", "admcuda_luma_nv12", defines),
+        kernels.plain_function("nvdec_luma", "admcuda_luma_p016", defines),
+    )
 
 
 class _Finisher:
