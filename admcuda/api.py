@@ -310,12 +310,17 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
     -------
     AdmResult or list of AdmResult
         Per-frame dicts keyed by libvmaf's names (base names such as ``integer_adm2``
-        work too), pooled statistics and writers (``to_json``, ``to_xml``, ``to_csv``).
+        work too), NumPy arrays of them (:meth:`AdmResult.array`), pooled statistics and
+        writers (``to_json``, ``to_xml``, ``to_csv``). With several distorted inputs, one
+        that cannot be opened or read does not stop the others, as on the command line:
+        its result has no frames and says why in :attr:`AdmResult.error` (``ok`` is
+        False). With one, its error is raised.
 
     Examples
     --------
     >>> result = admcuda.score("ref.y4m", "dis.mp4")  # doctest: +SKIP
     >>> result.pooled["integer_adm2"]["mean"]  # doctest: +SKIP
+    >>> result.array("integer_adm2")  # doctest: +SKIP
     """
     import time
 
@@ -329,6 +334,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
         run = _run_ladder_api(
             ref_path,
             dis_paths,
+            raise_errors=not many,
             opts=opts,
             backend=backend,
             width=width,
@@ -361,18 +367,23 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
                 "ref_path": run.ref,
                 "dis_path": path,
                 "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
+                **({} if error is None else {"error": api_message(error)}),
             },
             frame_numbers=numbers,
         )
-        for frames, numbers, path in zip(run.frames, run.frame_numbers, run.dis, strict=True)
+        for frames, numbers, path, error in zip(
+            run.frames, run.frame_numbers, run.dis, run.errors, strict=True
+        )
     ]
     return results if many else results[0]
 
 
-def _run_ladder_api(ref_path: PathLike, dis_paths: Sequence[PathLike], **kwargs: Any) -> LadderRun:
-    """:func:`admcuda.ladder.run_ladder` for the Python API: the arguments the command line's parser
-    would check are checked here (NumPy integers taken as ints), and a rung's error is
-    raised, in argument names."""
+def _run_ladder_api(
+    ref_path: PathLike, dis_paths: Sequence[PathLike], *, raise_errors: bool = True, **kwargs: Any
+) -> LadderRun:
+    """:func:`admcuda.ladder.run_ladder` for the Python API: the arguments the command
+    line's parser would check are checked here (NumPy integers taken as ints), and a
+    rung's error is raised (with ``raise_errors``), in argument names."""
     if isinstance(dis_paths, (str, bytes, os.PathLike)):
         raise AdmError("dis_paths must be a list of paths, not one path (score_files takes one)")
     dis_paths = list(dis_paths)
@@ -387,5 +398,6 @@ def _run_ladder_api(ref_path: PathLike, dis_paths: Sequence[PathLike], **kwargs:
             kwargs[key] = check_integer(key, kwargs[key], low)
     kwargs["ignore_name"] = _flag("ignore_name", kwargs.get("ignore_name"))
     run = run_ladder(ref_path, dis_paths, **kwargs)
-    run.raise_first_error()
+    if raise_errors:
+        run.raise_first_error()
     return run

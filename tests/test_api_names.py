@@ -67,6 +67,33 @@ def test_ladder_with_a_bad_rung_scores_the_others(tmp_path):
         admcuda.score_ladder(ref, [good, missing], width=W, height=H, backend="cpu")
 
 
+def test_python_ladder_gives_a_bad_rung_its_error_and_scores_the_others(tmp_path):
+    """admcuda.score with several inputs does what the command line does: a rung that
+    cannot be read gets its error on its result, the others are scored."""
+    ref, good = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "g.yuv", 2)
+    missing = tmp_path / "missing.yuv"
+    first, bad = admcuda.score(ref, [good, missing], width=W, height=H, backend="cpu")
+    assert first.ok and first.error is None
+    assert not bad.ok and "not found" in bad.error and len(bad) == 0
+    assert bad.metadata["dis_path"] == str(missing)
+    alone = admcuda.score_files(ref, good, width=W, height=H, backend="cpu")
+    assert first.frames == alone
+    with pytest.raises(AdmError, match="not found"):  # one input: raised
+        admcuda.score(ref, missing, width=W, height=H, backend="cpu")
+
+
+def test_per_frame_values_as_numpy_arrays(tmp_path):
+    ref, dis = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "d.yuv", 2)
+    result = admcuda.score(ref, dis, width=W, height=H, backend="cpu")
+    adm2 = result.array("integer_adm2")
+    assert isinstance(adm2, np.ndarray) and adm2.dtype == np.float64
+    assert adm2.tolist() == result.values("integer_adm2") == result["integer_adm2"]
+    arrays = result.arrays()
+    assert list(arrays) == result.names
+    for name, values in arrays.items():
+        assert values.tolist() == [frame[name] for frame in result.frames]
+
+
 def test_auto_falls_back_to_the_cpu_when_cuda_cannot_start(tmp_path, monkeypatch):
     ref, dis = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "d.yuv", 2)
     real = backends.engine_for

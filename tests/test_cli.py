@@ -882,3 +882,12 @@ def test_msb_aligned_10bit_file_hint(tmp_path, capsys):
         "(ffmpeg ... -pix_fmt yuv420p10le out.yuv)\n"
     ))  # fmt: skip
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shifted.yuv"]
+
+
+def test_stats_line_gives_durations_not_clock_readings(capsys):
+    assert main(["score", "--example", "--stats", "-q"]) == 0
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("admcuda: stats: ")]
+    stats = dict(pair.split("=", 1) for pair in line.split(": ", 2)[2].split())
+    assert {"frames", "batches", "startup_s", "scored_s"} <= set(stats)
+    assert "first_done" not in stats and "end" not in stats
+    assert 0 <= float(stats["startup_s"]) <= float(stats["scored_s"]) < 3600

@@ -693,7 +693,9 @@ def _process_start_time() -> float:
 
 
 def _stats_line(stats: RunStats, process_start: float) -> str:
-    """One line of timings, ``key=value`` pairs that scripts can parse."""
+    """One line of timings, ``key=value`` pairs that scripts can parse: counts, and
+    durations in seconds from the process's start (``startup_s`` to the first batch's
+    scores, ``scored_s`` to the last), never clock readings."""
     steady = stats.steady_fps()
     parts = [
         f"frames={stats.frames}",
@@ -701,8 +703,6 @@ def _stats_line(stats: RunStats, process_start: float) -> str:
         f"startup_s={stats.first_done - process_start:.3f}" if stats.first_done else "",
         f"steady_fps={steady:.1f}" if steady is not None else "",
         f"scored_s={stats.end - process_start:.3f}" if stats.end else "",
-        f"first_done={stats.first_done:.6f}" if stats.first_done else "",
-        f"end={stats.end:.6f}" if stats.end else "",
         f"first_batch_frames={stats.first_batch_frames}",
     ]
     return f"{PROG}: stats: " + " ".join(p for p in parts if p)

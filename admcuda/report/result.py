@@ -15,6 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from admcuda.errors import AdmError
 from admcuda.options import (
     OUTPUT_BASE_NAMES,
@@ -311,6 +313,26 @@ class AdmResult:
         """Per-frame values of one feature (exact or base name, see :meth:`feature_name`)."""
         key = self.feature_name(name)
         return [frame[key] for frame in self.frames]
+
+    def array(self, name: str) -> np.ndarray:
+        """Per-frame values of one feature as a float64 NumPy array (exact or base name);
+        frame ``k``'s number is ``frame_numbers[k]``."""
+        return np.array(self.values(name), dtype=np.float64)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every feature's per-frame values as float64 NumPy arrays, by stored name."""
+        return {name: self.array(name) for name in self.names}
+
+    @property
+    def error(self) -> str | None:
+        """Why this distorted input could not be scored (a rung of a ladder scored by
+        :func:`admcuda.score`, whose other rungs were); None when it was."""
+        return self.metadata.get("error")
+
+    @property
+    def ok(self) -> bool:
+        """Whether this input was scored (:attr:`error` is None)."""
+        return self.error is None
 
     def __len__(self) -> int:
         return len(self.frames)
