@@ -1,4 +1,4 @@
-"""``admcuda score`` as a drop-in for libvmaf's ``vmaf`` command line (issue 8), ladders that
+"""``admcuda score`` as a drop-in for libvmaf's ``vmaf`` command line, ladders that
 survive a bad rung, and ``admcuda map`` reading inputs as ``score`` does."""
 
 from __future__ import annotations

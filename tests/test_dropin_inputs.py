@@ -457,8 +457,8 @@ def test_unsupported_name_refused_whatever_the_flags(tmp_path):
 
 
 def test_rgb24_pair_refused_by_the_cli(tmp_path):
-    """The audit's repro: an rgb24 pair converted by ffmpeg and named so scored 6 frames
-    of its RGB bytes read as 4:2:0, with exit 0 and nothing on stderr."""
+    """An rgb24 pair converted by ffmpeg and named so is refused with one line, not
+    scored as 6 frames of its RGB bytes read as 4:2:0 with exit 0 and nothing on stderr."""
     ff = ffmpeg_exe()
     pair = []
     for src, tag in ((REF_RAW, "r"), (DIS_RAW, "d")):

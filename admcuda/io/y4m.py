@@ -31,7 +31,7 @@ bytes after the last whole frame are the end of the file, with no warning, as
 libvmaf's reader takes them (``y4m_input.c`` reads 6 bytes for the next marker and
 stops quietly short of them). A file with no whole frame at all is an error.
 
-libvmaf's ``vmaf`` tool (Netflix/vmaf f85a8536, as session 14's Y4M audit ran it)
+libvmaf's ``vmaf`` tool (libvmaf 3.2.0, Netflix/vmaf f85a8536)
 scores a truncated or badly framed file only where the other input ends at the same
 frame:
 

@@ -426,12 +426,11 @@ def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
     sessions a stream): segments were faster there, where one session decodes a stream
     more slowly than the engines allow together. For HEVC 10-bit pairs at 1080p (600 and
     1,800 frames) and 2160p (240), two sessions a stream gave the shortest whole process
-    in session 12's runs, and a higher steady rate than one; four had been slower than one
-    at 1080p in session 9 (each segment's session start and the ordered hand-on cost more
-    than the engines gave). HEVC ladders keep one session: at 1080p two a stream were
-    faster in steady state but slower in all on a 600-frame ladder, and at 2160p only one
-    session was measured. Other sizes and layouts were not measured and keep one session
-    too.
+    and a higher steady rate than one; four were slower than one at 1080p (each segment's
+    session start and the ordered hand-on cost more than the engines gave). HEVC ladders
+    keep one session: at 1080p two a stream were faster in steady state but slower in all
+    on a 600-frame ladder, and at 2160p only one session was measured. Other sizes and
+    layouts were not measured and keep one session too.
     """
     pixels = width * height
     if codec not in _IDR_NAL_TYPES or pixels < 1920 * 1080:

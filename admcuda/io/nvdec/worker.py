@@ -1,16 +1,16 @@
 """NVDEC decoding in a process of its own per input, the planes handed over on the GPU
 (opt-in: ``ADMCUDA_NVDEC_PROCESSES=1``).
 
-It was written because several sessions driven from threads of one process seemed to
-share one interpreter lock: decoding alone, with each frame's luma taken and waited for,
-1080p H.264 on an H200 (session 3), 2, 4 and 7 threads gave about 690, 870 and 1,050
-frames/s in all, 2, 4 and 7 processes about 900, 1,700 and 1,700. Bare ``Decode()`` loops
-(session 7, HEVC 10-bit) decoded about as fast in threads as in processes: the per-frame
-work around each decode, since grouped in :mod:`admcuda.io.nvdec.reader`, was what held threads
-back. :class:`NvdecProcessSource` decodes an encoded input in a child process
-(``python -m admcuda.io.nvdec.worker``), which writes each luma plane straight into the
-pipeline's device buffer through CUDA IPC and says how many frames it wrote once they are
-complete. Nothing crosses the host but a few bytes per batch.
+Several decoding sessions driven from threads of one process share one interpreter lock:
+decoding alone, with each frame's luma taken and waited for, 1080p H.264 on an H200, 2, 4
+and 7 threads gave about 690, 870 and 1,050 frames/s in all, 2, 4 and 7 processes about
+900, 1,700 and 1,700. Bare ``Decode()`` loops (HEVC 10-bit) decoded about as fast in
+threads as in processes: the per-frame work around each decode (grouped in
+:mod:`admcuda.io.nvdec.reader`) is what holds threads back. :class:`NvdecProcessSource`
+decodes an encoded input in a child process (``python -m admcuda.io.nvdec.worker``), which
+writes each luma plane straight into the pipeline's device buffer through CUDA IPC and says
+how many frames it wrote once they are complete. Nothing crosses the host but a few bytes
+per batch.
 
 It is not the default: while scoring, the children's CUDA contexts share the GPU with the
 scoring one by time slices, and ``admcuda score`` was slower this way than with threads
