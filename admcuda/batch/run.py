@@ -34,686 +34,48 @@ How the work is cut and who writes what:
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import logging
 import math
 import numbers
 import os
-import re
-import stat
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from admcuda.api import api_message
+from admcuda.batch.cluster import client_for, dashboard, require_distributed
+from admcuda.batch.manifest import Job, plain_name, read_jobs, replace_fields
+from admcuda.batch.records import (
+    RECORD_WARNINGS,
+    SUMMARY_NAME,
+    PairResult,
+    TaskLog,
+    job_path,
+    job_record,
+    load_done,
+    summary_text,
+)
 from admcuda.cli.tool import PROG
 from admcuda.errors import AdmError
-from admcuda.io.ffmpeg import check_scaler
-from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
-from admcuda.numeric import check_integer, decimal_integer, is_integer
+from admcuda.numeric import check_integer
 from admcuda.options import (
-    NON_DEBUG_BASE_NAMES,
-    OUTPUT_BASE_NAMES,
     AdmOptions,
-    feature_names,
-    resolve_options,
 )
 from admcuda.progress import Progress, format_duration
-from admcuda.report.writers import is_same_file, pool, write_output, write_text
+from admcuda.report.writers import is_same_file, write_output, write_text
 
-__all__ = [
-    "SUMMARY_COLUMNS",
-    "Job",
-    "PairResult",
-    "TaskLog",
-    "require_distributed",
-    "read_jobs",
-    "score_many",
-]
+__all__ = ["DEFAULT_RETRIES", "score_many"]
 
-INSTALL_HINT = 'admcuda batch needs Dask: pip install "admcuda[dask]"'
-REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
-OPTIONAL_COLUMNS: tuple[str, ...] = (
-    "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
-)  # fmt: skip
-SUMMARY_COLUMNS: tuple[str, ...] = (
-    "name", "ref", "dis", "frames", "adm2_mean", "adm2_harmonic_mean", "adm2_min",
-    "status", "error", "warnings",
-)  # fmt: skip
-WARNINGS_SEPARATOR = " | "  # between a pair's warnings in its summary row
-SUMMARY_NAME = "summary.csv"
-STDIN_MANIFEST = "-"  # the manifest read from standard input
 _MAX_TIMEOUT_S = 1e9  # seconds: about 30 years, and a float every clock takes
 DEFAULT_RETRIES = 2
-
-_JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _BAR_WIDTH = 16
 _log = logging.getLogger("admcuda")
-
-
-# -- manifest
-
-
-@dataclass(frozen=True)
-class Job:
-    """One manifest row: a pair to score, or the reason it cannot be.
-
-    Attributes
-    ----------
-    row : int
-        Line of the row in the manifest (1 is a CSV's header), or 1-based position
-        in a list of jobs.
-    name : str
-        Unique among the jobs; the result file is ``<name>.json``.
-    named : bool
-        Whether the manifest gave the name (else it is derived from ``dis``).
-    ref, dis : str
-        Absolute paths.
-    width, height, pixel_format, bitdepth
-        Raw YUV geometry, None where the row leaves it to the inputs.
-    options : AdmOptions
-    error : str or None
-        Why the row cannot be scored (a bad value or option); None if it can.
-    scale : str or None
-        The ffmpeg scaler that brings a distorted input of another size to the
-        reference's (``admcuda score --scale``); None: sizes must match.
-    ignore_name : bool
-        Do not check a raw file's name against the geometry (``--ignore-name``).
-    """
-
-    row: int
-    name: str
-    ref: str
-    dis: str
-    width: int | None = None
-    height: int | None = None
-    pixel_format: str | None = None
-    bitdepth: int | None = None
-    options: AdmOptions = field(default_factory=AdmOptions)
-    error: str | None = None
-    named: bool = False
-    scale: str | None = None
-    ignore_name: bool = False
-
-    @property
-    def ladder_key(self) -> tuple[Any, ...]:
-        """Rows with equal keys share a reference pass."""
-        return (
-            self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
-            self.scale, self.ignore_name,
-        )  # fmt: skip
-
-
-def read_jobs(
-    jobs: str | os.PathLike[str] | Iterable[Mapping[str, Any]],
-    *,
-    base_dir: str | os.PathLike[str] | None = None,
-) -> list[Job]:
-    """Read a manifest (CSV or JSON Lines) or a list of dicts into :class:`Job` rows.
-
-    Parameters
-    ----------
-    jobs : path or iterable of mapping
-        A manifest file, or mappings with the manifest's keys (``ref``, ``dis``,
-        optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
-        ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler,
-        ``ignore_name`` true or false).
-    base_dir : path, optional
-        Where relative paths point: the manifest's folder by default, the current
-        folder for mappings.
-
-    Returns
-    -------
-    list of Job
-        In manifest order. Names derived from ``dis`` are made unique (``a``, ``a_2``,
-        ``a_3``...), never taking a name the manifest gives; a given name that an
-        earlier row gave too fails its row. A row with a bad value carries its
-        ``error`` instead of failing the whole list.
-
-    Raises
-    ------
-    AdmError
-        If the manifest cannot be read, has no rows, lacks ``ref``/``dis``, has an
-        unknown column, or a JSON line that is not an object.
-    """
-    if isinstance(jobs, (str, os.PathLike)):
-        path = Path(os.fspath(jobs)).expanduser()
-        records = _read_manifest(path)
-        base = Path(base_dir) if base_dir is not None else _manifest_folder(path)
-        where = f"manifest '{path}'"
-    else:
-        if isinstance(jobs, Mapping) or not isinstance(jobs, Iterable):
-            raise AdmError(
-                f"jobs must be a manifest path or a list of mappings, got {type(jobs).__name__}"
-            )
-        records = []
-        for row, record in enumerate(jobs, start=1):
-            if not isinstance(record, Mapping):
-                raise AdmError(f"job {row} is a {type(record).__name__}, not a mapping")
-            records.append((row, dict(record)))
-        base = Path(base_dir) if base_dir is not None else Path.cwd()
-        where = "jobs"
-    if not records:
-        raise AdmError(f"{where} has no rows")
-    _check_columns({key for _, record in records for key in record}, where)
-    parsed = [_job(row, record, base.absolute()) for row, record in records]
-    return _unique_names(parsed)
-
-
-def _manifest_folder(path: Path) -> Path:
-    """Where a manifest's relative paths point: the folder of a manifest file; the current
-    folder for standard input (``-``), a pipe, or a file read through /dev or /proc."""
-    if str(path) == STDIN_MANIFEST:
-        return Path.cwd()
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        regular = False
-    parent = path.absolute().parent
-    if not regular or parent.parts[:2] in (("/", "dev"), ("/", "proc")):
-        return Path.cwd()
-    return parent
-
-
-def _read_manifest(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        if str(path) == STDIN_MANIFEST:
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        else:
-            text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise AdmError(f"manifest '{path}' not found") from None
-    except IsADirectoryError:
-        raise AdmError(f"manifest '{path}' is a directory") from None
-    except UnicodeDecodeError as exc:
-        raise AdmError(f"manifest '{path}' is not UTF-8 text: {exc.reason}") from None
-    if not text.strip():
-        raise AdmError(f"manifest '{path}' is empty")
-    suffix = path.suffix.lower()
-    jsonl = suffix in _JSONL_SUFFIXES or (suffix != ".csv" and text.lstrip().startswith("{"))
-    return _read_jsonl(text, path) if jsonl else _read_csv(text, path)
-
-
-def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
-    # The header is the first line that is not blank (csv would take a blank one as an
-    # empty header); line numbers stay the file's.
-    lines = text.splitlines(keepends=True)
-    skipped = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
-    # strict: a quote left open runs to the end of the file, which Python's csv otherwise
-    # takes as one field holding every later row
-    reader = csv.DictReader(io.StringIO("".join(lines[skipped:])), restkey="\0extra", strict=True)
-    if reader.fieldnames is None:
-        raise AdmError(f"manifest '{path}' is empty")
-    reader.fieldnames = [name.strip() for name in reader.fieldnames]
-    _check_columns(set(reader.fieldnames), f"manifest '{path}'")
-    twice = sorted({name for name in reader.fieldnames if reader.fieldnames.count(name) > 1})
-    if twice:  # DictReader would keep the last one's cells
-        raise AdmError(f"manifest '{path}' has column {', '.join(map(repr, twice))} twice")
-    records = []
-    read = skipped + reader.line_num  # the lines read so far
-    try:
-        for record in reader:
-            read = skipped + reader.line_num
-            if not any((v or "").strip() for k, v in record.items() if k != "\0extra"):
-                continue  # a blank line
-            records.append((read, record))
-    except csv.Error as exc:
-        raise AdmError(
-            f"manifest '{path}' line {read + 1}: {exc} (a quote left open?)"
-            if "end of data" in str(exc)
-            else f"manifest '{path}' line {skipped + reader.line_num}: {exc}"
-        ) from None
-    return records
-
-
-def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line, object_pairs_hook=_KeyedTwice.build)
-        except json.JSONDecodeError as exc:
-            raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
-        except RecursionError:
-            raise AdmError(f"manifest '{path}' line {number}: nested too deeply") from None
-        if not isinstance(record, dict):
-            raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
-        twice = _key_given_twice(record)
-        if twice is not None:
-            key, where = twice
-            inside = f" in {where}" if where else ""
-            raise AdmError(f"manifest '{path}' line {number}: key {key!r} given twice{inside}")
-        records.append((number, record))
-    return records
-
-
-class _KeyedTwice(dict):  # type: ignore[type-arg]
-    """A JSON object that gave ``key`` twice (``json`` would keep the last value). The
-    hook builds objects inside out, so it cannot know where one sits; the line is walked
-    afterwards (:func:`_key_given_twice`) to say where."""
-
-    key: str
-
-    @staticmethod
-    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [key for key, _ in pairs]
-        twice = next((key for k, key in enumerate(keys) if key in keys[:k]), None)
-        if twice is None:
-            return dict(pairs)
-        record = _KeyedTwice(pairs)
-        record.key = twice
-        return record
-
-
-_JQ_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _key_given_twice(value: Any) -> tuple[str, str] | None:
-    """The first key given twice in a parsed JSON value, outermost first, and where that
-    object is, as a jq path (``.options.nvd``, ``.a[2]``; "" for the value itself).
-    A loop, not recursion: json nests as deep as the recursion limit allows."""
-    todo = [("", value)]
-    while todo:
-        where, value = todo.pop()
-        if isinstance(value, _KeyedTwice):
-            return value.key, where
-        if isinstance(value, dict):
-            items = [
-                (where + (f".{key}" if _JQ_NAME.fullmatch(key) else f"[{json.dumps(key)}]"), v)
-                for key, v in value.items()
-            ]
-        elif isinstance(value, list):
-            items = [(f"{where}[{k}]", v) for k, v in enumerate(value)]
-        else:
-            continue
-        todo.extend(reversed(items))  # popped in document order
-    return None
-
-
-def _check_columns(columns: set[str], where: str) -> None:
-    known = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS) | {"\0extra"}
-    unknown = sorted(columns - known)
-    if unknown:
-        raise AdmError(
-            f"{where} has unknown column {', '.join(repr(c) for c in unknown)}; "
-            f"columns are {', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)}"
-        )
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-    if missing:
-        raise AdmError(f"{where} has no {' or '.join(missing)} column")
-
-
-def _text(value: Any) -> str | None:
-    """A cell as stripped text; None for empty or missing."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
-    ref, dis = _text(record.get("ref")), _text(record.get("dis"))
-    name = _text(record.get("name"))
-    paths = {
-        key: os.path.normpath(base / Path(value).expanduser()) if value else ""
-        for key, value in (("ref", ref), ("dis", dis))
-    }
-    fallback = name or (Path(dis).stem if dis else f"row{row}")
-    fields: dict[str, Any] = {}
-    try:
-        if record.get("\0extra"):
-            raise AdmError("more fields than the header has columns")
-        for key in ("ref", "dis", "name", "scale"):  # JSON: not a list, an object, true...
-            value = record.get(key)
-            number = key == "name" and is_integer(value)  # a JSON "name": 1 is the name "1"
-            path = key in ("ref", "dis") and isinstance(value, os.PathLike)
-            if not (value is None or isinstance(value, str) or path or number):
-                raise AdmError(f"{key} must be a string, got {type(value).__name__} {value!r}")
-        for key in REQUIRED_COLUMNS:
-            if not paths[key]:
-                raise AdmError(f"no {key}")
-        for key, value in (("name", name), ("ref", ref), ("dis", dis)):
-            if value is not None and any(ord(c) < 32 or ord(c) == 127 for c in value):
-                raise AdmError(f"{key} {value!r} holds a control character (a quote left open?)")
-        if name is not None and not _plain_name(name):
-            raise AdmError(f"name {name!r} is not a plain file name")
-        for key in ("width", "height", "bitdepth"):
-            fields[key] = _integer(record.get(key), key)
-        fmt = _text(record.get("pixel_format"))
-        if fmt is not None and fmt not in PIXEL_FORMATS:
-            raise AdmError(f"pixel_format {fmt!r} is not one of {', '.join(PIXEL_FORMATS)}")
-        if fields["bitdepth"] is not None and fields["bitdepth"] not in BITDEPTHS:
-            raise AdmError(f"bitdepth {fields['bitdepth']} is not one of {BITDEPTHS}")
-        fields["pixel_format"] = fmt
-        fields["options"] = _options(record.get("options"))
-        scale = _text(record.get("scale"))
-        fields["scale"] = None if scale is None else check_scaler(scale)
-        fields["ignore_name"] = _true_false(record.get("ignore_name"), "ignore_name")
-    except AdmError as exc:
-        fields = {"error": str(exc)}
-    return Job(
-        row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], named=name is not None,
-        **fields,
-    )  # fmt: skip
-
-
-def _true_false(value: Any, key: str) -> bool:
-    """A cell as True or False: a JSON bool, or ``true``/``false`` as libvmaf's bool options
-    are written; empty or missing is False."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, str) and value.strip() in ("", "true", "false"):
-        return value.strip() == "true"
-    raise AdmError(f"{key} must be true or false, got {value!r}")
-
-
-def _plain_name(name: str) -> bool:
-    """Whether ``<name>.json`` names a file in the output folder itself."""
-    return (
-        name not in (".", "..") and not any(c in name for c in "/\\\0") and name == Path(name).name
-    )
-
-
-def _integer(value: Any, key: str) -> int | None:
-    """A cell as an integer: decimal digits, as option values are read (Python's int()
-    would also take '5_76' and non-ASCII digits)."""
-    if is_integer(value):
-        return int(value)
-    text = _text(value)
-    if text is None:
-        return None
-    value = decimal_integer(text)
-    if value is None:
-        raise AdmError(f"{key} {text!r} is not an integer")
-    return value
-
-
-def _options(value: Any) -> AdmOptions:
-    """libvmaf's ``K=V:K=V`` (or, in JSON, an object) as options, as ``--option`` reads it."""
-    if not (value is None or isinstance(value, (str, Mapping, AdmOptions))):
-        raise AdmError(
-            f"options must be a string or an object, got {type(value).__name__} {value!r}"
-        )
-    try:
-        return resolve_options(value)
-    except AdmError as exc:
-        raise AdmError(f"options {str(value)!r}: {exc}") from None
-
-
-def _unique_names(jobs: list[Job]) -> list[Job]:
-    """Names in manifest order. A name the manifest gives belongs to its first row; a
-    later row giving it fails (under a name of its own). Derived names that repeat are
-    renamed ``name_2``, ``name_3``..., passing over every given name. The same manifest
-    always gives the same names, so a rerun finds its files."""
-    given = {job.name for job in jobs if job.named}
-    taken: set[str] = set()
-    unique = []
-    for job in jobs:
-        if job.named and job.name not in taken:
-            taken.add(job.name)
-            unique.append(job)
-            continue
-        name, k = job.name, 1
-        while name in taken or name in given:
-            k += 1
-            name = f"{job.name}_{k}"
-        taken.add(name)
-        if job.named:
-            job = _replace(job, error=f"name {job.name!r} given twice")
-        unique.append(job if name == job.name else _replace(job, name=name))
-    return unique
-
-
-def _replace(item: Any, **changes: Any) -> Any:
-    import dataclasses
-
-    return dataclasses.replace(item, **changes)
-
-
-# -- results
-
-
-@dataclass(frozen=True)
-class TaskLog:
-    """What one task attempt did, as it reported it (the attempt whose result arrived).
-
-    Attributes
-    ----------
-    task : int
-        The task's number in this run.
-    pid : int
-        Worker process.
-    worker : str or None
-        The worker's address.
-    ref_passes : int
-        How many times the task ran the reference through the pipeline: 1 for a
-        ladder, more where a failed ladder was scored again rung by rung.
-    pairs : int
-    seconds : float
-        Wall time of the scoring.
-    """
-
-    task: int
-    pid: int
-    worker: str | None
-    ref_passes: int
-    pairs: int
-    seconds: float
-
-
-@dataclass(frozen=True)
-class PairResult:
-    """The outcome of one manifest row, as :func:`score_many` returns it.
-
-    Attributes
-    ----------
-    name, ref, dis : str
-        As in the manifest (paths absolute).
-    status : {"done", "skipped", "failed"}
-        ``skipped``: a result file from an earlier run was kept (and read back).
-    error : str or None
-        One line, for a failed row.
-    frames : list of dict of str to float
-        Per-frame scores keyed by libvmaf's output names; empty when failed.
-    frame_numbers : list of int
-    width, height, pixel_format, bitdepth
-        Geometry of the run (None for skipped or failed rows).
-    options : AdmOptions or None
-    backend : str or None
-        The backend that scored the pair.
-    fps : float
-        Frames per second of the task's run (NaN when unknown).
-    path : pathlib.Path or None
-        The JSON result file, when an output folder was given and the row did not fail.
-    task : TaskLog or None
-        The task attempt that delivered the scores.
-    warnings : tuple of str
-        Warnings the run logged (inputs of different lengths...); for a skipped row, those
-        its earlier run recorded (none from a record older than that).
-    frame_count : int
-        Frames scored (kept when ``frames`` are not, see ``keep_frames``).
-    adm2 : dict of str to float or None
-        ``integer_adm2`` (whatever its option suffix) pooled as libvmaf pools it:
-        ``{"min", "max", "mean", "harmonic_mean"}``; None for a failed row.
-    """
-
-    name: str
-    ref: str
-    dis: str
-    status: str
-    error: str | None = None
-    frames: list[dict[str, float]] = field(default_factory=list)
-    frame_numbers: list[int] = field(default_factory=list)
-    width: int | None = None
-    height: int | None = None
-    pixel_format: str | None = None
-    bitdepth: int | None = None
-    options: AdmOptions | None = None
-    backend: str | None = None
-    fps: float = math.nan
-    path: Path | None = None
-    task: TaskLog | None = None
-    warnings: tuple[str, ...] = ()
-    frame_count: int = 0
-    adm2: dict[str, float] | None = None
-
-    def __post_init__(self) -> None:
-        if not self.frames:
-            return
-        object.__setattr__(self, "frame_count", len(self.frames))
-        name = _adm2_name(self.frames)
-        if name is not None:
-            object.__setattr__(self, "adm2", pool([frame[name] for frame in self.frames]))
-
-    @property
-    def ok(self) -> bool:
-        """True unless the row failed."""
-        return self.status != "failed"
-
-    def to_result(self) -> Any:
-        """The scores as an :class:`admcuda.AdmResult` (pooling, ``to_dataframe``,
-        writers).
-
-        Raises
-        ------
-        AdmError
-            For a failed row.
-        """
-        from admcuda.report.result import AdmResult
-
-        if not self.ok:
-            raise AdmError(f"{self.name}: {self.error}")
-        if self.frame_count and not self.frames:
-            raise AdmError(f"{self.name}: the frames were not kept (keep_frames=False)")
-        metadata = {
-            "width": self.width, "height": self.height, "bitdepth": self.bitdepth,
-            "pixel_format": self.pixel_format, "options": self.options,
-            "backend": self.backend, "ref_path": self.ref, "dis_path": self.dis,
-            "fps": self.fps, "source": self.path,
-        }  # fmt: skip
-        return AdmResult(self.frames, metadata, frame_numbers=self.frame_numbers)
-
-    def summary(self) -> dict[str, Any]:
-        """The row of ``summary.csv`` as a dict (keys :data:`SUMMARY_COLUMNS`), e.g.
-        for ``pandas.DataFrame([r.summary() for r in results])``."""
-        pooled = self.adm2 or {}
-        return {
-            "name": self.name,
-            "ref": self.ref,
-            "dis": self.dis,
-            "frames": self.frame_count if self.ok else None,
-            "adm2_mean": pooled.get("mean"),
-            "adm2_harmonic_mean": pooled.get("harmonic_mean"),
-            "adm2_min": pooled.get("min"),
-            "status": self.status,
-            "error": self.error,
-            "warnings": WARNINGS_SEPARATOR.join(self.warnings) or None,
-        }
-
-
-def _adm2_name(frames: Sequence[Mapping[str, float]]) -> str | None:
-    if not frames:
-        return None
-    for name in frames[0]:
-        if name == "integer_adm2" or name.startswith("integer_adm2_"):
-            return name
-    return None
-
-
-def _expected_names(opts: AdmOptions) -> list[str]:
-    names = feature_names(opts)
-    return [names[base] for base in (OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES)]
-
-
-def _job_path(result: Path) -> Path:
-    """Where the record of what ``result`` (``<name>.json``) scored is kept: ``<name>.job``."""
-    return result.with_suffix(".job")
-
-
-# The key of a record's warnings: what the pair gave when it was scored, written with
-# the result and left out when a record is matched against a row.
-_RECORD_WARNINGS = "warnings"
-
-
-def _job_record(job: Job) -> dict[str, Any] | None:
-    """What a result of ``job`` is the score of: both paths, the row's geometry and every
-    option, and each input's size and modification time (None where one cannot be read:
-    the pair is then scored again)."""
-    import dataclasses
-
-    inputs = {}
-    for key in ("ref", "dis"):
-        try:
-            st = os.stat(getattr(job, key))
-        except OSError:
-            return None
-        inputs[key] = [st.st_size, st.st_mtime_ns]
-    record = {
-        "ref": job.ref, "dis": job.dis, "width": job.width, "height": job.height,
-        "pixel_format": job.pixel_format, "bitdepth": job.bitdepth,
-        "options": dataclasses.asdict(job.options), "scale": job.scale,
-        "ignore_name": job.ignore_name, "inputs": inputs,
-    }  # fmt: skip
-    return json.loads(json.dumps(record))  # as it reads back
-
-
-def _load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult | None:
-    """The earlier run's result for ``job``, if its file parses, has the output names the
-    row's options give and its record (``<name>.job``) says it scored this row's inputs,
-    as they are now, with this row's geometry and options; None otherwise (the pair is
-    scored again)."""
-    from admcuda.report.result import AdmResult
-
-    if not path.is_file() or want is None:
-        return None
-    try:
-        record = json.loads(_job_path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    # what the pair gave when it ran; a record from before they were kept has none
-    warnings = record.pop(_RECORD_WARNINGS, [])
-    if record != want or not (
-        isinstance(warnings, list) and all(isinstance(text, str) for text in warnings)
-    ):
-        return None
-    try:
-        result = AdmResult.from_json(path)
-    except (AdmError, OSError, ValueError):
-        return None
-    if not len(result) or list(result.frames[0]) != _expected_names(job.options):
-        return None
-    return PairResult(
-        name=job.name, ref=job.ref, dis=job.dis, status="skipped",
-        frames=[dict(f) for f in result.frames], frame_numbers=list(result.frame_numbers),
-        options=job.options, fps=result.fps, path=path, warnings=tuple(warnings),
-    )  # fmt: skip
-
-
-def _summary_text(results: Sequence[PairResult]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(SUMMARY_COLUMNS)
-    for result in results:
-        row = result.summary()
-        writer.writerow(
-            ""
-            if row[c] is None
-            else repr(float(row[c]))
-            if isinstance(row[c], float)
-            else " ".join(str(row[c]).split())
-            for c in SUMMARY_COLUMNS
-        )
-    return out.getvalue()
 
 
 # -- tasks (these run on the workers)
@@ -866,7 +228,7 @@ def _with_warnings(scored: list[_Scored], task: _Task, messages: list[str]) -> l
     out = []
     for one in scored:
         mine = [t for t in messages if names(t, one) or not any(names(t, o) for o in scored)]
-        out.append(_replace(one, warnings=tuple(mine)) if mine else one)
+        out.append(replace_fields(one, warnings=tuple(mine)) if mine else one)
     return out
 
 
@@ -893,7 +255,7 @@ class _Plan:
     jobs: list[Job]
     decided: dict[str, PairResult]  # rows settled before any task: bad rows, kept files
     tasks: list[_Task]
-    # by name, each row to score's record (_job_record), taken before its task runs
+    # by name, each row to score's record (job_record), taken before its task runs
     records: dict[str, dict[str, Any] | None] = field(default_factory=dict)
 
 
@@ -907,7 +269,7 @@ def _plan(
         result = None if output is None else output / f"{job.name}.json"
         if job.error is not None:
             decided[job.name] = _failed_result(job, job.error)
-            if result is not None and _plain_name(job.name) and not _is_an_input(result, job):
+            if result is not None and plain_name(job.name) and not _is_an_input(result, job):
                 _discard(result)  # an earlier run's, and no longer this row's result
             continue
         if result is not None:
@@ -921,8 +283,8 @@ def _plan(
                     "row or write the results elsewhere"
                 )  # fmt: skip
                 continue
-            records[job.name] = _job_record(job)
-            kept = None if force else _load_done(job, result, records[job.name])
+            records[job.name] = job_record(job)
+            kept = None if force else load_done(job, result, records[job.name])
             if kept is not None:
                 decided[job.name] = kept
                 continue
@@ -965,7 +327,7 @@ def _unusable(result: Path) -> str | None:
 def _discard(result: Path) -> None:
     """Remove ``<name>.json`` and its record (best effort): an earlier run's, which the
     row's result no longer is."""
-    for stale in (result, _job_path(result)):
+    for stale in (result, job_path(result)):
         with contextlib.suppress(OSError):
             stale.unlink()
 
@@ -1048,7 +410,7 @@ def _execute(
                     if result.name in results:  # cannot happen: one key, one result
                         continue
                     if not keep_frames:
-                        result = _replace(result, frames=[], frame_numbers=[])
+                        result = replace_fields(result, frames=[], frame_numbers=[])
                     results[result.name] = result
                     bar.frames += result.frame_count
                     bar.failed += not result.ok
@@ -1140,13 +502,13 @@ def _collect(
 
 def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None:
     """The pair's JSON, through the call ``admcuda score --json -o`` makes, then beside it
-    ``record`` (:func:`_job_record`; taken before scoring, so that an input changed during
+    ``record`` (:func:`job_record`; taken before scoring, so that an input changed during
     the run is scored again next time) with the pair's warnings, for the summary of a
     rerun that keeps it. The old record goes first: a run stopped between the two writes
     leaves a result without a record, which a rerun scores again."""
     from admcuda.version import __version__
 
-    job = _job_path(path)
+    job = job_path(path)
     with contextlib.suppress(FileNotFoundError):
         job.unlink()
     write_output(
@@ -1160,7 +522,7 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
         frame_numbers=one.frame_numbers,
     )
     if record is not None:
-        record = {**record, _RECORD_WARNINGS: list(one.warnings)}
+        record = {**record, RECORD_WARNINGS: list(one.warnings)}
         write_text(job, json.dumps(record, indent=1) + "\n")
 
 
@@ -1176,110 +538,6 @@ def _task_error_text(exc: BaseException) -> str:
         )
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
-
-
-# -- clusters
-
-
-def require_distributed() -> None:
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise AdmError(INSTALL_HINT) from None
-
-
-def _gpu_count() -> int:
-    """GPUs that dask-cuda would use (0 without dask-cuda or a driver)."""
-    try:
-        from dask_cuda.utils import get_n_gpus
-    except ImportError:
-        return 0
-    try:
-        return int(get_n_gpus())
-    except Exception:  # noqa: BLE001 - no driver, no NVML: no GPUs
-        return 0
-
-
-@contextlib.contextmanager
-def _local_cluster(backend: str, workers: int | None) -> Iterator[tuple[Any, str, str]]:
-    """(cluster, task backend, description): ``LocalCUDACluster`` where GPUs and dask-cuda
-    are there (and the backend allows), else a ``LocalCluster`` of CPU processes."""
-    from distributed import LocalCluster
-
-    quiet = {"silence_logs": logging.ERROR}
-    if backend in ("auto", "cuda"):
-        gpus = _gpu_count()
-        if gpus:
-            from dask_cuda import LocalCUDACluster
-
-            n = min(workers, gpus) if workers else gpus
-            with LocalCUDACluster(n_workers=n, threads_per_worker=1, **quiet) as cluster:
-                yield cluster, "cuda", f"LocalCUDACluster, {n} GPU worker(s)"
-            return
-        if backend == "cuda":
-            n = workers or 1
-            with LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, **quiet
-            ) as cluster:
-                yield cluster, "cuda", f"LocalCluster, {n} worker(s) on the current GPU"
-            return
-    from admcuda.backends.cpu import default_threads
-
-    n = workers or default_threads()
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **quiet) as cluster:
-        yield cluster, "cpu", f"LocalCluster, {n} CPU worker process(es)"
-
-
-@contextlib.contextmanager
-def _client_for(
-    client: Any, scheduler: str | None, backend: str, workers: int | None
-) -> Iterator[tuple[Any, str, str]]:
-    """(client, task backend, description) for a given client, a scheduler address or
-    scheduler file, or a local cluster made here (closed on exit)."""
-    if client is not None:
-        yield client, backend, "the given client"
-        return
-    from distributed import Client
-
-    if scheduler is not None:
-        key = "scheduler_file" if scheduler.endswith(".json") else "address"
-        if key == "scheduler_file":
-            _check_scheduler_file(scheduler)
-        try:
-            remote = Client(**{key: scheduler}, timeout="30s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise AdmError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-        with remote:
-            yield remote, backend, f"scheduler {scheduler}"
-        return
-    with _local_cluster(backend, workers) as (cluster, task_backend, text):
-        with Client(cluster) as local:
-            yield local, task_backend, text
-
-
-def _check_scheduler_file(path: str) -> None:
-    """Refuse a scheduler file that is missing (Dask would wait for it to appear, with no
-    end) or holds no scheduler address."""
-    try:
-        info = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AdmError(f"scheduler file '{path}' not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise AdmError(f"scheduler file '{path}' cannot be read: {exc}") from None
-    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
-        raise AdmError(f"scheduler file '{path}' holds no scheduler address")
-
-
-def _dashboard(client: Any) -> str | None:
-    try:
-        link = client.dashboard_link
-    except Exception:  # noqa: BLE001 - a scheduler without the HTTP service
-        return None
-    import importlib.util
-
-    if importlib.util.find_spec("bokeh") is None:
-        link += " (pip install bokeh to view it)"
-    return link
 
 
 # -- public entry points
@@ -1377,7 +635,7 @@ def score_many(
     plan = _plan(parsed, out, force=force, rungs_per_task=rungs_per_task)
     results = dict(plan.decided)
     if not keep_frames:
-        results = {k: _replace(r, frames=[], frame_numbers=[]) for k, r in results.items()}
+        results = {k: replace_fields(r, frames=[], frame_numbers=[]) for k, r in results.items()}
     if report:
         for result in results.values():
             if not result.ok:
@@ -1385,7 +643,7 @@ def score_many(
     try:
         if plan.tasks:
             require_distributed()
-            with _client_for(client, scheduler, backend, workers) as (cl, task_backend, text):
+            with client_for(client, scheduler, backend, workers) as (cl, task_backend, text):
                 if progress:
                     _announce(plan, cl, text, task_backend)
                 _execute(
@@ -1403,7 +661,7 @@ def score_many(
     finally:
         ordered = [results.get(job.name) or _failed_result(job, "not run") for job in parsed]
         if out is not None:
-            write_text(out / SUMMARY_NAME, _summary_text(ordered))
+            write_text(out / SUMMARY_NAME, summary_text(ordered))
     return ordered
 
 
@@ -1435,7 +693,7 @@ def _announce(plan: _Plan, client: Any, where: str, backend: str) -> None:
         f"backend {backend}{extra}",
         file=sys.stderr,
     )
-    link = _dashboard(client)
+    link = dashboard(client)
     if link:
         print(f"{PROG}: dashboard: {link}", file=sys.stderr)
     if workers == 0:

@@ -9,7 +9,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from admcuda.batch.run import DEFAULT_RETRIES, SUMMARY_NAME, require_distributed, score_many
+from admcuda.batch.cluster import require_distributed
+from admcuda.batch.records import SUMMARY_NAME
+from admcuda.batch.run import DEFAULT_RETRIES, score_many
 from admcuda.cli.tool import EXIT_RUNTIME, PROG, Parser, UsageError, counter, run_tool
 from admcuda.progress import format_duration
 
