@@ -466,7 +466,8 @@ def _environ(extra: dict[str, str]) -> Iterator[None]:
 def _ceiling_sessions(ref: Path, streams: int) -> list[int]:
     """The session layouts whose decode alone :func:`bench_encoded` times: one session a
     stream, what ``auto`` gives these ``streams`` (the default row's own ceiling), and 4."""
-    from admcuda.io.nvdec.reader import auto_sessions, open_nvdec
+    from admcuda.io.nvdec.planner import auto_sessions
+    from admcuda.io.nvdec.reader import open_nvdec
 
     with open_nvdec(ref, "bench") as reader:
         default = auto_sessions(reader.codec, reader.width, reader.height, streams)

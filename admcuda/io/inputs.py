@@ -759,7 +759,7 @@ def _plan_nvdec_sessions(readers: Sequence[Any]) -> None:
     streams = [r for r in readers if getattr(r, "kind", None) == "nvdec"]
     if not streams:
         return
-    from admcuda.io.nvdec.reader import auto_sessions, segment_sessions
+    from admcuda.io.nvdec.planner import auto_sessions, segment_sessions
 
     segment_sessions()  # a bad ADMCUDA_NVDEC_SEGMENTS is an error before any frame is read
 

@@ -63,14 +63,25 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.io.nvdec.h264 import SPS_NAL_TYPE, SPS_SEARCH_PACKETS, annexb_nals, sps_layout
+from admcuda.io.nvdec.planner import (
+    AUTO_SEGMENT_SESSIONS,
+    IDR_NAL_TYPES,
+    MIN_SEGMENT_FRAMES,
+    SEGMENT_BUFFER_BYTES,
+    SEGMENT_BUFFER_SHARE,
+    Segment,
+    is_idr,
+    plan_segments,
+    segment_sessions,
+)
 from admcuda.io.raw import ClosingReader, check_geometry, check_input_file
 
 __all__ = [
@@ -104,99 +115,6 @@ def _one_line(exc: BaseException) -> str:
             parts.append(line)
     text = "; ".join(parts) or type(exc).__name__
     return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 3] + "..."
-
-
-# -- H.264 sequence parameter sets (ITU-T H.264 7.3.2.1.1), read for what NVDEC would change
-# silently: interlaced coding (NVDEC deinterlaces what ffmpeg outputs as coded) and layouts
-
-# profile_idc values whose SPS carries chroma_format_idc, bit depths and scaling matrices
-_H264_HIGH_PROFILES = frozenset({100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135})
-_H264_SPS = 7
-# packets searched for the first SPS (MP4/Matroska streams carry it in the first one)
-_SPS_SEARCH_PACKETS = 16
-
-
-class _Bits:
-    """MSB-first bit reader with Exp-Golomb codes (H.264 9.1); IndexError past the end."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data, self.pos = data, 0
-
-    def u(self, n: int) -> int:
-        value = 0
-        for _ in range(n):
-            bit = (self.data[self.pos >> 3] >> (7 - (self.pos & 7))) & 1
-            value, self.pos = (value << 1) | bit, self.pos + 1
-        return value
-
-    def ue(self) -> int:
-        zeros = 0
-        while self.u(1) == 0:
-            zeros += 1
-            if zeros > 31:
-                raise ValueError("Exp-Golomb code longer than 32 bits")
-        return (1 << zeros) - 1 + self.u(zeros)
-
-    def se(self) -> int:
-        k = self.ue()
-        return (k + 1) // 2 if k & 1 else -(k // 2)
-
-
-def _annexb_nals(data: bytes) -> list[bytes]:
-    """The NAL units of an Annex B byte stream (start codes 00 00 01, leading zeros dropped)."""
-    nals = (chunk.rstrip(b"\0") for chunk in data.split(b"\0\0\1")[1:])
-    return [nal for nal in nals if nal]
-
-
-def _skip_scaling_list(bits: _Bits, size: int) -> None:
-    last = following = 8
-    for _ in range(size):
-        if following:
-            following = (last + bits.se() + 256) % 256
-        last = following or last
-
-
-def _h264_sps_layout(nal: bytes) -> tuple[int, int, bool]:
-    """``(chroma_format_idc, luma bit depth, frame_mbs_only_flag)`` of an H.264 SPS NAL unit.
-
-    Raises
-    ------
-    ValueError, IndexError
-        If the NAL unit is not a well-formed SPS.
-    """
-    if not nal or nal[0] & 0x1F != _H264_SPS:
-        raise ValueError("not an SPS NAL unit")
-    bits = _Bits(nal[1:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
-    profile = bits.u(8)
-    bits.u(16)  # constraint flags, level_idc
-    bits.ue()  # seq_parameter_set_id
-    chroma, depth = 1, 8
-    if profile in _H264_HIGH_PROFILES:
-        chroma = bits.ue()
-        if chroma == 3:
-            bits.u(1)  # separate_colour_plane_flag
-        depth = 8 + bits.ue()
-        bits.ue()  # bit_depth_chroma_minus8
-        bits.u(1)  # qpprime_y_zero_transform_bypass_flag
-        if bits.u(1):  # seq_scaling_matrix_present_flag
-            for i in range(8 if chroma != 3 else 12):
-                if bits.u(1):
-                    _skip_scaling_list(bits, 16 if i < 6 else 64)
-    bits.ue()  # log2_max_frame_num_minus4
-    poc_type = bits.ue()
-    if poc_type == 0:
-        bits.ue()  # log2_max_pic_order_cnt_lsb_minus4
-    elif poc_type == 1:
-        bits.u(1)  # delta_pic_order_always_zero_flag
-        bits.se()  # offset_for_non_ref_pic
-        bits.se()  # offset_for_top_to_bottom_field
-        for _ in range(bits.ue()):
-            bits.se()  # offset_for_ref_frame
-    bits.ue()  # max_num_ref_frames
-    bits.u(1)  # gaps_in_frame_num_value_allowed_flag
-    bits.ue()  # pic_width_in_mbs_minus1
-    bits.ue()  # pic_height_in_map_units_minus1
-    return chroma, depth, bool(bits.u(1))
 
 
 class _Mute(logging.Filter):
@@ -367,150 +285,6 @@ def _decoder_caps(nvc: Any, gpu: int, codec: Any, chroma_format: Any) -> dict[st
 
 
 # -- one stream on several NVDEC sessions at once
-
-# NAL unit types after which a fresh decoder gives exactly the frames that follow: H.264's IDR
-# picture (ITU-T H.264 7.4.1.2), HEVC's IDR_W_RADL and IDR_N_LP (ITU-T H.265 7.4.2.2). HEVC's
-# CRA (open GOP) is no cut: its RASL pictures need the frames before it.
-# By codec: (shift, mask) of the type in a NAL unit's first byte, and the IDR types.
-_IDR_NAL_TYPES: dict[str, tuple[int, int, frozenset[int]]] = {
-    "H264": (0, 0x1F, frozenset({5})),
-    "HEVC": (1, 0x3F, frozenset({19, 20})),
-}
-# no segment shorter than this many frames (each costs a session start and one more frame)
-MIN_SEGMENT_FRAMES = 48
-# frames a stream's segments may hold decoded ahead of the reader, in all (divided by the
-# segments decoding at once): 4 GiB, and no more than a sixteenth of the GPU's memory
-SEGMENT_BUFFER_BYTES = 4 << 30
-SEGMENT_BUFFER_SHARE = 16
-
-
-def segment_sessions() -> int | None:
-    """NVDEC sessions that may decode one stream at once, as ``ADMCUDA_NVDEC_SEGMENTS`` sets
-    them (1: a stream decoded by one session from its first packet); None where it is unset
-    or ``auto`` (the reader's :attr:`NvdecReader.auto_sessions` then)."""
-    text = os.environ.get("ADMCUDA_NVDEC_SEGMENTS", "auto").strip() or "auto"
-    if text.lower() == "auto":
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= 32:
-        raise AdmError(
-            f"ADMCUDA_NVDEC_SEGMENTS must be auto or a whole number 1 to 32, got {text!r}"
-        )
-    return value
-
-
-#: Sessions per stream that ``auto`` gives an H.264 pair where segments paid (see
-#: :func:`auto_sessions`) ...
-AUTO_SEGMENT_SESSIONS = 4
-#: ... and an HEVC pair ...
-AUTO_HEVC_PAIR_SESSIONS = 2
-#: ... and an H.264 ladder of up to :data:`AUTO_LADDER_STREAMS` streams.
-AUTO_LADDER_SESSIONS = 2
-AUTO_LADDER_STREAMS = 5
-
-
-def auto_sessions(codec: str, width: int, height: int, streams: int) -> int:
-    """Sessions per stream for ``ADMCUDA_NVDEC_SEGMENTS=auto``, for one of ``streams`` NVDEC
-    streams read together.
-
-    - H.264 of 1920x1080 or more pixels: :data:`AUTO_SEGMENT_SESSIONS` in a pair (two
-      streams at most), :data:`AUTO_LADDER_SESSIONS` in a ladder of up to
-      :data:`AUTO_LADDER_STREAMS` streams;
-    - HEVC of 1920x1080 or more pixels: :data:`AUTO_HEVC_PAIR_SESSIONS` in a pair;
-    - else 1.
-
-    The rule is what was measured (``admcuda score``, H200, 2-second closed GOPs, 1 to 4
-    sessions a stream): segments were faster there, where one session decodes a stream
-    more slowly than the engines allow together. For HEVC 10-bit pairs at 1080p (600 and
-    1,800 frames) and 2160p (240), two sessions a stream gave the shortest whole process
-    and a higher steady rate than one; four were slower than one at 1080p (each segment's
-    session start and the ordered hand-on cost more than the engines gave). HEVC ladders
-    keep one session: at 1080p two a stream were faster in steady state but slower in all
-    on a 600-frame ladder, and at 2160p only one session was measured. Other sizes and
-    layouts were not measured and keep one session too.
-    """
-    pixels = width * height
-    if codec not in _IDR_NAL_TYPES or pixels < 1920 * 1080:
-        return 1
-    if codec == "HEVC":
-        return AUTO_HEVC_PAIR_SESSIONS if streams <= 2 else 1
-    if streams <= 2:
-        return AUTO_SEGMENT_SESSIONS
-    if streams <= AUTO_LADDER_STREAMS:
-        return AUTO_LADDER_SESSIONS
-    return 1
-
-
-def _is_idr(codec: str, data: bytes) -> bool:
-    """Whether an Annex B packet of ``codec`` holds an IDR picture's NAL unit."""
-    shift, mask, types = _IDR_NAL_TYPES[codec]
-    return any((nal[0] >> shift) & mask in types for nal in _annexb_nals(data))
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Frames ``start`` to ``start + len(pts) - 1`` in display order: the packets from
-    ``packet`` to the next segment's, whose presentation times in display order are ``pts``."""
-
-    packet: int
-    start: int
-    pts: tuple[int, ...]
-
-
-def plan_segments(
-    pts: Sequence[int | None],
-    idr: Sequence[bool],
-    min_frames: int = MIN_SEGMENT_FRAMES,
-    length: int | None = None,
-) -> list[Segment] | None:
-    """Cut a stream, given each packet's presentation time and IDR flag in decode order, into
-    segments that fresh decoders can decode apart; None where there is no cut.
-
-    A cut goes before an IDR packet that every earlier packet is shown before (so the frames
-    decoded from there on are exactly the frames shown from there on), at least
-    ``min_frames`` packets after the last cut and before the end. Without ``length`` every
-    such packet is a cut; with it, the stream is cut into ``ceil(n / length)`` segments as
-    even as those packets allow (each cut the one nearest its even share). Timestamps must be
-    known and distinct: the decoded frames are checked against them.
-    """
-    n = len(pts)
-    if n < 2 * min_frames or any(t is None for t in pts) or len(set(pts)) != n:
-        return None
-    suffix_min = [0] * (n + 1)
-    low = None
-    for j in range(n - 1, -1, -1):
-        low = pts[j] if low is None else min(low, pts[j])
-        suffix_min[j] = low
-    valid, high = [], pts[0]
-    for j in range(1, n):
-        if idr[j] and high < suffix_min[j] and min_frames <= j <= n - min_frames:
-            valid.append(j)
-        high = max(high, pts[j])
-    cuts = [0]
-    if length is None:
-        for j in valid:
-            if j - cuts[-1] >= min_frames:
-                cuts.append(j)
-    else:
-        parts = -(-n // max(int(length), 1))
-        for k in range(1, parts):
-            ideal = k * n / parts
-            near = [j for j in valid if j - cuts[-1] >= min_frames]
-            if near:
-                best = min(near, key=lambda j: abs(j - ideal))
-                if abs(best - ideal) < n / parts:  # else no cut is near this share
-                    cuts.append(best)
-    if len(cuts) == 1:
-        return None
-    bounds = [*cuts, n]
-    return [
-        Segment(packet=a, start=a, pts=tuple(sorted(pts[a:b])))
-        for a, b in zip(bounds, bounds[1:], strict=False)
-    ]
-
 
 _LUMA_BLOCK = 256
 
@@ -752,12 +526,12 @@ class NvdecReader(ClosingReader):
         layout = None
         try:
             for n, packet in enumerate(demuxer):
-                if packet.bsl == 0 or n >= _SPS_SEARCH_PACKETS:
+                if packet.bsl == 0 or n >= SPS_SEARCH_PACKETS:
                     break
                 data = ctypes.string_at(packet.bsl_data, packet.bsl)
-                sps = [nal for nal in _annexb_nals(data) if nal[0] & 0x1F == _H264_SPS]
+                sps = [nal for nal in annexb_nals(data) if nal[0] & 0x1F == SPS_NAL_TYPE]
                 if sps:
-                    layout = _h264_sps_layout(sps[0])
+                    layout = sps_layout(sps[0])
                     break
         except Exception as exc:  # noqa: BLE001 - the demuxer's errors and a malformed SPS
             raise AdmError(
@@ -766,7 +540,7 @@ class NvdecReader(ClosingReader):
         if layout is None:
             raise AdmError(
                 f"{self.where}: no H.264 sequence parameter set in its first "
-                f"{_SPS_SEARCH_PACKETS} packets; use the ffmpeg decoder"
+                f"{SPS_SEARCH_PACKETS} packets; use the ffmpeg decoder"
             )
         chroma, depth, frames_only = layout
         if not frames_only:
@@ -1052,7 +826,7 @@ class NvdecReader(ClosingReader):
         segment may hold decoded ahead: each segment costs a decoder start and release, and
         a longer one would wait for the reader instead of decoding ahead.
         """
-        if self.codec not in _IDR_NAL_TYPES:
+        if self.codec not in IDR_NAL_TYPES:
             return None
         if self._packets is None:
             try:
@@ -1076,7 +850,7 @@ class NvdecReader(ClosingReader):
             value = getattr(packet, "pts", None)
             pts.append(None if value is None or value < -(1 << 62) else int(value))
             key = bool(getattr(packet, "key", True))
-            idr.append(key and _is_idr(self.codec, ctypes.string_at(packet.bsl_data, packet.bsl)))
+            idr.append(key and is_idr(self.codec, ctypes.string_at(packet.bsl_data, packet.bsl)))
         return pts, idr
 
     def _iter_segments(
