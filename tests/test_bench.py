@@ -90,3 +90,13 @@ def test_a_round_whose_scores_differ_is_reported(stand_ins, tmp_path, monkeypatc
     r = bench.bench_encoded(Path("ref.mp4"), Path("dis.mp4"), 1, str(tmp_path), None,
                             rows=("nvdec",), rounds=2)  # fmt: skip
     assert r["same_scores"] is False
+
+
+def test_numbers_read_as_score_reads_them():
+    """bench reads its numbers as libvmaf's command line does, as score does: 010 is 8."""
+    from admcuda.numeric import c_integer
+
+    args = bench._parser().parse_args(["--repeats", "010", "--sizes", "0100x040", "1920x1080"])
+    assert args.repeats == c_integer("010") == 8
+    assert args.sizes == [(64, 32), (1920, 1080)]
+    assert bench.main(["--repeats", "0"]) == 2
