@@ -26,7 +26,7 @@ import numpy as np
 from admcuda.backends import check_backend
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
-from admcuda.io.raw import check_geometry
+from admcuda.io.formats import check_geometry
 from admcuda.numeric import check_integer
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,

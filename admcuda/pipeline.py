@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.raw import check_plane_range
+from admcuda.io.formats import check_plane_range
 
 __all__ = [
     "DEFAULT_HOST_MEMORY",

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from admcuda.errors import AdmError
-from admcuda.io.raw import YuvReader, check_geometry, frame_bytes, plane_shapes
+from admcuda.io.formats import check_geometry, frame_bytes, plane_shapes
+from admcuda.io.raw import YuvReader
 
 NETFLIX = Path(__file__).resolve().parent.parent.parent / "shared" / "netflix"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import check_scaler
-from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
+from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
 from admcuda.numeric import decimal_integer, is_integer
 from admcuda.options import (
     AdmOptions,

@@ -47,7 +47,7 @@ def _frame_number(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda map`` argument parser (its ``error`` raises instead of exiting)."""
-    from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
+    from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
 
     parser = Parser(
         prog=PROG,
@@ -165,7 +165,7 @@ def _out_of_range(frame: int, readers: Sequence[Any], short: Any) -> str:
 
 def _run(argv: Sequence[str] | None) -> int:
     from admcuda.cli.tool import parse_feature_args
-    from admcuda.io.raw import check_geometry
+    from admcuda.io.formats import check_geometry
     from admcuda.quirks import warn_small_height
 
     args = build_parser().parse_args(argv)

@@ -48,7 +48,7 @@ from admcuda.cli.tool import EXIT_RUNTIME, PROG, parse_feature_args
 from admcuda.cli.tool import counter as _counter
 from admcuda.cli.tool import fail as _fail
 from admcuda.errors import AdmError, UsageError
-from admcuda.io.raw import BITDEPTHS, PIXEL_FORMATS
+from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
 from admcuda.ladder import LadderRun, run_ladder
 from admcuda.options import (
     ADM_CUDA_BASE_NAMES,

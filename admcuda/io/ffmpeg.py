@@ -48,7 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.raw import BITDEPTHS, ClosingReader, check_geometry, check_input_file
+from admcuda.io.formats import BITDEPTHS, check_geometry
+from admcuda.io.raw import ClosingReader, check_input_file
 
 __all__ = [
     "SCALERS",

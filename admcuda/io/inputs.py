@@ -50,15 +50,9 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import SNIFF_BYTES, ScaledReader, VideoReader, check_scaler, container_of
-from admcuda.io.raw import (
-    NameHints,
-    YuvReader,
-    check_geometry,
-    check_input_file,
-    frame_bytes,
-    name_hints,
-    size_from_name,
-)
+from admcuda.io.formats import check_geometry, frame_bytes
+from admcuda.io.names import NameHints, name_hints, size_from_name
+from admcuda.io.raw import YuvReader, check_input_file
 from admcuda.io.streams import STDIN, Stream, StreamReader, is_stream, open_stream
 from admcuda.io.y4m import MAGIC, Y4mReader
 from admcuda.numeric import check_integer, is_integer

@@ -42,7 +42,8 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import SNIFF_BYTES, container_of
-from admcuda.io.raw import ClosingReader, check_geometry, decode_plane, frame_bytes, warn_if_wider
+from admcuda.io.formats import check_geometry, decode_plane, frame_bytes, warn_if_wider
+from admcuda.io.raw import ClosingReader
 from admcuda.io.y4m import (
     MAGIC,
     MARKER_PROBE,

@@ -57,16 +57,8 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.raw import (
-    BITDEPTHS,
-    ClosingReader,
-    PositionedFrames,
-    check_geometry,
-    check_input_file,
-    decode_plane,
-    decode_planes,
-    frame_bytes,
-)
+from admcuda.io.formats import BITDEPTHS, check_geometry, decode_plane, decode_planes, frame_bytes
+from admcuda.io.raw import ClosingReader, PositionedFrames, check_input_file
 
 __all__ = [
     "MAGIC",
@@ -221,7 +213,7 @@ def parse_header(data: bytes) -> Y4mHeader:
         If the magic is missing, there is no newline within :data:`MAX_HEADER`
         bytes, the line is not ASCII, ``W`` or ``H`` is missing or malformed, a
         tag is malformed, or the geometry is not supported (see
-        :func:`admcuda.io.raw.check_geometry`).
+        :func:`admcuda.io.formats.check_geometry`).
 
     Examples
     --------

@@ -70,6 +70,7 @@ from typing import Any
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.io.formats import check_geometry
 from admcuda.io.nvdec.h264 import SPS_NAL_TYPE, SPS_SEARCH_PACKETS, annexb_nals, sps_layout
 from admcuda.io.nvdec.planner import (
     AUTO_SEGMENT_SESSIONS,
@@ -82,7 +83,7 @@ from admcuda.io.nvdec.planner import (
     plan_segments,
     segment_sessions,
 )
-from admcuda.io.raw import ClosingReader, check_geometry, check_input_file
+from admcuda.io.raw import ClosingReader, check_input_file
 
 __all__ = [
     "CODECS",
