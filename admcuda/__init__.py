@@ -17,11 +17,8 @@ This module only hands those names on; each lives in its own module (``admcuda.a
 ``admcuda.extractor``, ``admcuda.report.result`` ...), loaded on first use.
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from pathlib import Path
-from typing import Any
+import importlib as _importlib
+from pathlib import Path as _Path
 
 from admcuda.version import __version__
 
@@ -29,9 +26,9 @@ from admcuda.version import __version__
 # (<root>/reference, <root>/kernels) and are installed into it by pyproject's
 # package-dir mapping. Without an install, let the package path reach the root
 # so that ``admcuda.reference`` and ``admcuda.kernels`` resolve the same way.
-_root = Path(__file__).resolve().parent.parent
+_root = _Path(__file__).resolve().parent.parent
 if (
-    not (Path(__file__).resolve().parent / "reference").is_dir()
+    not (_Path(__file__).resolve().parent / "reference").is_dir()
     and (_root / "pyproject.toml").is_file()
     and str(_root) not in __path__
 ):
@@ -64,11 +61,11 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'admcuda' has no attribute {name!r}")
-    return getattr(import_module(home), name)
+    return getattr(_importlib.import_module(home), name)
 
 
 def __dir__() -> list[str]:

@@ -14,7 +14,8 @@ from admcuda.options import AdmOptions, feature_names
 from admcuda.report.result import AdmResult, options_from_suffix, split_feature_name
 from admcuda.report.writers import pooled_metrics
 
-# libvmaf 3.2.0 scalar C, Netflix src01 576x324 3 frames, default options (tests/test_writers.py).
+# libvmaf 3.2.0 scalar C, Netflix src01 576x324 3 frames, default options
+# (tests/test_report_writers.py).
 FRAMES = [
     {"integer_adm2": 0.9620839149029907, "integer_aim": 0.011383920049685787},
     {"integer_adm2": 0.9497659148156563, "integer_aim": 0.01834548078029396},

@@ -3,7 +3,7 @@
 Inputs are arbitrary byte strings, valid Y4M files with bytes flipped, inserted or
 cut, and valid headers with tags replaced. Examples are bounded so the suite stays
 fast; hypothesis's deadline catches anything slow (a hang would be far slower). For
-a deeper run: ``ADMCUDA_FUZZ_EXAMPLES=5000 python3 -m pytest tests/test_fuzz_readers.py``.
+a deeper run: ``ADMCUDA_FUZZ_EXAMPLES=5000 python3 -m pytest tests/test_io_fuzz.py``.
 """
 
 from __future__ import annotations

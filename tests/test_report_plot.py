@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from test_result import LIBVMAF_JSON
+from test_report_result import LIBVMAF_JSON
 
 from admcuda.cli.plot import main
 from admcuda.options import AdmOptions, feature_names
