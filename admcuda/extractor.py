@@ -16,13 +16,13 @@ arrays are uploaded; for the CPU backend, GPU arrays are copied to the host.
 
 from __future__ import annotations
 
-import importlib
 import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from admcuda import backends
 from admcuda.backends import check_backend
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
@@ -218,21 +218,9 @@ class AdmExtractor(Closing):
             self.backend = "cpu"
 
     def _open_cuda(self, batch: int | None) -> Any:
-        try:
-            cuda = importlib.import_module("admcuda.backends.cuda")
-        except ImportError as exc:
-            raise AdmError(f"CUDA backend unavailable: {exc}") from None
-        if not cuda.cuda_available():
-            raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
-        kwargs: dict[str, Any] = {} if batch is None else {"batch": batch}
-        if self.device is not None:
-            kwargs["device"] = self.device
-        try:
-            return cuda.CudaAdm(self.width, self.height, self.bitdepth, self.options, **kwargs)
-        except AdmError as exc:
-            raise AdmError(f"CUDA backend unavailable: {exc}") from None
-        except (ImportError, ValueError, RuntimeError) as exc:
-            raise AdmError(f"CUDA backend unavailable: {type(exc).__name__}: {exc}") from None
+        return backends.open_cuda_adm(
+            self.width, self.height, self.bitdepth, self.options, batch=batch, device=self.device
+        )
 
     # -- lifecycle
 

@@ -25,6 +25,7 @@ __all__ = [
     "check_backend",
     "engine_for",
     "one_line",
+    "open_cuda_adm",
     "select_backend",
     "start_engine",
 ]
@@ -178,3 +179,32 @@ def one_line(exc: BaseException) -> str:
     """``Type: first line of the message``."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"
+
+
+def open_cuda_adm(
+    width: int,
+    height: int,
+    bitdepth: int,
+    opts: Any,
+    *,
+    batch: int | None = None,
+    device: int | None = None,
+) -> Any:
+    """The CUDA engine for frames already in memory (:class:`AdmExtractor`'s), or
+    ``AdmError("CUDA backend unavailable: ...")`` where it cannot start. ``batch`` and
+    ``device`` default to the engine's own."""
+    try:
+        cuda = importlib.import_module("admcuda.backends.cuda")
+    except ImportError as exc:
+        raise AdmError(f"CUDA backend unavailable: {exc}") from None
+    if not cuda.cuda_available():
+        raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
+    kwargs: dict[str, Any] = {} if batch is None else {"batch": batch}
+    if device is not None:
+        kwargs["device"] = device
+    try:
+        return cuda.CudaAdm(width, height, bitdepth, opts, **kwargs)
+    except AdmError as exc:
+        raise AdmError(f"CUDA backend unavailable: {exc}") from None
+    except (ImportError, ValueError, RuntimeError) as exc:
+        raise AdmError(f"CUDA backend unavailable: {type(exc).__name__}: {exc}") from None

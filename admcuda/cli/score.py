@@ -48,7 +48,8 @@ from admcuda.cli.tool import EXIT_RUNTIME, PROG, parse_feature_args
 from admcuda.cli.tool import counter as _counter
 from admcuda.cli.tool import fail as _fail
 from admcuda.errors import AdmError, UsageError
-from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
+from admcuda.io.formats import BITDEPTHS, MIN_SIDE_EXCLUSIVE, PIXEL_FORMATS
+from admcuda.io.streams import STDIN
 from admcuda.ladder import LadderRun, run_ladder
 from admcuda.options import (
     ADM_CUDA_BASE_NAMES,
@@ -77,8 +78,6 @@ __all__ = ["add_parser", "run"]
 _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
 _FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
 _PLACEHOLDERS = ("{name}", "{index}")
-_MIN_SIDE_EXCLUSIVE = 16
-STDIN = "-"
 _LOADED = time.time()
 
 
@@ -480,10 +479,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if [args.ref, *args.dis].count(STDIN) > 1:
         raise UsageError("standard input ('-') can feed one input only")
     for flag, value in (("--width", args.width), ("--height", args.height)):
-        if value is not None and value <= _MIN_SIDE_EXCLUSIVE:
+        if value is not None and value <= MIN_SIDE_EXCLUSIVE:
             raise UsageError(
                 f"{flag} {value} is too small: libvmaf's ADM needs width and height "
-                f"> {_MIN_SIDE_EXCLUSIVE}"
+                f"> {MIN_SIDE_EXCLUSIVE}"
             )
 
 
