@@ -1,5 +1,5 @@
 """``python -m admcuda``: the command line."""
 
-from admcuda.cli import main
+from admcuda.cli.main import main
 
 raise SystemExit(main())

@@ -16,15 +16,18 @@ arrays are uploaded; for the CPU backend, GPU arrays are copied to the host.
 
 from __future__ import annotations
 
-import importlib
 import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from admcuda._closing import Closing
+from admcuda import backends
+from admcuda.backends import check_backend
+from admcuda.closing import Closing
 from admcuda.errors import AdmError
+from admcuda.io.formats import check_geometry
+from admcuda.numeric import check_integer
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,
@@ -33,18 +36,14 @@ from admcuda.options import (
     feature_names,
     resolve_options,
 )
-from admcuda.yuv import check_geometry, check_integer
 
 __all__ = [
-    "BACKEND_NAMES",
     "AdmExtractor",
-    "check_backend",
     "check_plain_array",
     "check_sample_range",
     "resolve_options",
 ]
 
-BACKEND_NAMES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
 # DLPack device types (dlpack.h, DLDeviceType): host memory, and the CUDA kinds that
 # CuPy can import (device, pinned host, managed).
@@ -72,12 +71,6 @@ def _dlpack_device_type(x: Any) -> int:
         return int(x.__dlpack_device__()[0])
     except Exception as exc:  # noqa: BLE001 - any failure: not a usable DLPack array
         raise AdmError(f"cannot read the DLPack device of {type(x).__name__}: {exc}") from None
-
-
-def check_backend(backend: object) -> None:
-    """Refuse a backend name not in :data:`BACKEND_NAMES`."""
-    if backend not in BACKEND_NAMES:
-        raise AdmError(f"unknown backend {backend!r}; use one of {', '.join(BACKEND_NAMES)}")
 
 
 def check_plain_array(x: Any, what: str) -> None:
@@ -210,9 +203,9 @@ class AdmExtractor(Closing):
         self._cuda: Any = None
         self._closed = False
         self.device = None if device is None else check_integer("device", device, 0)
-        from admcuda import _warn_small_height
+        from admcuda.quirks import warn_small_height
 
-        _warn_small_height(width, height, self.options)
+        warn_small_height(width, height, self.options)
         if backend == "cpu":
             self.backend = "cpu"
             return
@@ -225,21 +218,9 @@ class AdmExtractor(Closing):
             self.backend = "cpu"
 
     def _open_cuda(self, batch: int | None) -> Any:
-        try:
-            cuda = importlib.import_module("admcuda.backends.cuda")
-        except ImportError as exc:
-            raise AdmError(f"CUDA backend unavailable: {exc}") from None
-        if not cuda.cuda_available():
-            raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
-        kwargs: dict[str, Any] = {} if batch is None else {"batch": batch}
-        if self.device is not None:
-            kwargs["device"] = self.device
-        try:
-            return cuda.CudaAdm(self.width, self.height, self.bitdepth, self.options, **kwargs)
-        except AdmError as exc:
-            raise AdmError(f"CUDA backend unavailable: {exc}") from None
-        except (ImportError, ValueError, RuntimeError) as exc:
-            raise AdmError(f"CUDA backend unavailable: {type(exc).__name__}: {exc}") from None
+        return backends.open_cuda_adm(
+            self.width, self.height, self.bitdepth, self.options, batch=batch, device=self.device
+        )
 
     # -- lifecycle
 

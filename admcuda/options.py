@@ -18,11 +18,12 @@ import operator
 import re
 import struct
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from admcuda.errors import AdmError
+from admcuda.errors import AdmError, UsageError
+from admcuda.numeric import DECIMAL
 from admcuda.reference.adm import ALL_FEATURES, BASE_FEATURES
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "feature_names",
     "feature_suffix",
     "lookup_option",
+    "parse_option_args",
     "resolve_options",
 ]
 
@@ -172,7 +174,6 @@ _MAX_FEATURE_NAME_LEN = 255
 # its 16-bit pipeline cannot represent the coarser CSF steps.
 _MIN_VIEW_PRODUCT = 3.0 * 1080
 
-_INT_RE = re.compile(r"[+-]?[0-9]+")
 _DOUBLE_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
@@ -263,9 +264,9 @@ def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
         raise AdmError(f"option {spec.label} expects true or false, got '{text}'")
     if spec.type == "int":
         whole = text
-        if not _INT_RE.fullmatch(text) and _DOUBLE_RE.fullmatch(text):
+        if not DECIMAL.fullmatch(text) and _DOUBLE_RE.fullmatch(text):
             whole = _libvmaf_text(text)  # libvmaf keeps 1080.0 or 1.08e3 as "1080"
-        if not _INT_RE.fullmatch(whole):
+        if not DECIMAL.fullmatch(whole):
             raise AdmError(
                 f"option {spec.label} expects an integer in {spec.range_text}, got '{text}'"
             )
@@ -460,8 +461,6 @@ def resolve_options(
                 raise AdmError(f"option names must be strings, got {type(key).__name__} {key!r}")
         return AdmOptions.from_mapping(options)
     if isinstance(options, str):
-        from admcuda._tool import UsageError, parse_option_args
-
         if not options.strip():
             return AdmOptions()
         try:
@@ -472,6 +471,26 @@ def resolve_options(
         "options must be AdmOptions, a mapping of option names or a 'NAME=VALUE:...' "
         f"string, got {type(options).__name__}"
     )
+
+
+def parse_option_args(
+    items: Sequence[str], *, flag: str = "--option", settings: dict[str, str] | None = None
+) -> dict[str, str]:
+    """``--option`` values (``NAME=VALUE``, or libvmaf's ``A=1:B=2``) as a mapping.
+
+    ``flag`` names the option in messages; ``settings``, where given, is extended in
+    place, so that a name already there counts as given twice.
+    """
+    settings = {} if settings is None else settings
+    for item in items:
+        for part in item.split(":"):
+            name, sep, value = part.partition("=")
+            if not sep or not name:
+                raise UsageError(f"{flag} expects NAME=VALUE, got '{part}'")
+            if name in settings:
+                raise UsageError(f"option '{name}' given twice")
+            settings[name] = value
+    return settings
 
 
 def _format_value(spec: OptionSpec, value: OptionValue) -> str:

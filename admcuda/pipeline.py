@@ -34,7 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.yuv import check_plane_range
+from admcuda.io.formats import check_plane_range
 
 __all__ = [
     "DEFAULT_HOST_MEMORY",
@@ -42,7 +42,6 @@ __all__ = [
     "PlainStream",
     "RunStats",
     "SeekableSource",
-    "make_source",
     "plan_batch",
     "run",
 ]
@@ -99,12 +98,12 @@ class SeekableSource:
     Attributes
     ----------
     reader
-        A :class:`~admcuda.yuv.YuvReader` or :class:`~admcuda.y4m.Y4mReader`.
+        A :class:`~admcuda.io.raw.YuvReader` or :class:`~admcuda.io.y4m.Y4mReader`.
     available : int
         Frames the selection holds (after the skip, up to the limit) — before
         subsampling, as libvmaf counts them in its messages.
     read : int
-        Frames consumed so far, as :class:`~admcuda.inputs.FrameStream` counts them.
+        Frames consumed so far, as :class:`~admcuda.io.inputs.FrameStream` counts them.
     """
 
     def __init__(
@@ -167,7 +166,7 @@ class SeekableSource:
 
 
 class IterSource:
-    """Frames from a :class:`~admcuda.inputs.FrameStream` (encoded video through ffmpeg,
+    """Frames from a :class:`~admcuda.io.inputs.FrameStream` (encoded video through ffmpeg,
     or any reader), copied one by one into the caller's buffer."""
 
     def __init__(self, stream: Any) -> None:
@@ -206,7 +205,7 @@ class IterSource:
                 count = k
                 break
             if frame.shape != out.shape[1:] or frame.dtype != out.dtype:
-                from admcuda.inputs import frame_mismatch
+                from admcuda.io.inputs import frame_mismatch
 
                 raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
             if on_gpu:
@@ -278,22 +277,6 @@ class PlainStream:
         close = getattr(self._it, "close", None)
         if close is not None:
             close()
-
-
-def make_source(reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1) -> Any:
-    """The fastest source for ``reader``: by position where it can; NVDEC in a process of
-    its own with ``ADMCUDA_NVDEC_PROCESSES=1`` (:mod:`admcuda.nvdec_worker`); else as a
-    stream."""
-    if hasattr(reader, "luma_offset") and hasattr(reader, "fileno") and hasattr(os, "preadv"):
-        return SeekableSource(reader, skip=skip, limit=limit, subsample=subsample)
-    if getattr(reader, "kind", None) == "nvdec":
-        from admcuda.nvdec_worker import NvdecProcessSource, use_processes
-
-        if use_processes():
-            return NvdecProcessSource(reader, skip=skip, limit=limit, subsample=subsample)
-    from admcuda.inputs import FrameStream
-
-    return IterSource(FrameStream(reader, skip=skip, limit=limit, subsample=subsample))
 
 
 # ---- planning ------------------------------------------------------------------------------
@@ -377,7 +360,7 @@ def run(
 
     Parameters
     ----------
-    ref, dis : sources from :func:`make_source`
+    ref, dis : sources from :func:`admcuda.sources.make_source`
     engine : Engine
         Its ``batch`` is the batch size.
     width, height : int

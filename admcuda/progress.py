@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
-from admcuda._closing import Closing
+from admcuda.closing import Closing
 
 __all__ = ["Progress", "format_duration"]
 

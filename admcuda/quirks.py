@@ -16,7 +16,16 @@ other output. Measured with libvmaf 3.2.0 (Netflix/vmaf f85a8536, scalar C) thro
 
 from __future__ import annotations
 
-__all__ = ["small_height_outputs", "small_height_warning"]
+import logging
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from admcuda.options import AdmOptions
+
+__all__ = ["small_height_outputs", "small_height_warning", "warn_small_height"]
+
+_log = logging.getLogger("admcuda")
 
 # Outputs built from the scale-3 numerator (AIM too: its numerator reads the same band).
 _NUM3 = (
@@ -94,3 +103,13 @@ def small_height_warning(width: int, height: int, opts) -> str | None:
         f"so its {', '.join(names)} change from run to run; admcuda gives the values for "
         "zeroed memory and is exact for the other outputs"
     )
+
+
+def warn_small_height(width: int, height: int, opts: AdmOptions) -> None:
+    """Warn where libvmaf's own outputs for this height are undefined; the environment
+    variable ``ADMCUDA_SMALL_HEIGHT_WARNING=0`` silences it."""
+    if os.environ.get("ADMCUDA_SMALL_HEIGHT_WARNING", "1") == "0":
+        return
+    message = small_height_warning(width, height, opts)
+    if message:
+        _log.warning("%s", message)

@@ -94,7 +94,7 @@ __device__ __forceinline__ bool angle_flag(i32 oh, i32 ov, i32 th, i32 tv) {
 // toward zero, 0 for x = 0. By default the table itself is read (the argument lut, 65537
 // entries centred at ADM_LUT_CENTRE; its hot middle stays in L1): the gathers cost fewer
 // instructions than the division, and the masking pass is bound by instruction issue
-// (kernels/NOTES.md, session 15). With ADM_RECIP_DIVIDE it is computed by an exact
+// (see kernels/NOTES.md). With ADM_RECIP_DIVIDE it is computed by an exact
 // unsigned division instead. adm_recip_table shows what the kernels use at every index.
 __device__ __forceinline__ i32 recip_q30(i32 x, const i32* __restrict__ lut) {
 #ifndef ADM_RECIP_DIVIDE

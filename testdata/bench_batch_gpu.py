@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.getcwd())
-from admcuda.bench import _frames_host, _write_yuv420
+from admcuda.cli.bench import _frames_host, _write_yuv420
 
 root = Path("/dev/shm/daskrun")
 root.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,7 @@ PROCESSES = (2, 7, 8)
 
 def _decoder(path: str, luma: bool) -> tuple[object, Callable[[], tuple[int, float, float]]]:
     """An opened reader and a function that decodes its stream: (frames, start, end)."""
-    from admcuda.nvdec import open_nvdec
+    from admcuda.io.nvdec.reader import open_nvdec
 
     reader = open_nvdec(path, "input")
     if luma:
@@ -102,7 +102,7 @@ def in_processes(paths: list[str]) -> float:
 
 
 def main() -> None:
-    from admcuda.bench import make_encodes
+    from admcuda.cli.bench import make_encodes
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--folder", type=Path, required=True)

@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from admcuda.pipeline import make_source
-from admcuda.video import VideoReader
+from admcuda.io.ffmpeg import VideoReader
+from admcuda.sources import make_source
 
 BATCH = 32
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import admcuda
+from admcuda.api import api_message
 from admcuda.data import example_paths
 
 
@@ -135,9 +136,9 @@ def test_flag_lists_become_argument_names():
     """As the API (and batch rows) read the input layer's hints; never inside what the
     message quotes (a path)."""
     text = "only the frames both have are scored, so check -w/-h/-p/-b if they should be"
-    assert "check width/height/pixel_format/bitdepth if" in admcuda._api_message(text)
+    assert "check width/height/pixel_format/bitdepth if" in api_message(text)
     text = "distorted file '/x/out--width-576 -b 10.yuv' not found; give -w 576 -h 324"
-    assert admcuda._api_message(text) == (
+    assert api_message(text) == (
         "distorted file '/x/out--width-576 -b 10.yuv' not found; give width=576, height=324"
     )
 

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import admcuda
-from admcuda import _run_ladder, backends
+from admcuda import backends
+from admcuda.api import api_message
 from admcuda.errors import AdmError
+from admcuda.ladder import run_ladder
 from admcuda.options import AdmOptions, ScoreDict
 
 W, H = 24, 20
@@ -55,7 +57,7 @@ def test_score_dict_pickles_with_its_names():
 def test_ladder_with_a_bad_rung_scores_the_others(tmp_path):
     ref, good = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "g.yuv", 2)
     missing = tmp_path / "missing.yuv"
-    run = _run_ladder(ref, [good, missing], width=W, height=H, pixel_format=None,
+    run = run_ladder(ref, [good, missing], width=W, height=H, pixel_format=None,
                       bitdepth=None, opts=AdmOptions(), backend="cpu")  # fmt: skip
     assert len(run.frames[0]) == 3 and run.frames[1] == []
     assert run.errors[0] is None and "not found" in run.errors[1]
@@ -63,6 +65,33 @@ def test_ladder_with_a_bad_rung_scores_the_others(tmp_path):
     assert run.frames[0] == alone
     with pytest.raises(AdmError, match="not found"):
         admcuda.score_ladder(ref, [good, missing], width=W, height=H, backend="cpu")
+
+
+def test_python_ladder_gives_a_bad_rung_its_error_and_scores_the_others(tmp_path):
+    """admcuda.score with several inputs does what the command line does: a rung that
+    cannot be read gets its error on its result, the others are scored."""
+    ref, good = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "g.yuv", 2)
+    missing = tmp_path / "missing.yuv"
+    first, bad = admcuda.score(ref, [good, missing], width=W, height=H, backend="cpu")
+    assert first.ok and first.error is None
+    assert not bad.ok and "not found" in bad.error and len(bad) == 0
+    assert bad.metadata["dis_path"] == str(missing)
+    alone = admcuda.score_files(ref, good, width=W, height=H, backend="cpu")
+    assert first.frames == alone
+    with pytest.raises(AdmError, match="not found"):  # one input: raised
+        admcuda.score(ref, missing, width=W, height=H, backend="cpu")
+
+
+def test_per_frame_values_as_numpy_arrays(tmp_path):
+    ref, dis = clip(tmp_path / "r.yuv", 1), clip(tmp_path / "d.yuv", 2)
+    result = admcuda.score(ref, dis, width=W, height=H, backend="cpu")
+    adm2 = result.array("integer_adm2")
+    assert isinstance(adm2, np.ndarray) and adm2.dtype == np.float64
+    assert adm2.tolist() == result.values("integer_adm2") == result["integer_adm2"]
+    arrays = result.arrays()
+    assert list(arrays) == result.names
+    for name, values in arrays.items():
+        assert values.tolist() == [frame[name] for frame in result.frames]
 
 
 def test_auto_falls_back_to_the_cpu_when_cuda_cannot_start(tmp_path, monkeypatch):
@@ -89,7 +118,7 @@ def test_auto_falls_back_to_the_cpu_when_cuda_cannot_start(tmp_path, monkeypatch
 
 
 def test_small_heights_warn_which_outputs_libvmaf_leaves_undefined(tmp_path, monkeypatch, capsys):
-    from admcuda.cli import main
+    from admcuda.cli.main import main
 
     monkeypatch.delenv("ADMCUDA_SMALL_HEIGHT_WARNING")
     ref = clip(tmp_path / "r.yuv", 1)  # 24x20: scale 3 reads libvmaf's uninitialised row
@@ -112,19 +141,17 @@ def test_api_errors_speak_of_arguments(tmp_path):
     raw = clip(tmp_path / "noname.yuv", 2)
     with pytest.raises(AdmError, match=r"give width and height|width=.*height="):
         admcuda.score_files(raw, raw, backend="cpu")
-    from admcuda.cli import main
+    from admcuda.cli.main import main
 
     assert main(["score", str(named), str(named), "-w", str(W), "-h", str(H), "-q"]) == 1
 
 
 def test_api_message_keeps_ffmpeg_commands():
-    from admcuda import _api_message
-
     text = "pipe Y4M instead: ffmpeg -i IN -f yuv4mpegpipe - | admcuda score REF -"
-    assert _api_message(text) == text
-    assert _api_message("give -w 576 -h 324 -p 422 -b 10") == (
+    assert api_message(text) == text
+    assert api_message("give -w 576 -h 324 -p 422 -b 10") == (
         "give width=576, height=324 pixel_format='422' bitdepth=10"
     )
-    assert _api_message("use --decoder ffmpeg or --scale bicubic") == (
+    assert api_message("use --decoder ffmpeg or --scale bicubic") == (
         "use decoder='ffmpeg' or scale='bicubic'"
     )

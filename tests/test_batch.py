@@ -1,9 +1,9 @@
 """``admcuda batch`` / ``admcuda.score_many`` on a real Dask ``LocalCluster`` (CPU).
 
 Every wait is bounded: results come through ``score_many(timeout=...)``, threads are
-joined with a timeout, and the worker-kill test gates tasks on a file
-(``ADMCUDA_BATCH_HOLD``) so that the kill lands while a task is running, by
-construction rather than by timing.
+joined with a timeout, and the worker-kill test gates tasks on a file (a preload that
+every worker runs, restarted ones too, wraps the task's record) so that the kill lands
+while a task is running, by construction rather than by timing.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ import cloudpickle  # noqa: E402 - a dependency of distributed
 import psutil  # noqa: E402 - a dependency of distributed
 from distributed import Client, LocalCluster  # noqa: E402
 
-from admcuda import batch, cli  # noqa: E402
+from admcuda.batch import cluster, manifest, records  # noqa: E402
+from admcuda.batch import run as batch  # noqa: E402
+from admcuda.cli import main as cli
 from admcuda.errors import AdmError  # noqa: E402
 
 W, H, FRAMES = 32, 24, 3
@@ -162,7 +164,7 @@ def test_cli_results_equal_admcuda_score(tmp_path, capsys, monkeypatch):
     def no_cluster(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("a rerun with every pair done started a cluster")
 
-    monkeypatch.setattr(batch, "_local_cluster", no_cluster)
+    monkeypatch.setattr(cluster, "local_cluster", no_cluster)
     assert cli.main(argv) == 0
     for name, stat in before.items():
         now = (out / name).stat()
@@ -171,8 +173,8 @@ def test_cli_results_equal_admcuda_score(tmp_path, capsys, monkeypatch):
 
 
 def _count_reference_opens() -> None:
-    """On a worker: count raw-file opens per path (``admcuda.inputs.YuvReader``)."""
-    import admcuda.inputs as inputs
+    """On a worker: count raw-file opens per path (``admcuda.io.inputs.YuvReader``)."""
+    import admcuda.io.inputs as inputs
 
     original = inputs.YuvReader
     opens: dict[str, int] = {}
@@ -187,7 +189,7 @@ def _count_reference_opens() -> None:
 
 
 def _collect_reference_opens() -> dict[str, int]:
-    import admcuda.inputs as inputs
+    import admcuda.io.inputs as inputs
 
     original, opens = inputs.__dict__.pop("_batch_test")
     inputs.YuvReader = original
@@ -315,7 +317,7 @@ def test_wrong_json_types_and_messages_in_column_names(tmp_path):
     ]
     path = tmp_path / "jobs.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    jobs = batch.read_jobs(path)
+    jobs = manifest.read_jobs(path)
     assert [j.error for j in jobs] == [
         "ref must be a string, got list ['a.yuv']",
         "dis must be a string, got dict {'path': 'd.yuv'}",
@@ -325,7 +327,7 @@ def test_wrong_json_types_and_messages_in_column_names(tmp_path):
         None,
     ]
     assert jobs[5].name == "5"  # a JSON number as a name, as earlier versions read it
-    (job,) = batch.read_jobs([{"ref": Path("r.yuv"), "dis": Path("d.yuv")}], base_dir=tmp_path)
+    (job,) = manifest.read_jobs([{"ref": Path("r.yuv"), "dis": Path("d.yuv")}], base_dir=tmp_path)
     assert job.error is None and job.dis == str(tmp_path / "d.yuv")
 
 
@@ -382,7 +384,7 @@ def test_ignore_name_column(client, tmp_path):
     assert named.status == "failed" and "ignore_name" in named.error, named.error
     assert ignored.status == "done" and ignored.frames == admcuda_score(ref, dis, ignore_name=True)
     assert bad.error == "ignore_name must be true or false, got 'yes'"
-    (job,) = batch.read_jobs([{"ref": "r", "dis": "d", "ignore_name": True}])
+    (job,) = manifest.read_jobs([{"ref": "r", "dis": "d", "ignore_name": True}])
     assert job.ignore_name is True and job.error is None
 
 
@@ -422,7 +424,7 @@ def test_given_names_are_never_renamed(tmp_path):
         {"ref": "r.yuv", "dis": "d.yuv", "name": "x_2"},
         {"ref": "r.yuv", "dis": "x.yuv"},
     ]
-    jobs = batch.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    jobs = manifest.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
     assert [(j.name, j.error) for j in jobs] == [
         ("x_3", None), ("x", None), ("x_4", "name 'x' given twice"), ("x_2", None),
         ("x_2_2", "name 'x_2' given twice"), ("x_5", None),
@@ -528,7 +530,7 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
     assert any("is not a multiple" in text for text in warned)
     assert "check width/height/pixel_format/bitdepth" in " ".join(warned)  # not -w/-h/-p/-b
     summary = read_summary(tmp_path / "out" / "summary.csv")  # the warnings there too
-    assert summary["short"]["warnings"] == batch.WARNINGS_SEPARATOR.join(warned)
+    assert summary["short"]["warnings"] == records.WARNINGS_SEPARATOR.join(warned)
     assert summary["good"]["warnings"] == summary["same"]["warnings"] == ""
 
 
@@ -594,7 +596,7 @@ def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
 
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-        silence_logs=logging.CRITICAL, env={batch.HOLD_ENV: str(hold)},
+        silence_logs=logging.CRITICAL, preload=[_hold_preload(hold)],
     ) as cluster, Client(cluster, timeout="30s") as c:  # fmt: skip
         c.wait_for_workers(2, timeout=WAIT_S)
         worker_pids = set(c.run(os.getpid).values())
@@ -618,6 +620,36 @@ def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
     for r in results:
         assert r.task.pid != int(victim_pid)
         assert len(load(r.path)["frames"]) == FRAMES
+
+
+def _hold_preload(hold: Path) -> str:
+    """A worker preload (the text of a module) that makes every task attempt, after
+    scoring, touch ``hold/task<N>.<pid>.started`` and wait for ``hold/release``: it wraps
+    the record a task builds once its pairs are scored (``TaskLog``)."""
+    return f"""
+import os
+import time
+from pathlib import Path
+
+import admcuda.batch.run as run
+
+HOLD = Path({str(hold)!r})
+REAL = run.TaskLog
+
+
+def held(*args, **kwargs):
+    (HOLD / f"task{{kwargs['task']}}.{{os.getpid()}}.started").touch()
+    deadline = time.monotonic() + {WAIT_S!r}
+    while not (HOLD / "release").exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("no release")
+        time.sleep(0.01)
+    return REAL(*args, **kwargs)
+
+
+def dask_setup(worker):
+    run.TaskLog = held
+"""
 
 
 def _wait_for(probe, limit: float = WAIT_S):  # type: ignore[no-untyped-def]
@@ -651,7 +683,7 @@ def test_jsonl_by_content_relative_paths_and_unique_names(tmp_path):
     ]
     path = tmp_path / "m" / "jobs.txt"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
-    jobs = batch.read_jobs(path)
+    jobs = manifest.read_jobs(path)
     assert [j.name for j in jobs] == ["d", "d_3", "d_2", "d_4", "d_5"]  # d_2 is given
     assert jobs[0].ref == str(tmp_path / "m" / "r.yuv")
     assert jobs[0].dis == str(tmp_path / "m" / "x" / "d.yuv")
@@ -715,7 +747,7 @@ def test_key_given_twice_says_where(tmp_path):
     for line, message in cases:
         path.write_text(f"{good}\n{line}\n")
         with pytest.raises(AdmError) as info:
-            batch.read_jobs(path)
+            manifest.read_jobs(path)
         assert str(info.value) == f"manifest '{path}' line 2: {message}"
 
 
@@ -728,7 +760,7 @@ def test_manifest_from_standard_input_and_after_blank_lines(tmp_path, monkeypatc
     text = "\n\nref,dis,width,height\nr.yuv,d.yuv,32,24\nr.yuv,e.yuv,x,24\n"
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
-    jobs = batch.read_jobs("-")
+    jobs = manifest.read_jobs("-")
     assert [(j.row, j.ref, j.dis) for j in jobs] == [
         (4, str(tmp_path / "r.yuv"), str(tmp_path / "d.yuv")),
         (5, str(tmp_path / "r.yuv"), str(tmp_path / "e.yuv")),
@@ -736,7 +768,7 @@ def test_manifest_from_standard_input_and_after_blank_lines(tmp_path, monkeypatc
     assert jobs[0].error is None and jobs[1].error == "width 'x' is not an integer"
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "jobs.csv").write_text(text)
-    assert batch.read_jobs(tmp_path / "m" / "jobs.csv")[0].ref == str(tmp_path / "m" / "r.yuv")
+    assert manifest.read_jobs(tmp_path / "m" / "jobs.csv")[0].ref == str(tmp_path / "m" / "r.yuv")
 
 
 def test_interrupted_batch_keeps_what_was_done(client, tmp_path, monkeypatch):
@@ -773,7 +805,7 @@ def test_integer_cells_are_decimal_digits(tmp_path):
         {"ref": "r.yuv", "dis": f"d{k}.yuv", "width": width, "height": H}
         for k, width in enumerate(["5_76", "\uff19", "0x20", "32.0", " 32 ", "+32"])
     ]
-    jobs = batch.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    jobs = manifest.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
     assert [j.error for j in jobs[:4]] == [
         "width '5_76' is not an integer", "width '\uff19' is not an integer",
         "width '0x20' is not an integer", "width '32.0' is not an integer",
@@ -840,8 +872,8 @@ def test_jobs_must_be_a_path_or_a_list_of_mappings():
     one = {"ref": "r.yuv", "dis": "d.yuv"}
     for bad, kind in ((one, "dict"), (5, "int")):
         with pytest.raises(AdmError, match=f"jobs must be a manifest path or a list of .* {kind}"):
-            batch.read_jobs(bad)
-    jobs = batch.read_jobs([{**one, "width": np.int64(W), "height": np.int32(H)}])
+            manifest.read_jobs(bad)
+    jobs = manifest.read_jobs([{**one, "width": np.int64(W), "height": np.int32(H)}])
     assert (jobs[0].width, jobs[0].height) == (W, H) and jobs[0].error is None
 
 
@@ -898,9 +930,9 @@ def test_local_cluster_choice(monkeypatch, gpus, backend, workers, want):
     monkeypatch.setattr(
         distributed, "LocalCluster", lambda **kw: _FakeCluster("LocalCluster", **kw)
     )
-    monkeypatch.setattr(batch, "_gpu_count", lambda: gpus)
+    monkeypatch.setattr(cluster, "gpu_count", lambda: gpus)
     _FakeCluster.made.clear()
-    with batch._local_cluster(backend, workers) as (_, task_backend, _text):
+    with cluster.local_cluster(backend, workers) as (_, task_backend, _text):
         pass
     [(kind, kwargs)] = _FakeCluster.made
     assert (kind, kwargs["n_workers"], task_backend) == want

@@ -469,7 +469,7 @@ def test_reciprocal_division_equals_libvmaf_table():
     and off by default), equals libvmaf's table at every index too."""
     from admcuda.reference import constants as C
 
-    from admcuda import _kernels as K
+    from admcuda.backends.cuda import kernels as K
 
     mod = cp.RawModule(
         code=K.source("adm_cm"),

@@ -1,4 +1,4 @@
-"""The command line's early CUDA start (admcuda._cuda_start): harmless where there is no
+"""The command line's early CUDA start (admcuda.backends.cuda.start): harmless where there is no
 driver, started only for runs that may use the GPU, joined before an engine is made."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ import threading
 
 import pytest
 
-from admcuda import _cuda_start, backends, cli
+from admcuda import backends
+from admcuda.backends.cuda import start as _cuda_start
+from admcuda.cli import main as cli
 
 
 @pytest.fixture

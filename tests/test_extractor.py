@@ -191,7 +191,7 @@ def test_numpy_integers_and_option_strings_are_taken():
 def test_masked_arrays_and_matrices_are_refused():
     """A masked array's masked samples and np.matrix's rows would not be scored as the
     caller means them: both are refused, in extract, extract_batch and the map."""
-    from admcuda.distmap import distortion_map
+    from admcuda.report.distmap import distortion_map
 
     ref, dis = pair(20, 24)
     masked = np.ma.masked_array(ref, mask=ref > 200)
@@ -396,3 +396,21 @@ def test_torch_gpu_tensor(backend):
     with AdmExtractor(40, 30, backend=backend) as adm:
         got = adm.extract(torch.from_numpy(ref).cuda(), torch.from_numpy(dis).cuda())
     assert_same(got, expected(ref, dis, 8, AdmOptions()))
+
+
+def test_backend_returning_too_few_scores():
+    """An engine that gives fewer frames of scores than the pairs it was handed is an
+    error, not a shorter result."""
+
+    class Short:
+        def scores(self, ref, dis):
+            return []
+
+        def close(self):
+            pass
+
+    ext = AdmExtractor(32, 32, backend="cpu")
+    ext._cuda = Short()
+    frames = np.zeros((2, 32, 32), np.uint8)
+    with pytest.raises(AdmError, match="backend returned 0 frames of scores for 2 frame pairs"):
+        ext.extract_batch(frames, frames)

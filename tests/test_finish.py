@@ -1,5 +1,5 @@
 """The batch float finish against finish_frame, frame by frame and bit for bit
-(admcuda.finish)."""
+(admcuda.backends.cuda.finish)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from admcuda.reference.adm import ALL_FEATURES
 from admcuda.reference.cm import cm_accumulators
 from admcuda.reference.csf_den import den_accumulators
 
-from admcuda import _kernels as K
-from admcuda import _powf
 from admcuda.backends.cuda import finish_frame, scale_geometries
+from admcuda.backends.cuda import kernels as K
+from admcuda.backends.cuda import powf as _powf
+from admcuda.backends.cuda.finish import BatchFinish, finish_batch
 from admcuda.data import EXAMPLE, example_paths
-from admcuda.finish import BatchFinish, finish_batch
 from admcuda.options import AdmOptions
 
 NUM, AIM, DEN = (K.ACC_OFFSETS[k] for k in ("NUM", "AIM", "DEN"))

@@ -1,4 +1,4 @@
-"""libvmaf's own ADM, driven through its C API by ``admcuda._libvmaf``, against the reference.
+"""libvmaf's own ADM, driven through its C API by ``admcuda.libvmaf``, against the reference.
 
 The comparison tests need a libvmaf shared library (3.x) named by ``ADMCUDA_LIBVMAF`` and
 are skipped without one; the CUDA test also needs a CUDA build of it, CuPy and a GPU.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from admcuda.reference import compute_adm
 
-from admcuda._libvmaf import find_libvmaf, libvmaf_has_cuda, time_libvmaf
 from admcuda.errors import AdmError
+from admcuda.libvmaf import find_libvmaf, libvmaf_has_cuda, time_libvmaf
 from admcuda.options import AdmOptions
 
 SO = find_libvmaf()
@@ -66,7 +66,7 @@ def test_refusals_before_libvmaf_runs():
 
 def _raw(path, planes):
     """A 4:0:0 raw file of ``planes``, and a reader over it."""
-    from admcuda.yuv import YuvReader
+    from admcuda.io.raw import YuvReader
 
     path.write_bytes(planes.tobytes())
     n, h, w = planes.shape

@@ -1,4 +1,4 @@
-"""NVDEC decoding (admcuda.nvdec) against ffmpeg's software decode.
+"""NVDEC decoding (admcuda.io.nvdec.reader) against ffmpeg's software decode.
 
 ``testdata/nvdec/`` holds small encodes (H.264, HEVC 8/10-bit, AV1 8/10-bit, VP9 8/10-bit,
 with B-frames or alt-ref frames, one coded 320x192 for a 320x180 display) and ``nvdec.json``:
@@ -33,8 +33,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from admcuda import nvdec
 from admcuda.errors import AdmError
+from admcuda.io.nvdec import h264, planner
+from admcuda.io.nvdec import reader as nvdec
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "testdata" / "nvdec"
@@ -147,7 +148,7 @@ def test_missing_file_is_named_before_the_binding(fresh_nvdec, monkeypatch, tmp_
 def test_imports_without_cupy_or_the_binding():
     code = (
         "import sys; sys.modules['cupy'] = None; sys.modules['PyNvVideoCodec'] = None\n"
-        "import admcuda.nvdec as n\n"
+        "import admcuda.io.nvdec.reader as n\n"
         "assert n.nvdec_available() is False\n"
         "print(n._unavailable_reason())\n"
     )
@@ -692,20 +693,20 @@ def test_plan_cuts_only_before_idr_packets_shown_after_all_earlier_ones():
     order = closed_gop_order(12, 4)
     pts = [pts_of(i) for i in order]
     idr = [i % 4 == 0 for i in order]
-    plan = nvdec.plan_segments(pts, idr, min_frames=4)
+    plan = planner.plan_segments(pts, idr, min_frames=4)
     assert [(g.packet, g.start) for g in plan] == [(0, 0), (4, 4), (8, 8)]
     assert [g.pts for g in plan] == [tuple(pts_of(i) for i in range(a, a + 4)) for a in (0, 4, 8)]
     # no segment shorter than min_frames, the last included
-    assert [g.start for g in nvdec.plan_segments(pts, idr, min_frames=3)] == [0, 4, 8]
-    assert nvdec.plan_segments(pts, idr, min_frames=5) is None
+    assert [g.start for g in planner.plan_segments(pts, idr, min_frames=3)] == [0, 4, 8]
+    assert planner.plan_segments(pts, idr, min_frames=5) is None
     # no IDR past the first, or an IDR that a frame decoded before it is shown after: no cut
-    assert nvdec.plan_segments(pts, [True] + [False] * 11, min_frames=4) is None
+    assert planner.plan_segments(pts, [True] + [False] * 11, min_frames=4) is None
     late = [pts_of(i) for i in (0, 1, 2, 5, 4, 3, 6, 7, 8, 9, 10, 11)]
-    cut = nvdec.plan_segments(late, [n in (0, 4, 8) for n in range(12)], min_frames=4)
+    cut = planner.plan_segments(late, [n in (0, 4, 8) for n in range(12)], min_frames=4)
     assert [g.start for g in cut] == [0, 8]
     # timestamps unknown or repeated: no plan
-    assert nvdec.plan_segments([None, *pts[1:]], idr, min_frames=4) is None
-    assert nvdec.plan_segments([pts[0], *pts[:-1]], idr, min_frames=4) is None
+    assert planner.plan_segments([None, *pts[1:]], idr, min_frames=4) is None
+    assert planner.plan_segments([pts[0], *pts[:-1]], idr, min_frames=4) is None
 
 
 def test_plan_with_a_length_cuts_even_shares_at_the_nearest_idr():
@@ -714,17 +715,17 @@ def test_plan_with_a_length_cuts_even_shares_at_the_nearest_idr():
         return [pts_of(i) for i in order], [i % gop == 0 for i in order]
 
     pts, idr = gops(600, 60)
-    assert [g.start for g in nvdec.plan_segments(pts, idr)] == list(range(0, 600, 60))
-    assert [g.start for g in nvdec.plan_segments(pts, idr, length=150)] == [0, 120, 300, 420]
-    assert [g.start for g in nvdec.plan_segments(pts, idr, length=300)] == [0, 300]
-    assert nvdec.plan_segments(pts, idr, length=600) is None
+    assert [g.start for g in planner.plan_segments(pts, idr)] == list(range(0, 600, 60))
+    assert [g.start for g in planner.plan_segments(pts, idr, length=150)] == [0, 120, 300, 420]
+    assert [g.start for g in planner.plan_segments(pts, idr, length=300)] == [0, 300]
+    assert planner.plan_segments(pts, idr, length=600) is None
     pts, idr = gops(3000, 60)
-    plan = nvdec.plan_segments(pts, idr, length=512)
+    plan = planner.plan_segments(pts, idr, length=512)
     sizes = [len(g.pts) for g in plan]
     assert len(plan) == 6 and sum(sizes) == 3000 and max(sizes) <= 512 + 60
     # a stream whose only IDR pictures are far from the even shares: the cuts it has
     pts, idr = gops(600, 300)
-    assert [g.start for g in nvdec.plan_segments(pts, idr, length=100)] == [0, 300]
+    assert [g.start for g in planner.plan_segments(pts, idr, length=100)] == [0, 300]
 
 
 def test_fake_segments_no_longer_than_a_sixteenth_of_gpu_memory_holds(fake, monkeypatch):
@@ -754,48 +755,48 @@ def test_fake_first_segment_goes_on_in_the_opening_session(fake, monkeypatch):
 
 def test_segment_sessions_setting(monkeypatch):
     monkeypatch.delenv("ADMCUDA_NVDEC_SEGMENTS", raising=False)
-    assert nvdec.segment_sessions() is None
+    assert planner.segment_sessions() is None
     for text, value in (("auto", None), (" AUTO ", None), ("1", 1), ("4", 4), ("32", 32)):
         monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", text)
-        assert nvdec.segment_sessions() == value
+        assert planner.segment_sessions() == value
     for bad in ("0", "x", "33", "-2"):
         monkeypatch.setenv("ADMCUDA_NVDEC_SEGMENTS", bad)
         with pytest.raises(AdmError, match="must be auto or a whole number 1 to 32"):
-            nvdec.segment_sessions()
+            planner.segment_sessions()
 
 
 def test_auto_sessions_only_where_segments_were_measured_to_pay():
-    n = nvdec.AUTO_SEGMENT_SESSIONS
+    n = planner.AUTO_SEGMENT_SESSIONS
     assert n > 1
     # pairs from 1080p: H.264 on n sessions a stream, HEVC on fewer
-    hevc = nvdec.AUTO_HEVC_PAIR_SESSIONS
+    hevc = planner.AUTO_HEVC_PAIR_SESSIONS
     assert 1 < hevc < n
-    assert nvdec.auto_sessions("H264", 1920, 1080, 2) == n
-    assert nvdec.auto_sessions("H264", 3840, 2160, 1) == n
-    assert nvdec.auto_sessions("HEVC", 3840, 2160, 2) == hevc
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 2) == hevc
-    assert nvdec.auto_sessions("HEVC", 3840, 2159, 1) == hevc
-    assert nvdec.auto_sessions("H264", 1280, 720, 2) == 1
-    assert nvdec.auto_sessions("H264", 1920, 1078, 2) == 1
-    assert nvdec.auto_sessions("HEVC", 1920, 1078, 2) == 1
+    assert planner.auto_sessions("H264", 1920, 1080, 2) == n
+    assert planner.auto_sessions("H264", 3840, 2160, 1) == n
+    assert planner.auto_sessions("HEVC", 3840, 2160, 2) == hevc
+    assert planner.auto_sessions("HEVC", 1920, 1080, 2) == hevc
+    assert planner.auto_sessions("HEVC", 3840, 2159, 1) == hevc
+    assert planner.auto_sessions("H264", 1280, 720, 2) == 1
+    assert planner.auto_sessions("H264", 1920, 1078, 2) == 1
+    assert planner.auto_sessions("HEVC", 1920, 1078, 2) == 1
     # ladders: H.264 from 1080p on fewer sessions, up to 5 streams; HEVC on one
-    ladder = nvdec.AUTO_LADDER_SESSIONS
+    ladder = planner.AUTO_LADDER_SESSIONS
     assert 1 < ladder < n
-    assert nvdec.auto_sessions("H264", 1920, 1080, 3) == ladder
-    assert nvdec.auto_sessions("H264", 3840, 2160, 5) == ladder
-    assert nvdec.auto_sessions("H264", 1920, 1080, 6) == 1
-    assert nvdec.auto_sessions("H264", 1280, 720, 5) == 1
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 3) == 1
-    assert nvdec.auto_sessions("HEVC", 1920, 1080, 5) == 1
-    assert nvdec.auto_sessions("HEVC", 3840, 2160, 3) == 1
-    assert nvdec.auto_sessions("HEVC", 3840, 2160, 5) == 1
+    assert planner.auto_sessions("H264", 1920, 1080, 3) == ladder
+    assert planner.auto_sessions("H264", 3840, 2160, 5) == ladder
+    assert planner.auto_sessions("H264", 1920, 1080, 6) == 1
+    assert planner.auto_sessions("H264", 1280, 720, 5) == 1
+    assert planner.auto_sessions("HEVC", 1920, 1080, 3) == 1
+    assert planner.auto_sessions("HEVC", 1920, 1080, 5) == 1
+    assert planner.auto_sessions("HEVC", 3840, 2160, 3) == 1
+    assert planner.auto_sessions("HEVC", 3840, 2160, 5) == 1
     # codecs without IDR cuts
-    assert nvdec.auto_sessions("AV1", 3840, 2160, 2) == 1
-    assert nvdec.auto_sessions("VP9", 3840, 2160, 2) == 1
+    assert planner.auto_sessions("AV1", 3840, 2160, 2) == 1
+    assert planner.auto_sessions("VP9", 3840, 2160, 2) == 1
 
 
 def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
-    from admcuda.inputs import open_inputs
+    from admcuda.io.inputs import open_inputs
 
     big = [fake(FakeVideo(codec="H264", fmt="NV12", width=1920, height=1080, frames=4,
                           order=[0, 3, 1, 2]))
@@ -817,22 +818,22 @@ def test_fake_open_inputs_gives_readers_their_auto_sessions(fake, monkeypatch):
 
 
 def test_fake_bench_times_decode_alone_in_the_default_layout(fake):
-    from admcuda.bench import _ceiling_sessions
+    from admcuda.cli.bench import _ceiling_sessions
 
     def video(codec, width, height):
         return fake(FakeVideo(codec=codec, fmt="NV12", width=width, height=height, frames=4,
                               order=[0, 3, 1, 2]))  # fmt: skip
 
     hevc, h264, small = video("HEVC", 1920, 1080), video("H264", 1920, 1080), video("HEVC", 64, 48)
-    assert _ceiling_sessions(hevc, 2) == [1, nvdec.AUTO_HEVC_PAIR_SESSIONS, 4]
+    assert _ceiling_sessions(hevc, 2) == [1, planner.AUTO_HEVC_PAIR_SESSIONS, 4]
     assert _ceiling_sessions(hevc, 5) == [1, 4]  # an HEVC ladder's default is one session
-    assert _ceiling_sessions(h264, 2) == [1, nvdec.AUTO_SEGMENT_SESSIONS]
-    assert _ceiling_sessions(h264, 3) == [1, nvdec.AUTO_LADDER_SESSIONS, 4]
+    assert _ceiling_sessions(h264, 2) == [1, planner.AUTO_SEGMENT_SESSIONS]
+    assert _ceiling_sessions(h264, 3) == [1, planner.AUTO_LADDER_SESSIONS, 4]
     assert _ceiling_sessions(small, 2) == [1, 4]
 
 
 def test_fake_decoder_auto_opens_each_input_once(fake):
-    from admcuda.inputs import open_inputs
+    from admcuda.io.inputs import open_inputs
 
     videos = [FakeVideo(codec="H264", fmt="NV12"), FakeVideo(codec="H264", fmt="NV12")]
     ref, dis = (fake(v) for v in videos)
@@ -953,7 +954,7 @@ def test_h264_sps_with_scaling_matrices_and_poc_type_1(frames_only):
                     break
     w.ue(0).ue(1).u(1, 0).se(-3).se(2).ue(3).se(1).se(-1).se(0)  # POC type 1, 3 cycle offsets
     w.ue(4).u(1, 0).ue(19).ue(11).u(1, frames_only).u(1, 1)
-    assert nvdec._h264_sps_layout(w.nal()) == (3, 10, frames_only)
+    assert h264.sps_layout(w.nal()) == (3, 10, frames_only)
 
 
 def test_h264_sps_layout_of_x264_streams(tmp_path):
@@ -972,10 +973,10 @@ def test_h264_sps_layout_of_x264_streams(tmp_path):
              str(out)],
             check=True,
         )  # fmt: skip
-        sps = [n for n in nvdec._annexb_nals(out.read_bytes()) if n[0] & 0x1F == 7]
-        assert nvdec._h264_sps_layout(sps[0]) == want, name
-    assert nvdec._h264_sps_layout(SPS_PROGRESSIVE) == (1, 8, True)
-    assert nvdec._h264_sps_layout(SPS_INTERLACED) == (1, 8, False)
+        sps = [n for n in h264.annexb_nals(out.read_bytes()) if n[0] & 0x1F == 7]
+        assert h264.sps_layout(sps[0]) == want, name
+    assert h264.sps_layout(SPS_PROGRESSIVE) == (1, 8, True)
+    assert h264.sps_layout(SPS_INTERLACED) == (1, 8, False)
 
 
 # -- on the GPU

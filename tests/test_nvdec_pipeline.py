@@ -27,7 +27,7 @@ def test_nvdec_needs_the_cuda_backend():
 
 def _nvdec_ok() -> bool:
     try:
-        from admcuda.nvdec import nvdec_available
+        from admcuda.io.nvdec.reader import nvdec_available
 
         return nvdec_available()
     except ImportError:
@@ -42,11 +42,11 @@ def _nvdec_ok() -> bool:
 def test_score_on_nvdec_equals_the_reference(pair, batch, processes, monkeypatch):
     """Several batches (7 frames each) and the default, decoding in worker processes and
     in threads; every output of every frame."""
-    from admcuda import _run_ladder
+    from admcuda.ladder import run_ladder
 
     monkeypatch.setenv("ADMCUDA_NVDEC_PROCESSES", processes)
 
-    run = _run_ladder(
+    run = run_ladder(
         DATA / pair["ref"], [DATA / pair["dis"]], width=None, height=None, pixel_format=None,
         bitdepth=None, opts=AdmOptions.from_mapping({"debug": "true"}), backend="cuda",
         decoder="nvdec", batch=batch,
@@ -63,13 +63,13 @@ def test_score_on_nvdec_equals_the_reference(pair, batch, processes, monkeypatch
 def test_nvdec_ladder_each_rung_in_its_own_worker(monkeypatch):
     """A ladder of four rungs with a bad one between them: every good rung is scored
     (two of them equal to the reference's scores), the bad one fails alone."""
-    from admcuda import _run_ladder
+    from admcuda.ladder import run_ladder
 
     monkeypatch.setenv("ADMCUDA_NVDEC_PROCESSES", "1")
     pair = GOLD["pairs"][0]
     other = DATA / "h264_8b_352x288.mkv"  # another size: refused at open, alone
     rungs = [DATA / pair["dis"], other, DATA / pair["dis"], DATA / pair["ref"]]
-    run = _run_ladder(
+    run = run_ladder(
         DATA / pair["ref"], rungs, width=None, height=None, pixel_format=None, bitdepth=None,
         opts=AdmOptions.from_mapping({"debug": "true"}), backend="cuda", decoder="nvdec",
         batch=16,
@@ -89,8 +89,8 @@ def test_worker_error_is_one_line(tmp_path):
 
     import cupy as cp
 
-    from admcuda.nvdec import open_nvdec
-    from admcuda.nvdec_worker import NvdecProcessSource
+    from admcuda.io.nvdec.reader import open_nvdec
+    from admcuda.io.nvdec.worker import NvdecProcessSource
 
     copy = tmp_path / "gone.mp4"
     shutil.copy(DATA / GOLD["pairs"][0]["dis"], copy)
@@ -154,8 +154,8 @@ def test_segments_equal_ffmpeg_frame_for_frame(segment_encodes, name, monkeypatc
     import cupy as cp
     import numpy as np
 
-    from admcuda.nvdec import open_nvdec
-    from admcuda.video import VideoReader
+    from admcuda.io.ffmpeg import VideoReader
+    from admcuda.io.nvdec.reader import open_nvdec
 
     path = segment_encodes["ref", name]
     with VideoReader(path) as v:

@@ -11,12 +11,13 @@ from _media import write_y4m
 from admcuda.reference import compute_adm
 
 import admcuda
-from admcuda.backends import engine_for, score_iterables
+from admcuda.backends import engine_for
 from admcuda.backends.cpu import CpuEngine
 from admcuda.errors import AdmError
+from admcuda.io.raw import YuvReader
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
-from admcuda.pipeline import RunStats, make_source, plan_batch, run
-from admcuda.yuv import YuvReader
+from admcuda.pipeline import IterSource, PlainStream, RunStats, plan_batch, run
+from admcuda.sources import make_source
 
 W, H = 24, 20
 
@@ -126,11 +127,32 @@ def test_frame_controls_on_positioned_reads(ladder, kw):
     assert_frames_equal(got, expected(r[:n], d[:n], opts, select=slice(None, None, step)))
 
 
+def _run_iterables(engine, ref, dis_streams):
+    """Planes in memory through the pipeline: per distorted stream, its output arrays."""
+    sources = [IterSource(PlainStream(iter(frames))) for frames in (ref, *dis_streams)]
+    return run(sources[0], sources[1:], engine, width=W, height=H, dtype=np.uint8, threads=2)
+
+
+def test_ladder_of_unequal_lengths_pairs_frame_i_with_frame_i():
+    """Frame i of the reference is scored against frame i of every distorted stream that
+    still has one, whichever stream ends first; a stream that ends keeps the frames it
+    shares with the reference."""
+    ref, long, short = clip(1, 3), clip(2, 3), clip(3, 1)
+    opts = AdmOptions()
+    with CpuEngine(W, H, 8, opts, threads=1) as engine:
+        got = _run_iterables(engine, ref, [long, short])
+    for arrays, dis in zip(got, (long, short), strict=True):
+        want = [compute_adm(r, d, 8, opts) for r, d in zip(ref, dis, strict=False)]
+        assert len(arrays["integer_adm2"]) == len(want) == len(dis)
+        for key in want[0]:
+            assert np.array_equal(arrays[key], [w[key] for w in want], equal_nan=True), key
+
+
 def test_iterables_through_the_pipeline_match_files():
     ref, dis = clip(7, 19), clip(8, 11)
     opts = AdmOptions()
     with CpuEngine(W, H, 8, opts, threads=1) as engine:
-        (arrays,) = score_iterables(engine, iter(ref), [iter(dis)], W, H, 8)
+        (arrays,) = _run_iterables(engine, ref, [dis])
     want = [compute_adm(r, d, 8, opts) for r, d in zip(ref, dis, strict=False)]
     assert len(arrays["integer_adm2"]) == len(want) == 11
     for key in want[0]:
@@ -207,9 +229,9 @@ def test_cuda_pipeline_ladder_equals_per_frame_reference(ladder, tmp_path, bits)
         paths += [write_yuv(tmp_path / f"d{k}_10.yuv", r) for k, r in enumerate(rungs)]
     opts = AdmOptions.from_mapping({"debug": "true"})
     stats = RunStats()
-    from admcuda import _run_ladder
+    from admcuda.ladder import run_ladder
 
-    run_ = _run_ladder(
+    run_ = run_ladder(
         paths[0], paths[1:], width=W, height=H, pixel_format=None, bitdepth=bits, opts=opts,
         backend="cuda", host_memory=3 * 6 * W * H * (1 if bits == 8 else 2) * 8, stats=stats,
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""The vectorised powf against libm's, bit for bit (admcuda._powf)."""
+"""The vectorised powf against libm's, bit for bit (admcuda.backends.cuda.powf)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from admcuda.reference import cnum
 from admcuda.reference.constants import ONE_THIRD_F
 
-from admcuda import _powf
+from admcuda.backends.cuda import powf as _powf
 
 # The libm function cnum.powf wraps, called without its per-call conversions so that a
 # million reference values take well under a second (test_raw_libm_is_cnum_powf shows

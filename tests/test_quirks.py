@@ -22,7 +22,7 @@ from _frames import same
 from admcuda.reference import compute_adm
 from conftest import ROOT, TESTDATA, plain_opts
 
-from admcuda._libvmaf import find_libvmaf
+from admcuda.libvmaf import find_libvmaf
 from admcuda.options import AdmOptions
 from admcuda.quirks import small_height_outputs, small_height_warning
 

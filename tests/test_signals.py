@@ -27,7 +27,7 @@ import pytest
 from _media import frame_bytes
 
 from admcuda.errors import AdmError
-from admcuda.streams import open_stream
+from admcuda.io.streams import open_stream
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="Linux signals and /proc"

@@ -1,94 +1,70 @@
-"""Backend registry: each backend turns luma-frame streams into ADM scores.
+"""The one place that decides CPU or CUDA.
 
-A backend is a module ``admcuda.backends.<name>`` exposing ``score_frames`` with
-the :data:`Backend` signature. It returns, per frame, all 18 outputs keyed by
-libvmaf's base names (``integer_adm2`` ... ``integer_adm_den_scale3``).
+:func:`select_backend` resolves a name (``auto`` takes the first of :data:`BACKENDS`
+that loads); :func:`start_engine` makes the pipeline engine, where ``auto`` falls back to
+the CPU when the CUDA engine cannot start (the reason in :data:`fallback_reason`);
+:func:`engine_for` makes one backend's engine. The extractor (:class:`AdmExtractor`)
+checks names with :func:`check_backend` and falls back the same way.
 
-A backend may also expose ``score_frames_multi`` (:data:`MultiBackend`): one
-reference stream scored against several distorted streams, each reference frame
-decoded once and paired with frame ``i`` of every distorted stream that still
-has one. :func:`interleave` builds one from a ``score_frames``.
-
-Files are scored through :func:`engine_for` and :mod:`admcuda.pipeline`, which all
-entry points share; the iterable functions above are for callers that already hold
-planes.
+- :mod:`admcuda.backends.cpu`: the integer reference over a process pool.
+- :mod:`admcuda.backends.cuda`: the GPU engine (geometry, launchers, graphs, host memory,
+  the batched finish, the kernel loader).
 """
 
 from __future__ import annotations
 
-import collections
 import importlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
-from typing import Any, TypeAlias
-
-import numpy as np
+from typing import Any
 
 from admcuda.errors import AdmError
 
 __all__ = [
     "BACKENDS",
+    "BACKEND_NAMES",
+    "check_backend",
     "engine_for",
-    "score_iterables",
-    "Backend",
-    "MultiBackend",
-    "get_backend",
-    "interleave",
+    "one_line",
+    "open_cuda_adm",
     "select_backend",
+    "start_engine",
 ]
-
-Backend: TypeAlias = Callable[
-    [Iterable[np.ndarray], Iterable[np.ndarray], int, int, int, Any],
-    list[dict[str, float]],
-]
-"""``fn(ref_frames, dis_frames, width, height, bitdepth, opts) -> [scores per frame]``."""
-
-MultiBackend: TypeAlias = Callable[
-    [Iterable[np.ndarray], Sequence[Iterable[np.ndarray]], int, int, int, Any],
-    list[list[dict[str, float]]],
-]
-"""``fn(ref_frames, [dis_frames, ...], width, height, bitdepth, opts) -> [[scores]]``.
-
-Contract: for each reference frame ``i``, in order, take frame ``i`` of every
-distorted stream that has not ended and score the pair; a distorted stream that
-ends is dropped; stop taking reference frames once every distorted stream has
-ended. Result ``k`` holds ``min(len(ref), len(dis_k))`` dicts, in frame order.
-"""
 
 # Why the last "auto" selection passed over a preferred backend (None if it did not).
 fallback_reason: str | None = None
 
 # Preference order for "auto": the first that loads wins.
 BACKENDS: tuple[str, ...] = ("cuda", "cpu")
+# The names a caller may give.
+BACKEND_NAMES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
 
-def _load_module(name: str) -> ModuleType:
+def check_backend(backend: object) -> None:
+    """Refuse a backend name not in :data:`BACKEND_NAMES`."""
+    if backend not in BACKEND_NAMES:
+        raise AdmError(f"unknown backend {backend!r}; use one of {', '.join(BACKEND_NAMES)}")
+
+
+def _load(name: str) -> ModuleType:
     module_name = f"{__name__}.{name}"
     try:
-        return importlib.import_module(module_name)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
             raise AdmError(f"backend '{name}' is not available yet; use --backend cpu") from None
         raise AdmError(f"backend '{name}' is not available: {exc}") from None
     except ImportError as exc:
         raise AdmError(f"backend '{name}' is not available: {exc}") from None
-
-
-def _load(name: str) -> Backend:
-    module = _load_module(name)
-    available = getattr(module, "available", None)
+    available = getattr(module, "cuda_available", None)
     if available is not None and not available():
         raise AdmError(
             f"backend '{name}' is not available: no usable GPU (CuPy missing or no device)"
         )
-    score_frames = getattr(module, "score_frames", None)
-    if score_frames is None:
-        raise AdmError(f"backend '{name}' is not available yet (it has no score_frames)")
-    return score_frames
+    return module
 
 
-def select_backend(name: str) -> tuple[str, Backend]:
-    """Resolve a backend name to the name actually used and its function.
+def select_backend(name: str) -> tuple[str, ModuleType]:
+    """Resolve a backend name to the name actually used and its module.
 
     Parameters
     ----------
@@ -98,7 +74,7 @@ def select_backend(name: str) -> tuple[str, Backend]:
 
     Returns
     -------
-    (str, Backend)
+    (str, module)
 
     Raises
     ------
@@ -118,101 +94,6 @@ def select_backend(name: str) -> tuple[str, Backend]:
     if name not in BACKENDS:
         raise AdmError(f"unknown backend '{name}'; use auto, {', '.join(BACKENDS)}")
     return name, _load(name)
-
-
-def get_backend(name: str) -> Backend:
-    """Return the ``score_frames`` function of backend ``name``.
-
-    Parameters
-    ----------
-    name : {"auto", "cpu", "cuda"}
-
-    Returns
-    -------
-    Backend
-        ``fn(ref_frames, dis_frames, width, height, bitdepth, opts) -> list[dict]``.
-
-    Raises
-    ------
-    AdmError
-        See :func:`select_backend`.
-    """
-    return select_backend(name)[1]
-
-
-def interleave(score_frames: Backend) -> MultiBackend:
-    """Make a :data:`MultiBackend` out of a single-pair :data:`Backend`.
-
-    The returned function calls ``score_frames`` once, on two lazily built
-    streams: each reference frame repeated once per distorted stream that has
-    a frame at that index, beside those distorted frames. Frames are pulled
-    only as the backend asks for them (a backend may read either stream ahead
-    of the other), so memory stays bounded, and the scores are dealt back to
-    their distorted streams afterwards.
-
-    Parameters
-    ----------
-    score_frames : Backend
-
-    Returns
-    -------
-    MultiBackend
-    """
-
-    def score_frames_multi(
-        ref_frames: Iterable[np.ndarray],
-        dis_streams: Sequence[Iterable[np.ndarray]],
-        width: int,
-        height: int,
-        bitdepth: int,
-        opts: Any,
-    ) -> list[list[dict[str, float]]]:
-        owners: list[int] = []
-        ref_queue: collections.deque[np.ndarray] = collections.deque()
-        dis_queue: collections.deque[np.ndarray] = collections.deque()
-        source = _pairs(iter(ref_frames), [iter(s) for s in dis_streams])
-
-        def pull() -> bool:
-            try:
-                k, ref, dis = next(source)
-            except StopIteration:
-                return False
-            owners.append(k)
-            ref_queue.append(ref)
-            dis_queue.append(dis)
-            return True
-
-        def view(queue: collections.deque[np.ndarray]) -> Iterator[np.ndarray]:
-            while queue or pull():
-                yield queue.popleft()
-
-        flat = score_frames(view(ref_queue), view(dis_queue), width, height, bitdepth, opts)
-        if len(flat) != len(owners):
-            raise AdmError(f"backend returned {len(flat)} frames of scores for {len(owners)} pairs")
-        results: list[list[dict[str, float]]] = [[] for _ in dis_streams]
-        for k, scores in zip(owners, flat, strict=True):
-            results[k].append(scores)
-        return results
-
-    return score_frames_multi
-
-
-def _pairs(
-    ref: Iterator[np.ndarray], dis: list[Iterator[np.ndarray]]
-) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """``(k, ref_i, dis_k_i)`` in frame order, following the MultiBackend contract."""
-    active = list(range(len(dis)))
-    while active:
-        frame = next(ref, None)
-        if frame is None:
-            return
-        still = []
-        for k in active:
-            other = next(dis[k], None)
-            if other is not None:
-                still.append(k)
-                yield k, frame, other
-        active = still
 
 
 def engine_for(
@@ -248,7 +129,7 @@ def engine_for(
     device : int, optional
         CUDA device ordinal.
     """
-    from admcuda import _cuda_start
+    from admcuda.backends.cuda import start as _cuda_start
     from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
 
     _cuda_start.wait()  # the CPU engine forks: not while a thread is inside the driver
@@ -258,7 +139,7 @@ def engine_for(
         return CpuEngine(width, height, bitdepth, opts, threads=threads, frames=frames)
     if name != "cuda":
         raise AdmError(f"unknown backend '{name}'; use {', '.join(BACKENDS)}")
-    cuda = _load_module("cuda")
+    cuda = _load("cuda")
     itemsize = 1 if bitdepth == 8 else 2
     planned = plan_batch(
         width * height * itemsize,
@@ -273,19 +154,57 @@ def engine_for(
         raise AdmError(str(exc)) from None
 
 
-def score_iterables(
-    engine: Any,
-    ref_frames: Iterable[np.ndarray],
-    dis_streams: Sequence[Iterable[np.ndarray]],
+def start_engine(backend: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:
+    """The pipeline engine for ``backend`` and the backend's name; ``auto`` takes CUDA
+    where it starts (kernels compiled, buffers allocated) and otherwise the CPU, keeping
+    the reason in :data:`fallback_reason`. Arguments as :func:`engine_for`'s."""
+    global fallback_reason
+    name, _ = select_backend(backend)
+    if backend != "auto" or name == "cpu":
+        try:
+            return engine_for(name, *args, **kwargs), name
+        except AdmError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - CuPy/NVRTC failures, one line
+            raise AdmError(f"the {name} backend cannot start: {one_line(exc)}") from None
+    try:
+        return engine_for(name, *args, **kwargs), name
+    except Exception as exc:  # noqa: BLE001 - any failure to start the GPU path falls back
+        fallback_reason = f"the CUDA backend cannot start ({one_line(exc)})"
+        kwargs.pop("device", None)
+        return engine_for("cpu", *args, **kwargs), "cpu"
+
+
+def one_line(exc: BaseException) -> str:
+    """``Type: first line of the message``."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
+
+
+def open_cuda_adm(
     width: int,
     height: int,
     bitdepth: int,
-) -> list[dict[str, np.ndarray]]:
-    """Run iterables of planes through the pipeline on ``engine`` (the
-    :data:`MultiBackend` contract); per distorted stream, a dict of output arrays."""
-    from admcuda.pipeline import IterSource, PlainStream, run
-
-    ref = IterSource(PlainStream(ref_frames))
-    dis = [IterSource(PlainStream(d)) for d in dis_streams]
-    dtype = np.uint8 if bitdepth == 8 else np.uint16
-    return run(ref, dis, engine, width=width, height=height, dtype=dtype, threads=2)
+    opts: Any,
+    *,
+    batch: int | None = None,
+    device: int | None = None,
+) -> Any:
+    """The CUDA engine for frames already in memory (:class:`AdmExtractor`'s), or
+    ``AdmError("CUDA backend unavailable: ...")`` where it cannot start. ``batch`` and
+    ``device`` default to the engine's own."""
+    try:
+        cuda = importlib.import_module("admcuda.backends.cuda")
+    except ImportError as exc:
+        raise AdmError(f"CUDA backend unavailable: {exc}") from None
+    if not cuda.cuda_available():
+        raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
+    kwargs: dict[str, Any] = {} if batch is None else {"batch": batch}
+    if device is not None:
+        kwargs["device"] = device
+    try:
+        return cuda.CudaAdm(width, height, bitdepth, opts, **kwargs)
+    except AdmError as exc:
+        raise AdmError(f"CUDA backend unavailable: {exc}") from None
+    except (ImportError, ValueError, RuntimeError) as exc:
+        raise AdmError(f"CUDA backend unavailable: {type(exc).__name__}: {exc}") from None

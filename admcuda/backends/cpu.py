@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from admcuda.errors import AdmError
 
-__all__ = ["CpuEngine", "default_threads", "score_frames"]
+__all__ = ["CpuEngine", "default_threads"]
 
 POOL_MIN_PIXELS = 1 << 23
 """A run of fewer pixel pairs than this (about four 1080p frames) is scored in this
@@ -193,49 +193,3 @@ class CpuEngine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def score_frames(
-    ref_frames: Iterable[np.ndarray],
-    dis_frames: Iterable[np.ndarray],
-    width: int,
-    height: int,
-    bitdepth: int,
-    opts: Any,
-) -> list[dict[str, float]]:
-    """Score frame pairs with :func:`admcuda.reference.compute_adm`, in this process.
-
-    Parameters
-    ----------
-    ref_frames, dis_frames : iterable of numpy.ndarray
-        Luma planes of shape ``(height, width)``, ``uint8`` for 8 bits and
-        ``uint16`` otherwise; both streams must have the same length.
-    width, height : int
-        Expected plane size.
-    bitdepth : int
-        Bits per sample.
-    opts : AdmOptions or any object with libvmaf-named option attributes
-
-    Returns
-    -------
-    list of dict of str to float
-        Per frame, the 18 outputs keyed by libvmaf base names.
-
-    Raises
-    ------
-    AdmError
-        If the reference cannot be imported, or a plane has the wrong shape or dtype.
-    """
-    compute_adm = _compute_adm()
-    dtype = np.uint8 if bitdepth == 8 else np.uint16
-    results: list[dict[str, float]] = []
-    for index, (ref, dis) in enumerate(zip(ref_frames, dis_frames, strict=True)):
-        for role, plane in (("reference", ref), ("distorted", dis)):
-            if plane.shape != (height, width) or plane.dtype != dtype:
-                raise AdmError(
-                    f"{role} frame {index} is {plane.dtype}{list(plane.shape)}, "
-                    f"expected {np.dtype(dtype)}[{height}, {width}]"
-                )
-        scores = compute_adm(ref, dis, bitdepth, opts)
-        results.append({name: float(value) for name, value in scores.items()})
-    return results

@@ -5,7 +5,7 @@ and cropped to 176x144 with a slow pan (2 px right, 1 px down per frame).
 Distortion: a 3x3 binomial blur, then an 8x8 block artifact that pulls each
 pixel 40% of the way to its block mean, rounded and clipped to 8 bits. Chroma
 is flat 128 in both files. No randomness is involved; the sha256 of the
-committed files is pinned in ``tests/test_cli.py``.
+committed files is pinned in ``tests/test_cli_score.py``.
 """
 
 from __future__ import annotations

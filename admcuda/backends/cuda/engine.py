@@ -4,7 +4,7 @@
 band, CSF and row-total buffers of each scale, two device input buffers with the events
 that say when each is free, one device accumulator buffer with a ring of page-locked
 host copies, the captured graphs of the chain (:mod:`.graphs`), and the batched float
-finish (:class:`admcuda.finish.BatchFinish`).
+finish (:class:`admcuda.backends.cuda.finish.BatchFinish`).
 
 Work enters through :meth:`CudaAdm.submit` (queue one batch: uploads on the copy
 stream, kernels on the compute stream, the accumulators' download behind them; it
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from admcuda import _kernels as K
+from admcuda.backends.cuda import kernels as K
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
 
@@ -119,7 +119,7 @@ class CudaAdm:
             raise CudaAdmError("no CUDA device is available (CuPy missing or no GPU visible)")
         import cupy as cp
 
-        from admcuda.finish import BatchFinish
+        from admcuda.backends.cuda.finish import BatchFinish
 
         self._cp = cp
         self.width, self.height, self.bitdepth = width, height, bitdepth

@@ -1,8 +1,8 @@
 """Captured CUDA graphs of a batch's kernel chain, replayed for the batches after.
 
 Queueing one batch's launches from Python costs the host a share of a millisecond or more
-for each distorted input, whatever the frame size (measured on the H200:
-``kernels/NOTES.md``, sessions 14 and 15); beside NVDEC's decoding threads or in a ladder
+for each distorted input, whatever the frame size (measured on an H200, see
+``kernels/NOTES.md``); beside NVDEC's decoding threads or in a ladder
 of several inputs that is CPU time taken from them. A chain captured once into a CUDA
 graph is queued again with one launch.
 

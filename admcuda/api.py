@@ -1,0 +1,403 @@
+"""The Python API: :func:`score` (result objects), :func:`score_files` (one distorted
+input) and :func:`score_ladder` (several, the reference read once). Arguments are checked
+here, and errors speak of argument names, not command-line flags."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.ladder import LadderRun, run_ladder
+from admcuda.numeric import check_integer, is_integer
+from admcuda.options import AdmOptions, resolve_options
+
+if TYPE_CHECKING:
+    from admcuda.report.result import AdmResult
+
+__all__ = ["api_message", "score", "score_files", "score_ladder"]
+
+PathLike = str | os.PathLike[str]
+OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | str | None
+
+
+# Command-line spellings in the input layer's messages, and the API arguments they stand
+# for: the Python functions speak of arguments, not flags.
+_FLAG_VALUES = (
+    (r"-w (\d+) -h (\d+)", r"width=\1, height=\2"),
+    (r"-b (\d+)", r"bitdepth=\1"),
+    (r"-p (\w+)", r"pixel_format='\1'"),
+    (r"--(scale|decoder|backend) ([a-z][\w+]*)", r"\1='\2'"),
+    (
+        r"--(frame-skip-ref|frame-skip-dist|frame-cnt|subsample|threads) (\d+)",
+        lambda m: f"{m.group(1).replace('-', '_')}={m.group(2)}",
+    ),
+    (r"--ignore-name", "ignore_name=True"),
+    (r"-w/-h/-p/-b", "width/height/pixel_format/bitdepth"),
+    (r"--width/--height", "width/height"),
+    (r"-w and -h|-w/-h|--width and --height", "width and height"),
+    (r"--(width|height|bitdepth|scale|decoder|backend|threads|subsample)\b", r"\1"),
+    (
+        r"--(pixel|frame)-(format|skip-ref|skip-dist|cnt)",
+        lambda m: m.group(0)[2:].replace("-", "_"),
+    ),
+    (r"--gpu\b", "device"),
+)
+
+
+def api_message(text: str) -> str:
+    """An input-layer message with its command-line flags turned into argument names;
+    what the message quotes ('a path', "a value") is left as it is."""
+
+    parts = re.split(r"""('[^']*'|"[^"]*")""", text)
+    for k in range(0, len(parts), 2):  # the parts outside quotes
+        for pattern, repl in _FLAG_VALUES:
+            parts[k] = re.sub(pattern, repl, parts[k])
+    return "".join(parts)
+
+
+class _ApiErrors:
+    """Re-raise AdmError with argument names in place of command-line flags."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if isinstance(exc, AdmError):
+            raise AdmError(api_message(str(exc))) from None
+        return False
+
+
+def _flag(name: str, value: object) -> bool:
+    """A True/False argument: a bool or NumPy bool, or None for False; a string or a
+    number is refused (``"no"`` would read as True)."""
+    if value is None:
+        return False
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise AdmError(f"{name} must be True or False, got {value!r}")
+
+
+def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
+    debug = _flag("debug", debug)
+    opts = resolve_options(options)
+    if debug and not opts.debug:
+        opts = opts.replace(debug=True)
+    return opts
+
+
+def score_files(
+    ref_path: PathLike,
+    dis_path: PathLike,
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
+    options: OptionsArg = None,
+    backend: str = "auto",
+    debug: bool = False,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+    threads: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
+    decoder: str = "auto",
+) -> list[dict[str, float]]:
+    """Score a reference and a distorted input, frame by frame.
+
+    Parameters
+    ----------
+    ref_path, dis_path : str or os.PathLike
+        Raw YUV (``.yuv``/``.raw``), Y4M, or any video ffmpeg decodes; see
+        :func:`admcuda.io.inputs.open_input`.
+    width, height : int, optional
+        Luma size in pixels, both > 16. Needed for raw YUV unless the other
+        input is Y4M or video; checked against Y4M and video otherwise.
+    pixel_format : {"420", "422", "444", "400"}, optional
+        Raw YUV chroma layout; default that of a Y4M/video partner, else 420.
+    bitdepth : {8, 10, 12, 16}, optional
+        Raw YUV bit depth; default that of a Y4M/video partner, else 8.
+    options : AdmOptions, mapping or str, optional
+        ADM options; a mapping is parsed by :meth:`AdmOptions.from_mapping`, a string
+        as ``--option`` reads it (``"egl=1.2:nvd=4"``).
+    backend : {"auto", "cpu", "cuda"}, optional
+    debug : bool, optional
+        Also return the debug outputs (``integer_adm``, numerators,
+        denominators); the same as the ``debug`` option.
+    frame_cnt : int, optional
+        Read at most this many frames (after skipping); 0 or None reads all, as
+        libvmaf's ``--frame_cnt 0``.
+    frame_skip_ref, frame_skip_dist : int, optional
+        Drop this many frames from the start of the reference / distorted input.
+    subsample : int, optional
+        Score frames ``0, N, 2N, ...`` only, as libvmaf's ``--subsample N``;
+        scored frame ``j`` is frame number ``j * N``.
+    threads : int, optional
+        CPU backend: worker processes (default: the usable cores), as libvmaf's
+        ``--threads``.
+    device : int, optional
+        CUDA backend: the GPU's ordinal (default: the current device).
+    ignore_name : bool, optional
+        Do not check a raw file's name (a size, bit depth or layout in it) against the
+        geometry given.
+    scale : str, optional
+        An ffmpeg scaler name (``"bicubic"`` ...): distorted inputs of another size are
+        scaled to the reference's, as VMAF practice does for ladder rungs.
+    decoder : {"auto", "ffmpeg", "nvdec"}, optional
+        Who decodes encoded video: NVDEC on the GPU (with ``pip install
+        "admcuda[nvdec]"``), ffmpeg, or ``"auto"``: NVDEC where the CUDA backend runs and
+        PyNvVideoCodec decodes the codec, else ffmpeg.
+
+    Returns
+    -------
+    list of dict of str to float
+        One dict per scored frame, keyed by the names libvmaf writes (with the
+        option suffix, e.g. ``integer_adm2_egl_1.2``), in libvmaf's order: 7
+        outputs, or 18 in debug mode. If the inputs hold different numbers of
+        frames, the common ones are scored and a warning is logged, as libvmaf
+        does.
+
+    Raises
+    ------
+    AdmError
+        On bad options or geometry, unreadable or mismatched inputs, or an
+        unavailable backend.
+    """
+    return score_ladder(
+        ref_path,
+        [dis_path],
+        width=width,
+        height=height,
+        pixel_format=pixel_format,
+        bitdepth=bitdepth,
+        options=options,
+        backend=backend,
+        debug=debug,
+        frame_cnt=frame_cnt,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        subsample=subsample,
+        threads=threads,
+        device=device,
+        ignore_name=ignore_name,
+        scale=scale,
+        decoder=decoder,
+    )[0]
+
+
+def score_ladder(
+    ref_path: PathLike,
+    dis_paths: Sequence[PathLike],
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
+    options: OptionsArg = None,
+    backend: str = "auto",
+    debug: bool = False,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+    threads: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
+    decoder: str = "auto",
+) -> list[list[dict[str, float]]]:
+    """Score one reference against several distorted inputs (an encoding ladder).
+
+    The reference is read and decoded once: each of its frames is scored
+    against the frame of the same number in every distorted input. All inputs
+    must have the same size and bit depth.
+
+    Parameters
+    ----------
+    ref_path : str or os.PathLike
+    dis_paths : sequence of str or os.PathLike
+        At least one distorted input. One path (a str or os.PathLike) is refused, not
+        taken as a sequence of characters: use :func:`score_files` for one input.
+    width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
+        As for :func:`score_files`; ``frame_skip_dist`` applies to every
+        distorted input.
+
+    Returns
+    -------
+    list of list of dict of str to float
+        One list per distorted input, in the order given, each as
+        :func:`score_files` returns it. Distorted inputs of different lengths
+        each get the frames they share with the reference.
+
+    Raises
+    ------
+    AdmError
+        As :func:`score_files`.
+    """
+    with _ApiErrors():
+        run = _run_ladder_api(
+            ref_path,
+            dis_paths,
+            width=width,
+            height=height,
+            pixel_format=pixel_format,
+            bitdepth=bitdepth,
+            opts=_resolve_options(options, debug),
+            backend=backend,
+            frame_cnt=frame_cnt,
+            frame_skip_ref=frame_skip_ref,
+            frame_skip_dist=frame_skip_dist,
+            subsample=subsample,
+            threads=threads,
+            device=device,
+            ignore_name=ignore_name,
+            scale=scale,
+            decoder=decoder,
+        )
+    return run.frames
+
+
+def score(
+    ref_path: PathLike,
+    dis: PathLike | Sequence[PathLike],
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    pixel_format: str | None = None,
+    bitdepth: int | None = None,
+    backend: str = "auto",
+    options: OptionsArg = None,
+    debug: bool = False,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+    threads: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
+    decoder: str = "auto",
+    host_memory: int | None = None,
+    batch: int | None = None,
+) -> AdmResult | list[AdmResult]:
+    """Score a reference against one distorted input, or several, into result objects.
+
+    Parameters
+    ----------
+    ref_path : str or os.PathLike
+        Raw YUV, Y4M or an encoded video.
+    dis : str, os.PathLike, or a sequence of them
+        One distorted input (returns one :class:`AdmResult`) or several (a list).
+    width, height, pixel_format, bitdepth, backend, options, debug, frame_cnt, \
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
+        As for :func:`score_files` (the names of the command line's long options).
+    host_memory : int, optional
+        Bytes of host frame buffers (page-locked on the GPU); default 1 GiB.
+    batch : int, optional
+        Frames per GPU batch; default by frame size.
+
+    Returns
+    -------
+    AdmResult or list of AdmResult
+        Per-frame dicts keyed by libvmaf's names (base names such as ``integer_adm2``
+        work too), NumPy arrays of them (:meth:`AdmResult.array`), pooled statistics and
+        writers (``to_json``, ``to_xml``, ``to_csv``). With several distorted inputs, one
+        that cannot be opened or read does not stop the others, as on the command line:
+        its result has no frames and says why in :attr:`AdmResult.error` (``ok`` is
+        False). With one, its error is raised.
+
+    Examples
+    --------
+    >>> result = admcuda.score("ref.y4m", "dis.mp4")  # doctest: +SKIP
+    >>> result.pooled["integer_adm2"]["mean"]  # doctest: +SKIP
+    >>> result.array("integer_adm2")  # doctest: +SKIP
+    """
+    import time
+
+    from admcuda.report.result import AdmResult
+
+    many = not isinstance(dis, (str, os.PathLike))
+    dis_paths = list(dis) if many else [dis]
+    opts = _resolve_options(options, debug)
+    start = time.perf_counter()
+    with _ApiErrors():
+        run = _run_ladder_api(
+            ref_path,
+            dis_paths,
+            raise_errors=not many,
+            opts=opts,
+            backend=backend,
+            width=width,
+            height=height,
+            pixel_format=pixel_format,
+            bitdepth=bitdepth,
+            frame_cnt=frame_cnt,
+            frame_skip_ref=frame_skip_ref,
+            frame_skip_dist=frame_skip_dist,
+            subsample=subsample,
+            threads=threads,
+            device=device,
+            ignore_name=ignore_name,
+            scale=scale,
+            decoder=decoder,
+            host_memory=host_memory,
+            batch=batch,
+        )
+    elapsed = time.perf_counter() - start
+    results = [
+        AdmResult(
+            frames,
+            {
+                "width": run.width,
+                "height": run.height,
+                "bitdepth": run.bitdepth,
+                "pixel_format": run.pixel_format,
+                "options": opts,
+                "backend": run.backend,
+                "ref_path": run.ref,
+                "dis_path": path,
+                "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
+                **({} if error is None else {"error": api_message(error)}),
+            },
+            frame_numbers=numbers,
+        )
+        for frames, numbers, path, error in zip(
+            run.frames, run.frame_numbers, run.dis, run.errors, strict=True
+        )
+    ]
+    return results if many else results[0]
+
+
+def _run_ladder_api(
+    ref_path: PathLike, dis_paths: Sequence[PathLike], *, raise_errors: bool = True, **kwargs: Any
+) -> LadderRun:
+    """:func:`admcuda.ladder.run_ladder` for the Python API: the arguments the command
+    line's parser would check are checked here (NumPy integers taken as ints), and a
+    rung's error is raised (with ``raise_errors``), in argument names."""
+    if isinstance(dis_paths, (str, bytes, os.PathLike)):
+        raise AdmError("dis_paths must be a list of paths, not one path (score_files takes one)")
+    dis_paths = list(dis_paths)
+    for what, path in [("ref_path", ref_path)] + [("dis_path", p) for p in dis_paths]:
+        if not isinstance(path, (str, os.PathLike)):
+            raise AdmError(f"{what} must be a path (str or os.PathLike), got {type(path).__name__}")
+    for key in ("width", "height", "bitdepth"):  # their range: check_geometry's messages
+        if is_integer(kwargs.get(key)):
+            kwargs[key] = int(kwargs[key])
+    for key, low in (("threads", 1), ("host_memory", 1), ("batch", 1), ("device", 0)):
+        if kwargs.get(key) is not None:
+            kwargs[key] = check_integer(key, kwargs[key], low)
+    kwargs["ignore_name"] = _flag("ignore_name", kwargs.get("ignore_name"))
+    run = run_ladder(ref_path, dis_paths, **kwargs)
+    if raise_errors:
+        run.raise_first_error()
+    return run

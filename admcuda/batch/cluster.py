@@ -1,0 +1,128 @@
+"""Where a batch runs: a given Dask client, a scheduler (address or file), or a local
+cluster made for the run (``LocalCUDACluster`` where GPUs and dask-cuda are there)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from admcuda.errors import AdmError
+
+__all__ = [
+    "INSTALL_HINT",
+    "client_for",
+    "dashboard",
+    "gpu_count",
+    "local_cluster",
+    "require_distributed",
+]
+
+INSTALL_HINT = 'admcuda batch needs Dask: pip install "admcuda[dask]"'
+
+
+# -- clusters
+
+
+def require_distributed() -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise AdmError(INSTALL_HINT) from None
+
+
+def gpu_count() -> int:
+    """GPUs that dask-cuda would use (0 without dask-cuda or a driver)."""
+    try:
+        from dask_cuda.utils import get_n_gpus
+    except ImportError:
+        return 0
+    try:
+        return int(get_n_gpus())
+    except Exception:  # noqa: BLE001 - no driver, no NVML: no GPUs
+        return 0
+
+
+@contextlib.contextmanager
+def local_cluster(backend: str, workers: int | None) -> Iterator[tuple[Any, str, str]]:
+    """(cluster, task backend, description): ``LocalCUDACluster`` where GPUs and dask-cuda
+    are there (and the backend allows), else a ``LocalCluster`` of CPU processes."""
+    from distributed import LocalCluster
+
+    quiet = {"silence_logs": logging.ERROR}
+    if backend in ("auto", "cuda"):
+        gpus = gpu_count()
+        if gpus:
+            from dask_cuda import LocalCUDACluster
+
+            n = min(workers, gpus) if workers else gpus
+            with LocalCUDACluster(n_workers=n, threads_per_worker=1, **quiet) as cluster:
+                yield cluster, "cuda", f"LocalCUDACluster, {n} GPU worker(s)"
+            return
+        if backend == "cuda":
+            n = workers or 1
+            with LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, **quiet
+            ) as cluster:
+                yield cluster, "cuda", f"LocalCluster, {n} worker(s) on the current GPU"
+            return
+    from admcuda.backends.cpu import default_threads
+
+    n = workers or default_threads()
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **quiet) as cluster:
+        yield cluster, "cpu", f"LocalCluster, {n} CPU worker process(es)"
+
+
+@contextlib.contextmanager
+def client_for(
+    client: Any, scheduler: str | None, backend: str, workers: int | None
+) -> Iterator[tuple[Any, str, str]]:
+    """(client, task backend, description) for a given client, a scheduler address or
+    scheduler file, or a local cluster made here (closed on exit)."""
+    if client is not None:
+        yield client, backend, "the given client"
+        return
+    from distributed import Client
+
+    if scheduler is not None:
+        key = "scheduler_file" if scheduler.endswith(".json") else "address"
+        if key == "scheduler_file":
+            _check_scheduler_file(scheduler)
+        try:
+            remote = Client(**{key: scheduler}, timeout="30s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise AdmError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        with remote:
+            yield remote, backend, f"scheduler {scheduler}"
+        return
+    with local_cluster(backend, workers) as (cluster, task_backend, text):
+        with Client(cluster) as local:
+            yield local, task_backend, text
+
+
+def _check_scheduler_file(path: str) -> None:
+    """Refuse a scheduler file that is missing (Dask would wait for it to appear, with no
+    end) or holds no scheduler address."""
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AdmError(f"scheduler file '{path}' not found") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise AdmError(f"scheduler file '{path}' cannot be read: {exc}") from None
+    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
+        raise AdmError(f"scheduler file '{path}' holds no scheduler address")
+
+
+def dashboard(client: Any) -> str | None:
+    try:
+        link = client.dashboard_link
+    except Exception:  # noqa: BLE001 - a scheduler without the HTTP service
+        return None
+    import importlib.util
+
+    if importlib.util.find_spec("bokeh") is None:
+        link += " (pip install bokeh to view it)"
+    return link

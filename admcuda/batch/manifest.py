@@ -1,0 +1,423 @@
+"""The batch manifest: CSV or JSON Lines rows (``ref``, ``dis`` and optional geometry and
+options), read into :class:`Job` records, each a pair to score or the reason it cannot be."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from admcuda.errors import AdmError
+from admcuda.io.ffmpeg import check_scaler
+from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
+from admcuda.numeric import decimal_integer, is_integer
+from admcuda.options import (
+    AdmOptions,
+    resolve_options,
+)
+
+__all__ = [
+    "JSONL_SUFFIXES",
+    "OPTIONAL_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "STDIN_MANIFEST",
+    "Job",
+    "plain_name",
+    "read_jobs",
+    "replace_fields",
+]
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
+)  # fmt: skip
+STDIN_MANIFEST = "-"  # the manifest read from standard input
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+# -- manifest
+
+
+@dataclass(frozen=True)
+class Job:
+    """One manifest row: a pair to score, or the reason it cannot be.
+
+    Attributes
+    ----------
+    row : int
+        Line of the row in the manifest (1 is a CSV's header), or 1-based position
+        in a list of jobs.
+    name : str
+        Unique among the jobs; the result file is ``<name>.json``.
+    named : bool
+        Whether the manifest gave the name (else it is derived from ``dis``).
+    ref, dis : str
+        Absolute paths.
+    width, height, pixel_format, bitdepth
+        Raw YUV geometry, None where the row leaves it to the inputs.
+    options : AdmOptions
+    error : str or None
+        Why the row cannot be scored (a bad value or option); None if it can.
+    scale : str or None
+        The ffmpeg scaler that brings a distorted input of another size to the
+        reference's (``admcuda score --scale``); None: sizes must match.
+    ignore_name : bool
+        Do not check a raw file's name against the geometry (``--ignore-name``).
+    """
+
+    row: int
+    name: str
+    ref: str
+    dis: str
+    width: int | None = None
+    height: int | None = None
+    pixel_format: str | None = None
+    bitdepth: int | None = None
+    options: AdmOptions = field(default_factory=AdmOptions)
+    error: str | None = None
+    named: bool = False
+    scale: str | None = None
+    ignore_name: bool = False
+
+    @property
+    def ladder_key(self) -> tuple[Any, ...]:
+        """Rows with equal keys share a reference pass."""
+        return (
+            self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
+            self.scale, self.ignore_name,
+        )  # fmt: skip
+
+
+def read_jobs(
+    jobs: str | os.PathLike[str] | Iterable[Mapping[str, Any]],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+) -> list[Job]:
+    """Read a manifest (CSV or JSON Lines) or a list of dicts into :class:`Job` rows.
+
+    Parameters
+    ----------
+    jobs : path or iterable of mapping
+        A manifest file, or mappings with the manifest's keys (``ref``, ``dis``,
+        optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
+        ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler,
+        ``ignore_name`` true or false).
+    base_dir : path, optional
+        Where relative paths point: the manifest's folder by default, the current
+        folder for mappings.
+
+    Returns
+    -------
+    list of Job
+        In manifest order. Names derived from ``dis`` are made unique (``a``, ``a_2``,
+        ``a_3``...), never taking a name the manifest gives; a given name that an
+        earlier row gave too fails its row. A row with a bad value carries its
+        ``error`` instead of failing the whole list.
+
+    Raises
+    ------
+    AdmError
+        If the manifest cannot be read, has no rows, lacks ``ref``/``dis``, has an
+        unknown column, or a JSON line that is not an object.
+    """
+    if isinstance(jobs, (str, os.PathLike)):
+        path = Path(os.fspath(jobs)).expanduser()
+        records = _read_manifest(path)
+        base = Path(base_dir) if base_dir is not None else _manifest_folder(path)
+        where = f"manifest '{path}'"
+    else:
+        if isinstance(jobs, Mapping) or not isinstance(jobs, Iterable):
+            raise AdmError(
+                f"jobs must be a manifest path or a list of mappings, got {type(jobs).__name__}"
+            )
+        records = []
+        for row, record in enumerate(jobs, start=1):
+            if not isinstance(record, Mapping):
+                raise AdmError(f"job {row} is a {type(record).__name__}, not a mapping")
+            records.append((row, dict(record)))
+        base = Path(base_dir) if base_dir is not None else Path.cwd()
+        where = "jobs"
+    if not records:
+        raise AdmError(f"{where} has no rows")
+    _check_columns({key for _, record in records for key in record}, where)
+    parsed = [_job(row, record, base.absolute()) for row, record in records]
+    return _unique_names(parsed)
+
+
+def _manifest_folder(path: Path) -> Path:
+    """Where a manifest's relative paths point: the folder of a manifest file; the current
+    folder for standard input (``-``), a pipe, or a file read through /dev or /proc."""
+    if str(path) == STDIN_MANIFEST:
+        return Path.cwd()
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False
+    parent = path.absolute().parent
+    if not regular or parent.parts[:2] in (("/", "dev"), ("/", "proc")):
+        return Path.cwd()
+    return parent
+
+
+def _read_manifest(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        if str(path) == STDIN_MANIFEST:
+            text = sys.stdin.buffer.read().decode("utf-8-sig")
+        else:
+            text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise AdmError(f"manifest '{path}' not found") from None
+    except IsADirectoryError:
+        raise AdmError(f"manifest '{path}' is a directory") from None
+    except UnicodeDecodeError as exc:
+        raise AdmError(f"manifest '{path}' is not UTF-8 text: {exc.reason}") from None
+    if not text.strip():
+        raise AdmError(f"manifest '{path}' is empty")
+    suffix = path.suffix.lower()
+    jsonl = suffix in JSONL_SUFFIXES or (suffix != ".csv" and text.lstrip().startswith("{"))
+    return _read_jsonl(text, path) if jsonl else _read_csv(text, path)
+
+
+def _read_csv(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
+    # The header is the first line that is not blank (csv would take a blank one as an
+    # empty header); line numbers stay the file's.
+    lines = text.splitlines(keepends=True)
+    skipped = next((k for k, line in enumerate(lines) if line.strip()), len(lines))
+    # strict: a quote left open runs to the end of the file, which Python's csv otherwise
+    # takes as one field holding every later row
+    reader = csv.DictReader(io.StringIO("".join(lines[skipped:])), restkey="\0extra", strict=True)
+    if reader.fieldnames is None:
+        raise AdmError(f"manifest '{path}' is empty")
+    reader.fieldnames = [name.strip() for name in reader.fieldnames]
+    _check_columns(set(reader.fieldnames), f"manifest '{path}'")
+    twice = sorted({name for name in reader.fieldnames if reader.fieldnames.count(name) > 1})
+    if twice:  # DictReader would keep the last one's cells
+        raise AdmError(f"manifest '{path}' has column {', '.join(map(repr, twice))} twice")
+    records = []
+    read = skipped + reader.line_num  # the lines read so far
+    try:
+        for record in reader:
+            read = skipped + reader.line_num
+            if not any((v or "").strip() for k, v in record.items() if k != "\0extra"):
+                continue  # a blank line
+            records.append((read, record))
+    except csv.Error as exc:
+        raise AdmError(
+            f"manifest '{path}' line {read + 1}: {exc} (a quote left open?)"
+            if "end of data" in str(exc)
+            else f"manifest '{path}' line {skipped + reader.line_num}: {exc}"
+        ) from None
+    return records
+
+
+def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line, object_pairs_hook=_KeyedTwice.build)
+        except json.JSONDecodeError as exc:
+            raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise AdmError(f"manifest '{path}' line {number}: nested too deeply") from None
+        if not isinstance(record, dict):
+            raise AdmError(f"manifest '{path}' line {number}: not a JSON object")
+        twice = _key_given_twice(record)
+        if twice is not None:
+            key, where = twice
+            inside = f" in {where}" if where else ""
+            raise AdmError(f"manifest '{path}' line {number}: key {key!r} given twice{inside}")
+        records.append((number, record))
+    return records
+
+
+class _KeyedTwice(dict):  # type: ignore[type-arg]
+    """A JSON object that gave ``key`` twice (``json`` would keep the last value). The
+    hook builds objects inside out, so it cannot know where one sits; the line is walked
+    afterwards (:func:`_key_given_twice`) to say where."""
+
+    key: str
+
+    @staticmethod
+    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        twice = next((key for k, key in enumerate(keys) if key in keys[:k]), None)
+        if twice is None:
+            return dict(pairs)
+        record = _KeyedTwice(pairs)
+        record.key = twice
+        return record
+
+
+_JQ_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _key_given_twice(value: Any) -> tuple[str, str] | None:
+    """The first key given twice in a parsed JSON value, outermost first, and where that
+    object is, as a jq path (``.options.nvd``, ``.a[2]``; "" for the value itself).
+    A loop, not recursion: json nests as deep as the recursion limit allows."""
+    todo = [("", value)]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, _KeyedTwice):
+            return value.key, where
+        if isinstance(value, dict):
+            items = [
+                (where + (f".{key}" if _JQ_NAME.fullmatch(key) else f"[{json.dumps(key)}]"), v)
+                for key, v in value.items()
+            ]
+        elif isinstance(value, list):
+            items = [(f"{where}[{k}]", v) for k, v in enumerate(value)]
+        else:
+            continue
+        todo.extend(reversed(items))  # popped in document order
+    return None
+
+
+def _check_columns(columns: set[str], where: str) -> None:
+    known = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS) | {"\0extra"}
+    unknown = sorted(columns - known)
+    if unknown:
+        raise AdmError(
+            f"{where} has unknown column {', '.join(repr(c) for c in unknown)}; "
+            f"columns are {', '.join(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)}"
+        )
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise AdmError(f"{where} has no {' or '.join(missing)} column")
+
+
+def _text(value: Any) -> str | None:
+    """A cell as stripped text; None for empty or missing."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
+    ref, dis = _text(record.get("ref")), _text(record.get("dis"))
+    name = _text(record.get("name"))
+    paths = {
+        key: os.path.normpath(base / Path(value).expanduser()) if value else ""
+        for key, value in (("ref", ref), ("dis", dis))
+    }
+    fallback = name or (Path(dis).stem if dis else f"row{row}")
+    fields: dict[str, Any] = {}
+    try:
+        if record.get("\0extra"):
+            raise AdmError("more fields than the header has columns")
+        for key in ("ref", "dis", "name", "scale"):  # JSON: not a list, an object, true...
+            value = record.get(key)
+            number = key == "name" and is_integer(value)  # a JSON "name": 1 is the name "1"
+            path = key in ("ref", "dis") and isinstance(value, os.PathLike)
+            if not (value is None or isinstance(value, str) or path or number):
+                raise AdmError(f"{key} must be a string, got {type(value).__name__} {value!r}")
+        for key in REQUIRED_COLUMNS:
+            if not paths[key]:
+                raise AdmError(f"no {key}")
+        for key, value in (("name", name), ("ref", ref), ("dis", dis)):
+            if value is not None and any(ord(c) < 32 or ord(c) == 127 for c in value):
+                raise AdmError(f"{key} {value!r} holds a control character (a quote left open?)")
+        if name is not None and not plain_name(name):
+            raise AdmError(f"name {name!r} is not a plain file name")
+        for key in ("width", "height", "bitdepth"):
+            fields[key] = _integer(record.get(key), key)
+        fmt = _text(record.get("pixel_format"))
+        if fmt is not None and fmt not in PIXEL_FORMATS:
+            raise AdmError(f"pixel_format {fmt!r} is not one of {', '.join(PIXEL_FORMATS)}")
+        if fields["bitdepth"] is not None and fields["bitdepth"] not in BITDEPTHS:
+            raise AdmError(f"bitdepth {fields['bitdepth']} is not one of {BITDEPTHS}")
+        fields["pixel_format"] = fmt
+        fields["options"] = _options(record.get("options"))
+        scale = _text(record.get("scale"))
+        fields["scale"] = None if scale is None else check_scaler(scale)
+        fields["ignore_name"] = _true_false(record.get("ignore_name"), "ignore_name")
+    except AdmError as exc:
+        fields = {"error": str(exc)}
+    return Job(
+        row=row, name=fallback, ref=paths["ref"], dis=paths["dis"], named=name is not None,
+        **fields,
+    )  # fmt: skip
+
+
+def _true_false(value: Any, key: str) -> bool:
+    """A cell as True or False: a JSON bool, or ``true``/``false`` as libvmaf's bool options
+    are written; empty or missing is False."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip() in ("", "true", "false"):
+        return value.strip() == "true"
+    raise AdmError(f"{key} must be true or false, got {value!r}")
+
+
+def plain_name(name: str) -> bool:
+    """Whether ``<name>.json`` names a file in the output folder itself."""
+    return (
+        name not in (".", "..") and not any(c in name for c in "/\\\0") and name == Path(name).name
+    )
+
+
+def _integer(value: Any, key: str) -> int | None:
+    """A cell as an integer: decimal digits, as option values are read (Python's int()
+    would also take '5_76' and non-ASCII digits)."""
+    if is_integer(value):
+        return int(value)
+    text = _text(value)
+    if text is None:
+        return None
+    value = decimal_integer(text)
+    if value is None:
+        raise AdmError(f"{key} {text!r} is not an integer")
+    return value
+
+
+def _options(value: Any) -> AdmOptions:
+    """libvmaf's ``K=V:K=V`` (or, in JSON, an object) as options, as ``--option`` reads it."""
+    if not (value is None or isinstance(value, (str, Mapping, AdmOptions))):
+        raise AdmError(
+            f"options must be a string or an object, got {type(value).__name__} {value!r}"
+        )
+    try:
+        return resolve_options(value)
+    except AdmError as exc:
+        raise AdmError(f"options {str(value)!r}: {exc}") from None
+
+
+def _unique_names(jobs: list[Job]) -> list[Job]:
+    """Names in manifest order. A name the manifest gives belongs to its first row; a
+    later row giving it fails (under a name of its own). Derived names that repeat are
+    renamed ``name_2``, ``name_3``..., passing over every given name. The same manifest
+    always gives the same names, so a rerun finds its files."""
+    given = {job.name for job in jobs if job.named}
+    taken: set[str] = set()
+    unique = []
+    for job in jobs:
+        if job.named and job.name not in taken:
+            taken.add(job.name)
+            unique.append(job)
+            continue
+        name, k = job.name, 1
+        while name in taken or name in given:
+            k += 1
+            name = f"{job.name}_{k}"
+        taken.add(name)
+        if job.named:
+            job = replace_fields(job, error=f"name {job.name!r} given twice")
+        unique.append(job if name == job.name else replace_fields(job, name=name))
+    return unique
+
+
+def replace_fields(item: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(item, **changes)

@@ -1,0 +1,75 @@
+"""``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``: per-frame adm2 and its
+scales from JSON results (:mod:`admcuda.report.plot`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from admcuda.cli.tool import PROG as ADMCUDA
+from admcuda.cli.tool import Parser, UsageError, check_image_suffix, run_tool
+from admcuda.errors import AdmError
+from admcuda.report.plot import load_pyplot, plot_result
+
+__all__ = ["build_parser", "main"]
+
+PROG = f"{ADMCUDA} plot"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``admcuda plot`` argument parser (its ``error`` raises instead of exiting)."""
+    parser = Parser(
+        prog=PROG,
+        add_help=False,
+        allow_abbrev=False,
+        description="Plot per-frame integer_adm2 and its four scales from JSON results "
+        "(admcuda's or libvmaf's); several files are overlaid.",
+    )
+    parser.add_argument("--help", action="help", help="show this help and exit")
+    parser.add_argument("results", nargs="+", metavar="RESULT.json", help="JSON result files")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="IMAGE",
+        help="image to write (.png, .svg, .pdf...)",
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        metavar="TEXT",
+        help="legend text, once per result in order (default: file names)",
+    )
+    parser.add_argument("--title", metavar="TEXT", help="figure title")
+    return parser
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.label is not None and len(args.label) != len(args.results):
+        raise UsageError(f"{len(args.label)} --label for {len(args.results)} results")
+    load_pyplot()  # fail before reading anything if matplotlib is missing, as map does
+    check_image_suffix(args.output)
+    parent = Path(args.output).parent
+    if not parent.is_dir():
+        raise AdmError(f"output folder '{parent}' does not exist")
+    plot_result(args.results, args.output, labels=args.label, title=args.title)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments after ``plot``; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        0 on success, 1 on a runtime failure, 2 on a usage error; failures print one
+        ``admcuda: error: ...`` line on stderr.
+    """
+    return run_tool(_run, argv)

@@ -1,0 +1,211 @@
+"""What every ``admcuda`` subcommand shares: the program name and exit codes, a parser
+that raises instead of exiting, the number parser (:func:`counter`, libvmaf's syntax
+through :func:`admcuda.numeric.c_integer`), ``--feature`` parsing, the image
+``--output`` check, and the one exit-code handler (:func:`run_tool`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import IO, NoReturn
+
+from admcuda.errors import AdmError, UsageError
+from admcuda.numeric import c_integer
+from admcuda.options import lookup_option, parse_option_args
+from admcuda.report.writers import drop_stdout, flush_stdout, write_stdout
+
+PROG = "admcuda"
+EXIT_RUNTIME = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class Parser(argparse.ArgumentParser):
+    """ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # argparse drops an OSError writing --help; raised, a full disk or a reader gone
+        # is reported as for any other output (and the same whether Python buffers
+        # standard output or not). None where stdout is closed: stderr, as argparse does.
+        file = file or sys.stderr
+        if not message or file is None:
+            return
+        if file is sys.stdout:
+            write_stdout(message)
+        else:
+            file.write(message)
+
+
+def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
+    """argparse type: an integer >= ``low`` in libvmaf's syntax (:func:`c_integer`); with
+    ``zero``, 0 is accepted too and read as ``zero`` (libvmaf's 0 for "no limit" or "the
+    default")."""
+
+    def parse(text: str) -> int | None:
+        try:
+            value = c_integer(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
+        if value == 0 and zero is not None:
+            return zero or None
+        if value < low:
+            floor = 0 if zero is not None else low
+            raise argparse.ArgumentTypeError(f"{value} is out of range (must be >= {floor})")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+# libvmaf's feature names for its integer ADM extractor: the CPU one and the CUDA one.
+# Both are the same feature here (libvmaf's adm_cuda writes a subset of the outputs).
+ADM_FEATURES: tuple[str, ...] = ("adm", "adm_cuda")
+# The options libvmaf 3.2.0's adm_cuda has (libvmaf/src/feature/cuda/integer_adm_cuda.c,
+# options_cuda); it ignores any other, where admcuda would apply it.
+ADM_CUDA_OPTIONS: frozenset[str] = frozenset(
+    {"debug", "adm_enhn_gain_limit", "adm_norm_view_dist", "adm_ref_display_height"}
+)
+
+
+def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
+    """libvmaf's ``--feature adm=NAME=VALUE:NAME=VALUE`` (or bare ``adm``), into ``settings``.
+
+    As libvmaf's ``parse_feature_config``, the feature name ends at the first ``=`` and
+    the rest is a ``:``-separated option list. ``adm_cuda`` is the same feature; any other
+    name is a usage error, and so is a second ``--feature``, since one run computes one
+    ADM configuration.
+
+    Where libvmaf would silently ignore an option, it is a usage error here, so that a
+    libvmaf command line never scores differently: libvmaf looks a feature's options up
+    by their full names only, so an alias (``egl``) is refused (``--option`` takes
+    aliases), and ``adm_cuda`` takes only the options libvmaf's adm_cuda has
+    (:data:`ADM_CUDA_OPTIONS`).
+    """
+    if len(items) > 1:
+        raise UsageError(
+            f"--feature given {len(items)} times; admcuda computes one ADM configuration "
+            "per run, so give one --feature adm[=NAME=VALUE:...]"
+        )
+    for item in items:
+        name, sep, rest = item.partition("=")
+        if name not in ADM_FEATURES:
+            raise UsageError(
+                f"--feature {name or item}: admcuda computes ADM only; use --feature adm "
+                "(or adm_cuda), with options as adm=NAME=VALUE:NAME=VALUE"
+            )
+        if not sep:
+            continue
+        before = set(settings)
+        parse_option_args([rest], flag=f"--feature {name}", settings=settings)
+        for key, value in settings.items():
+            if key in before:
+                continue
+            try:
+                spec = lookup_option(key)
+            except AdmError:
+                continue  # unknown: refused with the option parser's suggestion
+            if key != spec.name:
+                raise UsageError(
+                    f"--feature {name}: libvmaf reads options by their full names and would "
+                    f"ignore '{key}'; write {spec.name}={value}"
+                )
+            if name == "adm_cuda" and key not in ADM_CUDA_OPTIONS:
+                raise UsageError(
+                    f"--feature adm_cuda: libvmaf's adm_cuda has no option {key} and would "
+                    f"ignore it; use --feature adm={key}={value}"
+                )
+
+
+def check_image_suffix(path: str) -> None:
+    """Refuse an ``--output`` whose suffix names no format matplotlib writes (it takes the
+    format from the suffix, and finds out only when it saves, after the work). Needs
+    matplotlib: callers check that it imports first."""
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    # pgf needs a LaTeX installation, found only after the work: not offered
+    formats = {f for f in FigureCanvasBase.get_supported_filetypes() if f != "pgf"}
+    if Path(path).suffix.lower().lstrip(".") not in formats:
+        raise UsageError(
+            f"--output '{path}' must end in .png or another image suffix matplotlib writes "
+            f"({', '.join('.' + f for f in sorted(formats) if f != 'png')})"
+        )
+
+
+def fail(message: str) -> None:
+    """Print ``admcuda: error: message`` as one line on stderr."""
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def os_error_text(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.strerror}: '{exc.filename}'"
+    return str(exc)
+
+
+class LogFormatter(logging.Formatter):
+    """``admcuda: warning: message``, one line per record."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{PROG}: {record.levelname.lower()}: {' '.join(record.getMessage().split())}"
+
+
+def settle_stdout() -> None:
+    """Where standard output still holds text it could not write (another error came
+    first and was reported), drop it (:func:`drop_stdout`)."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        drop_stdout()
+
+
+def run_tool(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None) -> int:
+    """Run a subcommand's ``run(argv)`` and turn what it raises into an exit status and one
+    line on stderr: 0 on success, 1 on a runtime failure, 2 on a usage error, 130 on Ctrl-C
+    (SIGTERM is not caught: the process ends by it). ``ADMCUDA_TRACEBACK=1`` lets an
+    unexpected error through with its traceback."""
+    try:
+        try:
+            code = run(argv)
+        except SystemExit as exc:  # --help and --version, whose text is flushed below too
+            code = exc.code if isinstance(exc.code, int) else 0
+        # Here, so that a write to standard output that fails (a full disk, a reader gone)
+        # is reported as any error is: at exit the interpreter would print two lines of
+        # its own and exit 120. After a failure (its line printed), stdout is only
+        # settled, below, so that the failure stays the one line.
+        if code == 0:
+            flush_stdout()
+        return code
+    except UsageError as exc:
+        fail(str(exc))
+        return EXIT_USAGE
+    except AdmError as exc:
+        fail(str(exc))
+        return EXIT_RUNTIME
+    except BrokenPipeError:
+        # The reader went away (`admcuda ... | head`): stop quietly, and point stdout
+        # at devnull so the interpreter's final flush does not complain either.
+        drop_stdout()
+        return EXIT_RUNTIME
+    except OSError as exc:
+        fail(os_error_text(exc))
+        return EXIT_RUNTIME
+    except KeyboardInterrupt:
+        fail("interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if os.environ.get("ADMCUDA_TRACEBACK"):
+            raise
+        fail(f"internal error: {type(exc).__name__}: {exc} (set ADMCUDA_TRACEBACK=1 for details)")
+        return EXIT_RUNTIME
+    finally:
+        settle_stdout()

@@ -1,0 +1,880 @@
+"""Encoded video (mp4, mkv, mov, webm, avi, ...) decoded by ffmpeg, luma only.
+
+ffmpeg is imageio-ffmpeg's bundled binary (``pip install imageio-ffmpeg``), or
+else an ``ffmpeg`` on ``PATH``. A file is probed once with ``ffmpeg -i`` (size,
+pixel format, bit depth of its first video stream), then each pass over its
+frames runs one ffmpeg process that writes raw luma to a pipe::
+
+    ffmpeg -hide_banner -nostdin -v error -noautorotate -i FILE -map 0:N
+           -vf extractplanes=y -pix_fmt grayB -fps_mode passthrough
+           [-frames:v K] -f rawvideo pipe:1
+
+``extractplanes=y`` hands over the decoded Y plane as it is. Asking for a gray
+pixel format alone (``-pix_fmt gray``) is not the same: ffmpeg then converts
+limited-range ("tv") luma to full range, changing every sample (by up to 20
+levels at 8 bits). ``grayB`` is ``gray``, ``gray10le``, ``gray12le`` or
+``gray16le`` after the source's bit depth, so samples keep their values and
+width. ``-noautorotate`` keeps the stored orientation, and passthrough frame
+timing keeps ffmpeg from duplicating or dropping frames to fit a frame rate.
+
+Exactly one luma frame is read from the pipe at a time (memory stays bounded)
+while a thread drains ffmpeg's stderr, so neither pipe can fill up and stall
+the other. Stopping early (a frame limit, an error, Ctrl-C) kills the process;
+the pipes are closed and the process reaped in every case.
+
+Only YUV and gray sources are read: RGB and palette sources would need a colour
+conversion, which changes the numbers, and are refused.
+
+:class:`ScaledReader` reads any input (raw, Y4M, video, a stream) through ffmpeg's
+``scale`` filter, for ``--scale``: the luma of ``ffmpeg -i IN -vf
+scale=W:H:flags=NAME OUT``. :func:`container_of` tells encoded video from raw YUV
+by a file's first bytes.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.io.formats import BITDEPTHS, check_geometry
+from admcuda.io.raw import ClosingReader, check_input_file
+
+__all__ = [
+    "SCALERS",
+    "SNIFF_BYTES",
+    "ScaledReader",
+    "VideoInfo",
+    "VideoReader",
+    "check_scaler",
+    "container_of",
+    "ffmpeg_exe",
+    "ffmpeg_pixel_format",
+    "luma_pixel_format",
+    "probe",
+    "source_layout",
+]
+
+_log = logging.getLogger("admcuda")
+
+_GRAY_FORMATS = {8: "gray", 10: "gray10le", 12: "gray12le", 16: "gray16le"}
+# How much of ffmpeg's stderr to keep for messages (lines).
+_STDERR_LINES = 50
+_PROBE_TIMEOUT_S = 60
+
+# Semi-planar and packed YUV formats: name -> (layout, bit depth).
+_OTHER_YUV = {
+    "nv12": ("420", 8), "nv21": ("420", 8), "nv16": ("422", 8), "nv61": ("422", 8),
+    "nv24": ("444", 8), "nv42": ("444", 8), "nv20le": ("422", 10), "nv20be": ("422", 10),
+    "p010le": ("420", 10), "p010be": ("420", 10), "p012le": ("420", 12),
+    "p012be": ("420", 12), "p016le": ("420", 16), "p016be": ("420", 16),
+    "p210le": ("422", 10), "p210be": ("422", 10), "p212le": ("422", 12),
+    "p212be": ("422", 12), "p216le": ("422", 16), "p216be": ("422", 16),
+    "p410le": ("444", 10), "p410be": ("444", 10), "p412le": ("444", 12),
+    "p412be": ("444", 12), "p416le": ("444", 16), "p416be": ("444", 16),
+    "yuyv422": ("422", 8), "yvyu422": ("422", 8), "uyvy422": ("422", 8),
+    "y210le": ("422", 10), "y210be": ("422", 10), "y212le": ("422", 12),
+    "y212be": ("422", 12), "ayuv64le": ("444", 16), "ayuv": ("444", 8),
+    "vuya": ("444", 8), "vuyx": ("444", 8), "uyva": ("444", 8),
+    "xv30le": ("444", 10), "xv36le": ("444", 12), "v30xle": ("444", 10),
+}  # fmt: skip
+_PLANAR_YUV = re.compile(r"yuv[aj]?(4[0-4][0-4])p(?:([0-9]+)(?:le|be))?")
+_GRAY = re.compile(r"(?:gray|ya)([0-9]+)?(?:le|be)?")
+
+
+# Bytes :func:`container_of` looks at: enough for four MPEG-TS packets.
+SNIFF_BYTES = 1024
+
+# Magic numbers of containers and elementary streams: (offset, bytes, name).
+_MAGIC: tuple[tuple[int, bytes, str], ...] = (
+    (4, b"ftyp", "MP4/MOV"),
+    (0, b"\x1a\x45\xdf\xa3", "Matroska/WebM"),
+    (0, b"DKIF", "IVF"),
+    (0, b"FLV\x01", "FLV"),
+    (0, b"OggS", "Ogg"),
+    (0, b"\x30\x26\xb2\x75\x8e\x66\xcf\x11", "ASF/WMV"),
+    (0, b".RMF", "RealMedia"),
+    (0, b"nut/multimedia container", "NUT"),
+    (0, b"\x06\x0e\x2b\x34\x02\x05\x01\x01", "MXF"),
+    (0, b"\x00\x00\x01\xba", "MPEG program stream"),
+    (0, b"\x00\x00\x01\xb3", "MPEG-1/2 video"),
+    (0, b"\x00\x00\x01\xb0", "MPEG-4 video"),
+    (0, b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (0, b"GIF87a", "GIF image"),
+    (0, b"GIF89a", "GIF image"),
+    (0, b"\xff\xd8\xff", "JPEG image"),
+    (0, b"\x00\x00\x00\x0cjP  \r\n\x87\n", "JPEG 2000 image"),
+    (0, b"II*\x00", "TIFF image"),
+    (0, b"MM\x00*", "TIFF image"),
+    (0, b"SDPX", "DPX image"),
+    (0, b"XPDS", "DPX image"),
+)
+# QuickTime files older than the ftyp box open with another top-level atom.
+_QT_ATOMS = (b"moov", b"mdat", b"wide", b"free", b"skip", b"pnot")
+# First NAL unit headers of Annex-B streams, after a 00 00 01 start code. H.264: SEI,
+# SPS, PPS or access unit delimiter (any nal_ref_idc); HEVC: VPS, SPS, PPS, AUD or
+# prefix SEI, layer 0, temporal id 1; VVC: VPS, SPS or AUD, layer 0.
+_H264_NAL = {(ref << 5) | t for ref in range(4) for t in (6, 7, 8, 9)}
+_HEVC_NAL = {bytes([t << 1, 1]) for t in (32, 33, 34, 35, 39)}
+_VVC_NAL = {bytes([0, (t << 3) | 1]) for t in (14, 15, 20)}
+
+
+def container_of(head: bytes) -> str | None:
+    """Name the video container or bitstream that ``head`` (a file's first bytes) opens.
+
+    Looks at :data:`SNIFF_BYTES` bytes at most. Only unmistakable signatures count:
+    ``ftyp`` (MP4/MOV), EBML (Matroska/WebM), ``RIFF....AVI``, MPEG-TS sync bytes every
+    188 (or 192) bytes, IVF, FLV, Ogg, ASF, MXF, MPEG start codes, H.264/HEVC/VVC
+    Annex-B start codes followed by a parameter set or delimiter, and still images.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"Matroska/WebM"``; None for anything else (raw YUV, text, ...).
+
+    Examples
+    --------
+    >>> container_of(b"\x00\x00\x00\x20ftypisom")
+    'MP4/MOV'
+    >>> container_of(bytes(range(64))) is None
+    True
+    """
+    head = bytes(head[:SNIFF_BYTES])
+    for offset, magic, name in _MAGIC:
+        if head[offset : offset + len(magic)] == magic:
+            return name
+    if head[:4] == b"RIFF" and head[8:11] == b"AVI":
+        return "AVI"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP image"
+    if len(head) >= 8 and head[4:8] in _QT_ATOMS and int.from_bytes(head[:4], "big") >= 8:
+        return "MP4/MOV"
+    for packet, first in ((188, 0), (192, 4)):
+        syncs = [k for k in range(first, len(head) - 3, packet)]
+        # Every packet: the sync byte, no transport error flag, and a payload or an
+        # adaptation field (a flat picture of value 0x47 fails the last two).
+        if len(syncs) >= 3 and all(
+            head[k] == 0x47 and not head[k + 1] & 0x80 and head[k + 3] & 0x30 for k in syncs
+        ):
+            return "MPEG-TS"
+    for code in (b"\x00\x00\x00\x01", b"\x00\x00\x01"):
+        if head.startswith(code):
+            nal = head[len(code) : len(code) + 2]
+            if nal[:1] and nal[0] in _H264_NAL:
+                return "H.264"
+            if nal in _HEVC_NAL:
+                return "HEVC"
+            if nal in _VVC_NAL:
+                return "VVC"
+    return None
+
+
+def ffmpeg_exe() -> str:
+    """Path of the ffmpeg binary: imageio-ffmpeg's, else ``ffmpeg`` on ``PATH``.
+
+    Raises
+    ------
+    AdmError
+        If neither is there.
+    """
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        imageio_ffmpeg = None
+    if imageio_ffmpeg is not None:
+        try:
+            return imageio_ffmpeg.get_ffmpeg_exe()
+        except RuntimeError:
+            pass
+    found = shutil.which("ffmpeg")
+    if found:
+        return found
+    raise AdmError(
+        "reading encoded video needs ffmpeg: pip install imageio-ffmpeg (or put ffmpeg on PATH)"
+    )
+
+
+def source_layout(pix_fmt: str) -> tuple[str, int]:
+    """Chroma layout and bit depth of an ffmpeg pixel format.
+
+    Parameters
+    ----------
+    pix_fmt : str
+        As ffmpeg names it, e.g. ``"yuv420p10le"``, ``"nv12"``, ``"gray"``.
+
+    Returns
+    -------
+    (str, int)
+        ``("420", 10)``; the layout is one of ``"420"``, ``"422"``, ``"444"``,
+        ``"400"``, or ffmpeg's own digits for rarer ones (``"440"``, ``"411"``).
+
+    Raises
+    ------
+    AdmError
+        For RGB, palette, Bayer and other non-YUV formats.
+
+    Examples
+    --------
+    >>> source_layout("yuvj420p")
+    ('420', 8)
+    >>> source_layout("p010le")
+    ('420', 10)
+    """
+    if pix_fmt in _OTHER_YUV:
+        return _OTHER_YUV[pix_fmt]
+    match = _PLANAR_YUV.fullmatch(pix_fmt)
+    if match:
+        return match.group(1), int(match.group(2) or 8)
+    match = _GRAY.fullmatch(pix_fmt)
+    if match:
+        return "400", int(match.group(1) or 8)
+    raise AdmError(
+        f"pixel format {pix_fmt} is not YUV or gray; converting it to luma would change "
+        "the numbers, so convert the video to YUV yourself"
+    )
+
+
+def luma_pixel_format(bitdepth: int) -> str:
+    """The ffmpeg gray format that carries luma of ``bitdepth`` bits unchanged."""
+    try:
+        return _GRAY_FORMATS[bitdepth]
+    except KeyError:
+        raise AdmError(
+            f"unsupported bit depth {bitdepth}; use one of {', '.join(map(str, BITDEPTHS))}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """The first video stream of a file, as ffmpeg reports it.
+
+    Attributes
+    ----------
+    stream : int
+        Index of the stream in the file (``-map 0:stream``).
+    codec : str
+        Codec name, e.g. ``"h264"``.
+    pix_fmt : str
+        ffmpeg's pixel format, e.g. ``"yuv420p10le"``.
+    width, height : int
+    container : str
+        ffmpeg's demuxer names, e.g. ``"matroska,webm"``.
+    video_streams : int
+        How many video streams the file has (this one among them; cover art and streams
+        without a size not counted).
+    """
+
+    stream: int
+    codec: str
+    pix_fmt: str
+    width: int
+    height: int
+    container: str
+    video_streams: int = 1
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split on commas that are not inside parentheses or brackets."""
+    fields, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            fields.append(text[start:i].strip())
+            start = i + 1
+    fields.append(text[start:].strip())
+    return fields
+
+
+_STREAM = re.compile(r"^\s*Stream #0:([0-9]+)[^:]*: Video: (.*)$")
+_SIZE = re.compile(r"([0-9]+)x([0-9]+)(?:\s|$)")
+
+
+def parse_probe(text: str) -> VideoInfo | None:
+    """Read the first real video stream out of ``ffmpeg -i`` output, and count them.
+
+    Cover art (``(attached pic)``) and streams without a size are skipped.
+
+    Parameters
+    ----------
+    text : str
+        ffmpeg's stderr.
+
+    Returns
+    -------
+    VideoInfo or None
+        None if the text names no video stream.
+    """
+    container = ""
+    streams: list[VideoInfo] = []
+    for line in text.splitlines():
+        head = re.match(r"^Input #0, (.*), from ", line)
+        if head:
+            container = head.group(1)
+            continue
+        match = _STREAM.match(line)
+        if match is None or "(attached pic)" in line:
+            continue
+        fields = _split_top_level(match.group(2))
+        codec = fields[0].split(" ")[0]
+        size = None
+        pix_fmt = "none"
+        for position, field in enumerate(fields[1:], start=1):
+            found = _SIZE.match(field + " ")
+            if found:
+                size = int(found.group(1)), int(found.group(2))
+                if position == 2:
+                    pix_fmt = fields[1].split("(")[0].strip()
+                break
+        if size is None or any(s.stream == int(match.group(1)) for s in streams):
+            continue  # no size, or listed again (a stream in two MPEG-TS programs)
+        streams.append(
+            VideoInfo(
+                stream=int(match.group(1)),
+                codec=codec,
+                pix_fmt=pix_fmt,
+                width=size[0],
+                height=size[1],
+                container=container,
+            )
+        )
+    if not streams:
+        return None
+    return replace(streams[0], video_streams=len(streams))
+
+
+def _last_error(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error opening input" in line and ":" in line:
+            return line.rsplit(":", 1)[1].strip()
+    return lines[-1] if lines else "no message"
+
+
+def probe(path: Path, where: str) -> VideoInfo:
+    """Ask ffmpeg what the video stream of ``path`` is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    where : str
+        How messages name the file.
+
+    Returns
+    -------
+    VideoInfo
+
+    Raises
+    ------
+    AdmError
+        If ffmpeg is missing, cannot read the file, finds no video stream, or
+        reads it as text (ffmpeg's ``tty`` demuxer).
+    """
+    exe = ffmpeg_exe()
+    try:
+        proc = subprocess.run(
+            [exe, "-hide_banner", "-nostdin", "-i", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=_PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise AdmError(f"{where}: ffmpeg took over {_PROBE_TIMEOUT_S} s to open it") from None
+    except OSError as exc:
+        raise AdmError(f"cannot run ffmpeg ({exe}): {exc.strerror or exc}") from None
+    text = proc.stderr.decode("utf-8", "replace")
+    info = parse_probe(text)
+    if info is None:
+        if "Input #0" in text:
+            raise AdmError(f"{where} has no video stream")
+        raise AdmError(
+            f"{where} is not a video ffmpeg can read ({_last_error(text)}); "
+            "for raw YUV give -w and -h"
+        )
+    if info.container == "tty" or info.codec in ("ansi", "bintext", "xbin", "idf"):
+        raise AdmError(f"{where} is not a video (ffmpeg reads it as text)")
+    return info
+
+
+class VideoReader(ClosingReader):
+    """Luma frames of an encoded video, decoded by ffmpeg through a pipe.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any file ffmpeg can decode.
+    label : str, optional
+        How messages name the file, e.g. ``"distorted"``.
+
+    Attributes
+    ----------
+    info : VideoInfo
+        What the probe found.
+    width, height : int
+    bitdepth : {8, 10, 12, 16}
+    pixel_format : str
+        Chroma layout of the source (``"420"`` ...), for messages.
+    num_frames : None
+        Not known before decoding; ``len()`` is not available.
+
+    Raises
+    ------
+    AdmError
+        If the file is missing, a directory, empty, not a video, not YUV, of an
+        unsupported bit depth, or 16 pixels or less wide or high.
+    """
+
+    kind = "video"
+    num_frames: int | None = None
+
+    def __init__(self, path: str | os.PathLike[str], *, label: str = "input") -> None:
+        self.path = Path(path)
+        self.label = label
+        self.where = f"{label} file {str(self.path)!r}"
+        check_input_file(self.path, self.where, "video file")
+        self.info = probe(self.path, self.where)
+        try:
+            layout, bitdepth = source_layout(self.info.pix_fmt)
+            if bitdepth not in BITDEPTHS:
+                raise AdmError(
+                    f"unsupported bit depth {bitdepth} ({self.info.pix_fmt}); "
+                    f"use one of {', '.join(map(str, BITDEPTHS))}"
+                )
+            check_geometry(self.info.width, self.info.height, "400", bitdepth)
+        except AdmError as exc:
+            raise AdmError(f"{self.where}: {exc}") from None
+        if self.info.video_streams > 1:
+            info = self.info
+            _log.warning(
+                "%s has %d video streams; scoring the first, stream %d (%s, %dx%d); to score "
+                "another, copy it to a file of its own (ffmpeg -i IN -map 0:N -c copy OUT)",
+                self.where, info.video_streams, info.stream, info.codec, info.width, info.height,
+            )  # fmt: skip
+        self.width, self.height = self.info.width, self.info.height
+        self.bitdepth = bitdepth
+        self.pixel_format = layout
+        self._procs: set[subprocess.Popen[bytes]] = set()
+
+    def command(self, count: int | None = None) -> list[str]:
+        """The ffmpeg command line that writes the luma planes to stdout."""
+        cmd = [
+            ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-noautorotate",
+            "-i", str(self.path), "-map", f"0:{self.info.stream}",
+            "-vf", "extractplanes=y", "-pix_fmt", luma_pixel_format(self.bitdepth),
+            "-fps_mode", "passthrough",
+        ]  # fmt: skip
+        if count is not None:
+            cmd += ["-frames:v", str(count)]
+        return [*cmd, "-f", "rawvideo", "pipe:1"]
+
+    def close(self) -> None:
+        """Stop any ffmpeg process still running for this reader."""
+        for proc in list(self._procs):
+            _stop(proc)
+        self._procs.clear()
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        """Yield the Y plane of every frame, in order."""
+        return self.iter_luma()
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Of the planes: uint8 for 8 bits, else uint16."""
+        return np.dtype(np.uint8 if self.bitdepth == 8 else np.uint16)
+
+    def open_pipe(
+        self, start: int = 0, count: int | None = None, *, subsample: int = 1
+    ) -> LumaPipe:
+        """Start ffmpeg on frames ``start``, ``start + 1``, ...: a :class:`LumaPipe` that
+        reads each plane straight into an array the caller gives (no copy between).
+
+        Frames before ``start`` are decoded and dropped (seeking in compressed video is
+        not frame exact). ``count`` caps the frames after them. ``subsample`` is the
+        caller's (it scores frames ``start``, ``start + subsample``, ...); every frame is
+        still decoded and read, but a source fed by admcuda (:class:`ScaledReader`) checks
+        only the frames scored.
+        """
+        return LumaPipe(self, max(int(start), 0), count, max(int(subsample), 1))
+
+    def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]:
+        """Decode and yield Y planes from frame ``start`` on.
+
+        Each call runs its own ffmpeg process. Frames before ``start`` are
+        decoded and dropped (seeking in compressed video is not frame exact).
+
+        Parameters
+        ----------
+        start : int, optional
+            Frames to skip.
+        count : int, optional
+            At most this many frames after the skipped ones.
+
+        Yields
+        ------
+        numpy.ndarray
+            Shape ``(height, width)``, ``uint8`` for 8 bits, else ``uint16``.
+
+        Raises
+        ------
+        AdmError
+            If ffmpeg fails; a partial frame at the end is dropped with a warning.
+        """
+        pipe = self.open_pipe(start, count)
+        try:
+            while True:
+                plane = np.empty((self.height, self.width), self.dtype)
+                if not pipe.readinto(plane):
+                    return
+                yield plane
+        finally:
+            pipe.close()
+
+    def _stdin_feed(
+        self, start: int, total: int | None, subsample: int = 1
+    ) -> Iterator[bytes | memoryview] | None:
+        """What to write to ffmpeg's standard input, if it reads its input from there, for
+        a pass whose output is frames ``start`` to ``total`` (all frames for None), of
+        which ``start``, ``start + subsample``, ... are scored."""
+        return None
+
+    def __repr__(self) -> str:
+        return (
+            f"VideoReader({str(self.path)!r}, {self.info.codec} {self.info.pix_fmt}, "
+            f"width={self.width}, height={self.height}, bitdepth={self.bitdepth})"
+        )
+
+
+SCALERS: tuple[str, ...] = (
+    "fast_bilinear", "bilinear", "bicubic", "experimental", "neighbor", "area",
+    "bicublin", "gauss", "sinc", "lanczos", "spline",
+)  # fmt: skip
+"""ffmpeg's scaling algorithms (``-vf scale=W:H:flags=NAME``), as :func:`check_scaler` takes
+them."""
+_SCALER_MODIFIERS = ("accurate_rnd", "full_chroma_int", "full_chroma_inp", "bitexact")
+
+
+def check_scaler(name: str) -> str:
+    """Validate an ffmpeg scaler for ``--scale``: one of :data:`SCALERS`, optionally with
+    ``+accurate_rnd``, ``+full_chroma_int``, ``+full_chroma_inp`` or ``+bitexact``.
+
+    Returns
+    -------
+    str
+        The flags as ffmpeg takes them, e.g. ``"bicubic"`` or ``"lanczos+accurate_rnd"``.
+
+    Raises
+    ------
+    AdmError
+        For any other name.
+    """
+    parts = str(name).strip().lower().split("+")
+    if parts[0] not in SCALERS or any(p not in _SCALER_MODIFIERS for p in parts[1:]):
+        raise AdmError(
+            f"unknown scaler {name!r} for --scale; use one of {', '.join(SCALERS)} "
+            f"(optionally +{', +'.join(_SCALER_MODIFIERS)})"
+        )
+    return "+".join(parts)
+
+
+def ffmpeg_pixel_format(pixel_format: str, bitdepth: int) -> str:
+    """ffmpeg's name of a planar layout and bit depth, e.g. ``("420", 10)`` ->
+    ``"yuv420p10le"``, ``("400", 8)`` -> ``"gray"``."""
+    if pixel_format == "400":
+        return luma_pixel_format(bitdepth)
+    return f"yuv{pixel_format}p" + ("" if bitdepth == 8 else f"{bitdepth}le")
+
+
+class LumaPipe:
+    """One ffmpeg process writing a video's luma planes to a pipe, read plane by plane
+    into arrays the caller owns (:meth:`VideoReader.open_pipe`).
+
+    :meth:`readinto` fills the next plane; at the end of the video it checks how ffmpeg
+    ended (an error is an :class:`AdmError` naming the input, a partial last frame is
+    dropped with a warning). :meth:`close` stops ffmpeg early.
+    """
+
+    def __init__(
+        self, reader: VideoReader, start: int, count: int | None, subsample: int = 1
+    ) -> None:
+        self.reader = reader
+        self._start = start
+        self._total = None if count is None else start + max(int(count), 0)
+        self._index = 0
+        self._done = False
+        self._nbytes = reader.width * reader.height * reader.dtype.itemsize
+        self._scratch: np.ndarray | None = None
+        feed = reader._stdin_feed(start, self._total, subsample)  # noqa: SLF001 - its own hook
+        self._feed_errors: list[AdmError] = []
+        try:
+            self._proc = subprocess.Popen(
+                reader.command(self._total),
+                stdin=subprocess.DEVNULL if feed is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise AdmError(f"cannot run ffmpeg: {exc.strerror or exc}") from None
+        reader._procs.add(self._proc)  # noqa: SLF001 - closed with the reader
+        self._tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self._counted = [0]
+        self._drain = threading.Thread(
+            target=_drain, args=(self._proc, self._tail, self._counted), daemon=True
+        )
+        self._drain.start()
+        if feed is not None:
+            threading.Thread(
+                target=_feed, args=(self._proc, feed, self._feed_errors), daemon=True
+            ).start()
+
+    def _read_plane(self, dst: np.ndarray) -> int:
+        """Bytes of the next plane read into ``dst`` (fewer only at the end)."""
+        assert self._proc.stdout is not None
+        view = memoryview(dst).cast("B")
+        got = 0
+        while got < self._nbytes:
+            n = self._proc.stdout.readinto(view[got:])
+            if not n:
+                break
+            got += n
+        return got
+
+    def readinto(self, dst: np.ndarray) -> bool:
+        """Decode the next frame into ``dst`` ((height, width), C-contiguous, the reader's
+        dtype); False at the end, when ``dst`` is left as it was or partly written."""
+        r = self.reader
+        if dst.shape != (r.height, r.width) or dst.dtype != r.dtype or not dst.flags.c_contiguous:
+            raise ValueError(f"LumaPipe reads into C-contiguous {r.dtype}[{r.height}, {r.width}]")
+        while not self._done:
+            if self._total is not None and self._index >= self._total:
+                self._done = True
+                break
+            keep = self._index >= self._start
+            if not keep and self._scratch is None:
+                self._scratch = np.empty_like(dst)
+            target = dst if keep else self._scratch
+            got = self._read_plane(target)
+            if got < self._nbytes:
+                self._done = True
+                if got:
+                    _log.warning(
+                        "%s: ffmpeg's output ended inside frame %d (%d of %d bytes); "
+                        "scoring the whole frames before it",
+                        r.where, self._index, got, self._nbytes,
+                    )  # fmt: skip
+                self._finish()
+                break
+            if sys.byteorder == "big" and target.itemsize > 1:
+                target.byteswap(inplace=True)  # ffmpeg writes little-endian samples
+            self._index += 1
+            if keep:
+                return True
+        return False
+
+    def _finish(self) -> None:
+        """At the end of ffmpeg's output: its exit status and what it reported."""
+        returncode = self._proc.wait()
+        self._drain.join()
+        if self._feed_errors:  # the source refused a frame: ffmpeg's input ended before it
+            raise self._feed_errors[0]
+        if returncode != 0:
+            message = _last_error("\n".join(self._tail))
+            raise AdmError(
+                f"ffmpeg failed decoding {self.reader.where} after {self._index} frames "
+                f"(exit status {returncode}): {message}"
+            )
+        if self._counted[0]:
+            _log.warning(
+                "%s: ffmpeg reported %d problem(s) while decoding; the last: %s",
+                self.reader.where, self._counted[0], self._tail[-1],
+            )  # fmt: skip
+
+    def close(self) -> None:
+        """Stop ffmpeg if it still runs and release the pipe."""
+        self._done = True
+        proc = self._proc
+        _stop(proc)
+        self._drain.join(timeout=5)
+        if proc.stderr is not None:
+            proc.stderr.close()
+        self.reader._procs.discard(proc)  # noqa: SLF001
+
+
+class ScaledReader(VideoReader):
+    """Luma frames of another reader's input, scaled by ffmpeg to another size.
+
+    ffmpeg reads a video itself; a raw or Y4M file's frames, or a stream's, come from the
+    source's own reader, as raw frames on ffmpeg's standard input (``-f rawvideo -pix_fmt
+    P -s WxH``; a Y4M source's markers and header left out), so ffmpeg scales exactly the
+    frames admcuda would score without scaling: the same markers, truncation and sample
+    range are checked, with the same warnings and errors.
+    It scales them with ``-vf scale=W:H:flags=NAME``, in the source's own pixel format,
+    before the luma plane is taken: the planes are those that ``ffmpeg -i IN -vf
+    scale=W:H:flags=NAME OUT.y4m`` writes. Bit depth and layout stay the source's.
+
+    Parameters
+    ----------
+    source : YuvReader, Y4mReader, VideoReader or StreamReader
+        Opened, so its geometry is known; closed with this reader.
+    width, height : int
+        The size to scale to.
+    scaler : str
+        As :func:`check_scaler` accepts.
+
+    Attributes
+    ----------
+    source_width, source_height : int
+    num_frames : int or None
+        The source's, where it knows it (raw and Y4M files).
+    """
+
+    kind = "scaled"
+
+    def __init__(self, source: object, *, width: int, height: int, scaler: str) -> None:
+        self.source = source
+        self.scaler = check_scaler(scaler)
+        src = source
+        self.path: Path = src.path  # type: ignore[attr-defined]
+        self.label: str = src.label  # type: ignore[attr-defined]
+        self.where: str = src.where  # type: ignore[attr-defined]
+        self.source_width: int = src.width  # type: ignore[attr-defined]
+        self.source_height: int = src.height  # type: ignore[attr-defined]
+        self.pixel_format: str = src.pixel_format  # type: ignore[attr-defined]
+        self.bitdepth: int = src.bitdepth  # type: ignore[attr-defined]
+        self.source_kind: str = src.kind  # type: ignore[attr-defined]
+        check_geometry(width, height, "400", self.bitdepth)
+        self.width, self.height = width, height
+        known = self.source_kind in ("yuv", "y4m")
+        self.num_frames = src.num_frames if known else None  # type: ignore[attr-defined]
+        self._procs = set()
+
+    def _input_args(self) -> list[str]:
+        src: object = self.source
+        if self.source_kind == "video":
+            return ["-noautorotate", "-i", str(self.path), "-map", f"0:{src.info.stream}"]  # type: ignore[attr-defined]
+        size = f"{self.source_width}x{self.source_height}"
+        demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
+        return [*demuxer, "-i", "pipe:0", "-map", "0:v:0"]
+
+    def _source_pix_fmt(self) -> str:
+        if self.source_kind == "video":
+            return str(self.source.info.pix_fmt)  # type: ignore[attr-defined]
+        return ffmpeg_pixel_format(self.pixel_format, self.bitdepth)
+
+    def command(self, count: int | None = None) -> list[str]:
+        """The ffmpeg command line that writes the scaled luma planes to stdout."""
+        # ffmpeg cannot pick a format between scale and extractplanes by itself; the
+        # source's own format keeps the planes those of a plain scale to a file.
+        chain = (
+            f"scale={self.width}:{self.height}:flags={self.scaler},"
+            f"format={self._source_pix_fmt()},extractplanes=y"
+        )
+        cmd = [
+            ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", *self._input_args(),
+            "-vf", chain, "-pix_fmt", luma_pixel_format(self.bitdepth),
+            "-fps_mode", "passthrough",
+        ]  # fmt: skip
+        if count is not None:
+            cmd += ["-frames:v", str(count)]
+        return [*cmd, "-f", "rawvideo", "pipe:1"]
+
+    def _stdin_feed(
+        self, start: int, total: int | None, subsample: int = 1
+    ) -> Iterator[bytes | memoryview] | None:
+        """A raw or Y4M file's frames, or a stream's, as its reader reads them (markers,
+        truncation and sample range checked as without ``--scale``), up to ``total``, as raw
+        frames (a Y4M source's markers left out). A raw file's whole frames only: a
+        partial last one is already warned about, and kept from the decoder.
+
+        The sample range is checked on the frames read without ``--scale``: a file's are
+        read by position, the scored ones alone (``start``, ``start + subsample``, ...),
+        a stream's one after another, all from ``start`` on. Every frame from the first is
+        fed all the same, ffmpeg's output numbering frames as the source does.
+        """
+        if self.source_kind == "video":
+            return None
+        every = {} if self.source_kind == "stream" else {"check_every": subsample}
+        return self.source.iter_frame_bytes(total, check_from=start, **every)  # type: ignore[attr-defined,no-any-return]
+
+    def interrupt(self) -> None:
+        """End a read of a stream source under way (the feed to ffmpeg's standard input,
+        which then ends ffmpeg's output too)."""
+        interrupt = getattr(self.source, "interrupt", None)
+        if interrupt is not None:
+            interrupt()
+
+    def close(self) -> None:
+        """Stop ffmpeg and close the source."""
+        super().close()
+        self.source.close()  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return (
+            f"ScaledReader({str(self.path)!r}, {self.source_width}x{self.source_height} -> "
+            f"{self.width}x{self.height}, flags={self.scaler}, bitdepth={self.bitdepth})"
+        )
+
+
+def _drain(proc: subprocess.Popen[bytes], tail: collections.deque[str], counted: list[int]) -> None:
+    """Read ffmpeg's stderr to the end, keeping the last lines and counting them."""
+    assert proc.stderr is not None
+    try:
+        for raw in proc.stderr:
+            line = raw.decode("utf-8", "replace").strip()
+            if line:
+                tail.append(line)
+                counted[0] += 1
+    except (OSError, ValueError):
+        pass
+
+
+def _feed(
+    proc: subprocess.Popen[bytes],
+    chunks: Iterator[bytes | memoryview],
+    errors: list[AdmError],
+) -> None:
+    """Write ``chunks`` to ffmpeg's standard input, then close it; stop when ffmpeg does.
+    An :class:`AdmError` from ``chunks`` (a frame the source refused) goes to ``errors``
+    before ffmpeg's input is closed, so the reader of its output finds it at the end."""
+    assert proc.stdin is not None
+    try:
+        for chunk in chunks:
+            proc.stdin.write(chunk)
+    except AdmError as exc:
+        errors.append(exc)
+    except (OSError, ValueError):  # ffmpeg has stopped reading (a frame limit, or killed)
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc`` if it still runs, close its pipes and reap it."""
+    if proc.poll() is None:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+    if proc.stdout is not None:
+        proc.stdout.close()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a killed process exits
+        pass

@@ -1,0 +1,360 @@
+"""The ladder runner: open a reference and its distorted inputs, pick the engine, run
+the pipeline, check lengths and name the outputs. The Python API, the command line and
+batch all score through :func:`run_ladder`."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from admcuda import backends
+from admcuda.errors import AdmError
+from admcuda.options import (
+    NON_DEBUG_BASE_NAMES,
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    ScoreDict,
+    feature_names,
+)
+from admcuda.quirks import warn_small_height
+
+if TYPE_CHECKING:
+    from admcuda.pipeline import RunStats
+
+__all__ = ["LadderRun", "run_ladder"]
+
+_log = logging.getLogger("admcuda")
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class LadderRun:
+    """Scores of a ladder run and what the CLI needs to report them."""
+
+    frames: list[list[dict[str, float]]]
+    frame_numbers: list[list[int]]
+    width: int
+    height: int
+    pixel_format: str
+    bitdepth: int
+    ref: str
+    dis: list[str]
+    opts: AdmOptions
+    errors: list[str | None] = field(default_factory=list)  # per distorted input
+    backend: str = "cpu"  # the backend that scored
+    decoded: dict[str, str] = field(default_factory=dict)  # video input -> nvdec/ffmpeg
+
+    def raise_first_error(self) -> None:
+        """Raise the first distorted input's error, if any (for the Python API)."""
+        for error in self.errors:
+            if error is not None:
+                raise AdmError(error)
+
+
+def run_ladder(
+    ref_path: PathLike,
+    dis_paths: Sequence[PathLike],
+    *,
+    width: int | None,
+    height: int | None,
+    pixel_format: str | None,
+    bitdepth: int | None,
+    opts: AdmOptions,
+    backend: str,
+    frame_cnt: int | None = None,
+    frame_skip_ref: int = 0,
+    frame_skip_dist: int = 0,
+    subsample: int = 1,
+    progress: bool = False,
+    threads: int | None = None,
+    host_memory: int | None = None,
+    batch: int | None = None,
+    device: int | None = None,
+    ignore_name: bool = False,
+    scale: str | None = None,
+    decoder: str = "auto",
+    stats: RunStats | None = None,
+    raw_flags: bool = False,
+) -> LadderRun:
+    """Open the inputs, score them through the streaming pipeline, check lengths, name
+    outputs.
+
+    With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
+    ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
+    frame buffers; ``batch`` the GPU's frames per batch; ``device`` the GPU; ``ignore_name``
+    and ``scale`` go to :func:`admcuda.io.inputs.open_inputs`; ``decoder`` ("auto", "ffmpeg",
+    "nvdec") decodes encoded video with ffmpeg or on the GPU's NVDEC ("auto": NVDEC where
+    the CUDA backend runs, PyNvVideoCodec imports and the codec is supported); ``stats`` (a
+    :class:`admcuda.pipeline.RunStats`) receives timings. ``backend="auto"`` takes the GPU
+    and falls back to the CPU where the CUDA path cannot start (the reason lands in
+    :data:`admcuda.backends.fallback_reason`). ``raw_flags``: the command line gave
+    ``-w/-h/-p/-b``, with which libvmaf's tool reads every input as raw; a Y4M input then
+    gets a warning.
+
+    With several distorted inputs (a ladder) a rung that cannot be opened or read does
+    not stop the others: its error is in ``errors`` and its ``frames`` are empty. With one
+    distorted input its error is raised.
+    """
+    from admcuda.io.inputs import FrameSelection
+
+    selection = FrameSelection(
+        frame_cnt=frame_cnt,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        subsample=subsample,
+    )
+    dis_paths = list(dis_paths)
+    ladder = len(dis_paths) > 1
+    errors: dict[int, str] = {}
+    geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
+    extra: dict[str, Any] = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
+    video_decoder = _video_decoder(decoder, backend, scale)
+    if video_decoder != "ffmpeg":
+        extra.update(decoder=video_decoder, gpu=device or 0)
+    inputs, good = _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder)
+    if raw_flags:
+        _warn_y4m_read_as_y4m(inputs.readers)
+    with inputs:
+        arrays, used = _score_inputs(
+            inputs, selection, opts, backend, errors, good, ladder,
+            progress=progress, threads=threads, host_memory=host_memory, batch=batch,
+            device=device, stats=stats,
+        )  # fmt: skip
+        shape = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
+        warn_small_height(inputs.width, inputs.height, opts)
+        decoded = {
+            os.fspath(r.path): ("nvdec" if r.kind == "nvdec" else "ffmpeg")
+            for r in inputs.readers
+            if r.kind in ("video", "nvdec", "scaled")
+        }
+
+    names = feature_names(opts)
+    wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
+    keys = [names[base] for base in wanted]
+    results: list[list[dict[str, float]]] = [[] for _ in dis_paths]
+    for k, per_input in zip(good, arrays, strict=True):
+        if k in errors:
+            continue
+        missing = [base for base in wanted if base not in per_input]
+        if missing:
+            raise AdmError(f"backend gave no {', '.join(missing)}")
+        rows = np.stack([per_input[base] for base in wanted], axis=1).tolist()
+        results[k] = [ScoreDict(zip(keys, row, strict=True), names) for row in rows]
+    return LadderRun(
+        frames=results,
+        frame_numbers=[selection.frame_numbers(len(f)) for f in results],
+        width=shape[0],
+        height=shape[1],
+        pixel_format=shape[2],
+        bitdepth=shape[3],
+        ref=os.fspath(ref_path),
+        dis=[os.fspath(p) for p in dis_paths],
+        opts=opts,
+        errors=[errors.get(k) for k in range(len(dis_paths))],
+        backend=used,
+        decoded=decoded,
+    )
+
+
+def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
+    """One warning naming the Y4M inputs, where ``-w/-h/-p/-b`` were given: libvmaf's tool
+    then opens every input with its raw reader (``cli_parse.c`` sets ``use_yuv``), so it
+    reads a Y4M's header and FRAME markers as samples and scores other numbers."""
+    named = []
+    for reader in readers:
+        source = getattr(reader, "source", reader)  # a scaled rung's own reader
+        if source.kind == "y4m" or getattr(source, "stream_format", None) == "y4m":
+            named.append(source.where)
+    if named:
+        _log.warning(
+            "with -w/-h/-p/-b given libvmaf reads every input as raw YUV, a Y4M's header and "
+            "FRAME markers as samples; admcuda reads the Y4M header of %s",
+            " and ".join(named),
+        )
+
+
+def _video_decoder(decoder: str, backend: str, scale: str | None) -> str:
+    """The decoder for encoded video: "ffmpeg", "nvdec" or "auto" (NVDEC per file where it
+    can, the CUDA backend being the one that runs)."""
+    if decoder not in ("auto", "ffmpeg", "nvdec"):
+        raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
+    if decoder == "ffmpeg":
+        return decoder
+    cuda = backends.select_backend(backend)[0] == "cuda"
+    if decoder == "nvdec":
+        if not cuda:
+            raise AdmError("the NVDEC decoder needs the CUDA backend (--backend cuda)")
+        if scale:
+            raise AdmError("--scale runs through ffmpeg's scaler: use --decoder ffmpeg or auto")
+        return decoder
+    return "auto" if cuda and not scale else "ffmpeg"
+
+
+@contextlib.contextmanager
+def _held_warnings(shown: set[str]) -> Iterator[list[logging.LogRecord]]:
+    """Hold back what this thread logs to ``admcuda`` meanwhile (the records, which the
+    caller may drop), then pass on each message not in ``shown`` and add it there: opening
+    a ladder again rung by rung, then its good rungs together, logs each warning once, not
+    once a pass."""
+    held: list[logging.LogRecord] = []
+    me = threading.get_ident()
+
+    def hold(record: logging.LogRecord) -> bool:
+        if record.thread != me:
+            return True
+        held.append(record)
+        return False
+
+    _log.addFilter(hold)
+    try:
+        yield held
+    finally:
+        _log.removeFilter(hold)
+        for record in held:
+            message = record.getMessage()
+            if message not in shown:
+                shown.add(message)
+                _log.handle(record)
+
+
+def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: ignore[no-untyped-def]
+    """Open the reference and every distorted input; in a ladder, a rung that cannot be
+    opened gets its error in ``errors`` and the rest are opened without it."""
+    from admcuda.io.inputs import open_inputs
+
+    shown: set[str] = set()
+    with _held_warnings(shown) as held:
+        try:
+            inputs = open_inputs(ref_path, dis_paths, **geometry, **extra)
+            return inputs, list(range(len(dis_paths)))
+        except AdmError:
+            if not ladder:
+                raise
+            held.clear()  # the rung-by-rung pass below logs again what concerns each rung
+    good = []
+    for k, path in enumerate(dis_paths):
+        with _held_warnings(shown):
+            try:
+                open_inputs(ref_path, [path], **geometry, **extra).close()
+                good.append(k)
+            except AdmError as exc:
+                errors[k] = str(exc)
+    if not good:  # the reference itself, or every rung
+        raise AdmError(errors[0])
+    with _held_warnings(shown):
+        return open_inputs(ref_path, [dis_paths[k] for k in good], **geometry, **extra), good
+
+
+def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, progress,
+                  threads, host_memory, batch, device, stats):  # type: ignore[no-untyped-def]  # fmt: skip
+    """Run the opened inputs through the pipeline; returns (arrays per opened rung,
+    backend used)."""
+    from admcuda.pipeline import run
+    from admcuda.progress import Progress
+    from admcuda.sources import make_source
+
+    sub = selection.subsample
+    ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
+                      subsample=sub)  # fmt: skip
+    dis = [
+        make_source(d, skip=selection.frame_skip_dist, limit=selection.frame_cnt, subsample=sub)
+        for d in inputs.dis
+    ]
+    try:
+        if ref.available == 0:
+            raise _nothing_left(ref)
+        for k, stream in zip(good, dis, strict=True):
+            if stream.available == 0:
+                _rung_error(errors, k, _nothing_left(stream), ladder)
+        active = [i for i, k in enumerate(good) if k not in errors]
+        scored = [dis[i].scored for i in active] + [ref.scored]
+        frames = None if None in scored else max(min(ref.scored, dis[i].scored) for i in active)
+        w, h, bd = inputs.width, inputs.height, inputs.bitdepth
+        on_gpu = [r.label + " file " + repr(os.fspath(r.path)) for r in inputs.readers
+                  if r.kind == "nvdec"]  # fmt: skip
+        engine, used = backends.start_engine(
+            backend, w, h, bd, opts, inputs=len(active), frames=frames, threads=threads,
+            host_memory=host_memory, batch=batch, device=device,
+        )  # fmt: skip
+        if on_gpu and used != "cuda":
+            engine.close()
+            raise AdmError(
+                f"{on_gpu[0]} is decoded on NVDEC but the CUDA backend cannot start "
+                f"({_fallback_reason()}); use --decoder ffmpeg"
+            )
+        failures: dict[int, str] = {}
+        with Progress(ref.scored, enabled=progress) as bar, engine:
+            part = run(
+                ref, [dis[i] for i in active], engine, width=w, height=h,
+                dtype=np.uint8 if bd == 8 else np.uint16, on_frames=bar.update, stats=stats,
+                failures=failures if ladder else None,
+            )  # fmt: skip
+        for j, message in failures.items():
+            errors[good[active[j]]] = message
+        arrays: list[dict[str, np.ndarray]] = [{} for _ in good]
+        for j, i in enumerate(active):
+            arrays[i] = part[j]
+        for i in active:
+            k = good[i]
+            if k in errors:
+                continue
+            _warn_if_lengths_differ(ref, dis[i])
+            if not arrays[i] or not len(next(iter(arrays[i].values()))):
+                _rung_error(errors, k, _nothing_left(ref if ref.read == 0 else dis[i]), ladder)
+    finally:
+        for stream in (ref, *dis):
+            stream.close()
+    return arrays, used
+
+
+def _fallback_reason() -> str:
+    return backends.fallback_reason or "no GPU"
+
+
+def _rung_error(errors: dict[int, str], k: int, exc: AdmError, ladder: bool) -> None:
+    if not ladder:
+        raise exc
+    errors[k] = str(exc)
+
+
+def _stream_name(stream: Any) -> str:
+    return f"{stream.reader.label} file {str(stream.reader.path)!r}"
+
+
+def _nothing_left(stream: Any) -> AdmError:
+    flag = "--frame-skip-ref" if stream.reader.label == "reference" else "--frame-skip-dist"
+    total = stream.reader.num_frames
+    if stream.skip:
+        held = f"{total} frames" if total is not None else "no more frames"
+        return AdmError(
+            f"nothing to score: {_stream_name(stream)} has {held}, and {flag} "
+            f"{stream.skip} skips them all"
+        )
+    return AdmError(f"nothing to score: {_stream_name(stream)} gave no frames")
+
+
+def _warn_if_lengths_differ(ref: Any, dis: Any) -> None:
+    """Read just far enough to tell which stream is shorter; warn once if one is."""
+    while ref.read != dis.read:
+        shorter = ref if ref.read < dis.read else dis
+        if not shorter.has_more():
+            break
+    if ref.read == dis.read:
+        ref_more, dis_more = ref.has_more(), dis.has_more()
+        if ref_more == dis_more:
+            return
+    shorter, longer = (ref, dis) if ref.read < dis.read else (dis, ref)
+    available = longer.available
+    longer_count = f"{available}" if available is not None else f"more than {shorter.read}"
+    _log.warning(
+        "%s ended before %s (%d vs %s frames); scoring the first %d",
+        _stream_name(shorter), _stream_name(longer), shorter.read, longer_count, shorter.read,
+    )  # fmt: skip

@@ -1,0 +1,528 @@
+"""Per-frame ADM scores with their metadata, pooling, and libvmaf-layout files.
+
+:class:`AdmResult` holds what a run produced: one dict of scores per frame, keyed by
+the names libvmaf writes, and the run's metadata (geometry, options, backend, input
+paths). Pooling and the JSON, XML and CSV layouts come from :mod:`admcuda.report.writers`;
+:meth:`AdmResult.from_json` reads back files written by admcuda or by libvmaf.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.options import (
+    OUTPUT_BASE_NAMES,
+    AdmOptions,
+    ScoreDict,
+    feature_suffix,
+    lookup_option,
+)
+from admcuda.report.writers import POOL_METHODS, pooled_metrics, write_output
+
+__all__ = ["METADATA_KEYS", "AdmResult", "options_from_suffix", "split_feature_name"]
+
+# Metadata every result carries; a missing key reads as None (fps as NaN).
+METADATA_KEYS: tuple[str, ...] = (
+    "width",
+    "height",
+    "bitdepth",
+    "pixel_format",
+    "options",
+    "backend",
+    "ref_path",
+    "dis_path",
+    "fps",
+    "version",
+    "source",
+)
+
+# Longest first, so that ``integer_adm_num_scale0`` is not read as ``integer_adm_num``
+# plus a suffix. Option suffixes are ``_<alias>...``, and no alias starts like the
+# tail of a longer base name (``num``, ``den``, ``scale``), so the longest base that
+# prefixes a name is its base.
+_BASES_LONGEST_FIRST = sorted(OUTPUT_BASE_NAMES, key=len, reverse=True)
+_ADM_PREFIXES = ("integer_adm", "integer_aim")
+
+
+def split_feature_name(name: str) -> tuple[str, str] | None:
+    """Split an ADM output name into libvmaf base name and option suffix.
+
+    Parameters
+    ----------
+    name : str
+        e.g. ``"integer_adm_scale0_egl_1.2"``.
+
+    Returns
+    -------
+    (str, str) or None
+        ``("integer_adm_scale0", "_egl_1.2")``; ``None`` if ``name`` is not an
+        integer ADM output.
+
+    Examples
+    --------
+    >>> split_feature_name("integer_adm2")
+    ('integer_adm2', '')
+    >>> split_feature_name("integer_adm_num_scale3_nvd_4")
+    ('integer_adm_num_scale3', '_nvd_4')
+    """
+    for base in _BASES_LONGEST_FIRST:
+        if name == base:
+            return base, ""
+        if name.startswith(base + "_"):
+            return base, name[len(base) :]
+    return None
+
+
+def options_from_suffix(suffix: str, *, debug: bool = False) -> AdmOptions | None:
+    """Recover the options that give libvmaf's output-name ``suffix``.
+
+    Only options that rename outputs can be recovered; ``adm_skip_aim`` is taken as
+    its default. Returns ``None`` where the suffix cannot be parsed, or does not
+    come back the same from :func:`admcuda.options.feature_suffix` (for instance a
+    name that libvmaf truncated).
+
+    Examples
+    --------
+    >>> options_from_suffix("_egl_1.2").adm_enhn_gain_limit
+    1.2
+    """
+    if suffix and not suffix.startswith("_"):
+        return None
+    tokens = suffix.split("_")[1:]
+    settings: dict[str, str | bool] = {}
+    k = 0
+    try:
+        while k < len(tokens):
+            spec = lookup_option(tokens[k])
+            if not spec.feature_param:
+                return None
+            if spec.type == "bool":
+                settings[tokens[k]] = True
+                k += 1
+            elif k + 1 < len(tokens):
+                settings[tokens[k]] = tokens[k + 1]
+                k += 2
+            else:
+                return None
+        opts = AdmOptions.from_mapping(settings)
+    except AdmError:
+        return None
+    if feature_suffix(opts) != suffix:
+        return None
+    return opts.replace(debug=True) if debug else opts
+
+
+def _metadata_options(value: Any) -> AdmOptions | None:
+    if value is None or isinstance(value, AdmOptions):
+        return value
+    if isinstance(value, Mapping):
+        return AdmOptions.from_mapping(value)
+    raise AdmError(
+        f"metadata 'options' must be AdmOptions or a mapping, got {type(value).__name__}"
+    )
+
+
+def _kept_pooled(
+    pooled: Mapping[str, Mapping[str, float]], names: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """``pooled`` checked against the frames' ``names`` and :data:`POOL_METHODS`, as floats."""
+    if not isinstance(pooled, Mapping):
+        raise AdmError(f"pooled must be a mapping, got {type(pooled).__name__}")
+    kept: dict[str, dict[str, float]] = {}
+    for name, methods in pooled.items():
+        if name not in names:
+            raise AdmError(f"pooled values for {name!r}, which the frames do not have")
+        if not isinstance(methods, Mapping):
+            raise AdmError(f"pooled {name!r} must be a mapping, got {type(methods).__name__}")
+        for method, value in methods.items():
+            if method not in POOL_METHODS:
+                raise AdmError(
+                    f"pooled {name!r}: unknown method {method!r}; use {', '.join(POOL_METHODS)}"
+                )
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise AdmError(f"pooled {name!r} {method} must be a number, got {value!r}")
+        kept[str(name)] = {method: float(value) for method, value in methods.items()}
+    return kept
+
+
+def _same_pool(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
+    """Equal pooled values (:func:`pool`'s), NaN equal to NaN."""
+    return all(a[m] == b[m] or (math.isnan(a[m]) and math.isnan(b[m])) for m in POOL_METHODS)
+
+
+def _base_aliases(names: Sequence[str]) -> dict[str, str]:
+    """Base name -> stored name, where exactly one stored name has that base."""
+    seen: dict[str, list[str]] = {}
+    for n in names:
+        base = (split_feature_name(n) or (n, ""))[0]
+        seen.setdefault(base, []).append(n)
+    return {base: found[0] for base, found in seen.items() if len(found) == 1}
+
+
+class AdmResult:
+    """Per-frame ADM scores of one reference/distorted pair, and how they were made.
+
+    Parameters
+    ----------
+    frames : sequence of mapping of str to float
+        One mapping per frame, in frame order, all with the same names in the same
+        order (libvmaf's output names, e.g. ``integer_adm2_egl_1.2``).
+    metadata : mapping, optional
+        Any of :data:`METADATA_KEYS` (``width``, ``height``, ``bitdepth``,
+        ``pixel_format``, ``options`` (AdmOptions or mapping), ``backend``,
+        ``ref_path``, ``dis_path``, ``fps``, ``version``, ``source``), plus any other
+        keys the caller wants to keep.
+    frame_numbers : sequence of int, optional
+        Frame number of each entry (libvmaf's ``frameNum``), ``0, 1, 2, ...`` by
+        default; ``0, N, 2N, ...`` for a run that scored every N-th frame.
+    pooled : mapping, optional
+        Pooled values to keep, feature name -> ``{method: value}`` with methods of
+        ``min``, ``max``, ``mean``, ``harmonic_mean``: a file's ``pooled_metrics``
+        (:meth:`from_json` passes them), where pooling the frames again would differ,
+        the frames holding rounded values. :attr:`pooled` gives them, and
+        :meth:`to_json`/:meth:`to_xml` write them, in place of the frames' pooling,
+        for as long as that feature's frame values pool as they did here; features
+        and methods not given are pooled from the frames.
+
+    Raises
+    ------
+    AdmError
+        If the frames do not all carry the same names in the same order, or
+        ``pooled`` names a feature they lack, an unknown method or a non-number.
+
+    Examples
+    --------
+    >>> r = AdmResult([{"integer_adm2": 0.9}, {"integer_adm2": 0.8}], {"width": 64})
+    >>> len(r), r.pooled["integer_adm2"]["min"], r["integer_adm2"]
+    (2, 0.8, [0.9, 0.8])
+    """
+
+    def __init__(
+        self,
+        frames: Sequence[Mapping[str, float]],
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        frame_numbers: Sequence[int] | None = None,
+        pooled: Mapping[str, Mapping[str, float]] | None = None,
+    ) -> None:
+        names = [str(n) for n in frames[0]] if frames else []
+        self._aliases = _base_aliases(names)
+        self.frames: list[dict[str, float]] = [
+            ScoreDict(((str(name), float(value)) for name, value in frame.items()), self._aliases)
+            for frame in frames
+        ]
+        meta: dict[str, Any] = {key: None for key in METADATA_KEYS}
+        meta["fps"] = math.nan
+        meta.update(metadata or {})
+        meta["options"] = _metadata_options(meta["options"])
+        for key in ("ref_path", "dis_path", "source"):
+            if meta[key] is not None:
+                meta[key] = os.fspath(meta[key])
+        meta["fps"] = math.nan if meta["fps"] is None else float(meta["fps"])
+        self.metadata = meta
+        if frame_numbers is None:
+            self.frame_numbers = list(range(len(self.frames)))
+        else:
+            self.frame_numbers = [int(n) for n in frame_numbers]
+            if len(self.frame_numbers) != len(self.frames):
+                raise AdmError(
+                    f"{len(self.frame_numbers)} frame numbers for {len(self.frames)} frames"
+                )
+        computed = pooled_metrics(self.frames)  # refuses frames whose names differ
+        self._kept = {} if pooled is None else _kept_pooled(pooled, names)
+        # What the frames pooled to when the kept values were given: while they still
+        # do (frames are a public list), the kept values stand for them.
+        self._kept_basis = {name: computed[name] for name in self._kept}
+
+    # -- metadata shortcuts
+
+    @property
+    def width(self) -> int | None:
+        return self.metadata["width"]
+
+    @property
+    def height(self) -> int | None:
+        return self.metadata["height"]
+
+    @property
+    def bitdepth(self) -> int | None:
+        return self.metadata["bitdepth"]
+
+    @property
+    def options(self) -> AdmOptions | None:
+        return self.metadata["options"]
+
+    @property
+    def backend(self) -> str | None:
+        return self.metadata["backend"]
+
+    @property
+    def fps(self) -> float:
+        return self.metadata["fps"]
+
+    # -- scores
+
+    @property
+    def names(self) -> list[str]:
+        """Feature names, in the order of the first frame."""
+        return list(self.frames[0]) if self.frames else []
+
+    @property
+    def pooled(self) -> dict[str, dict[str, float]]:
+        """Per feature, ``{"min", "max", "mean", "harmonic_mean"}`` as libvmaf pools them;
+        keyed by the stored names, base names (``integer_adm2``) work too.
+
+        Values given as ``pooled`` (a file's own, from :meth:`from_json`) are kept while
+        that feature's frames are unchanged; the rest are pooled from the frames."""
+        out = pooled_metrics(self.frames)
+        for name, methods in self._kept.items():
+            if _same_pool(out[name], self._kept_basis[name]):
+                out[name].update(methods)
+        return ScoreDict(out, self._aliases)
+
+    def feature_name(self, name: str) -> str:
+        """The stored name for ``name``, given exactly or as a libvmaf base name.
+
+        ``result.feature_name("integer_adm2")`` gives ``"integer_adm2_egl_1.2"``
+        when the run used ``egl=1.2``.
+
+        Raises
+        ------
+        KeyError
+            If no stored name matches, or several do (several option sets).
+        """
+        names = self.names
+        if name in names:
+            return name
+        matches = [n for n in names if (split_feature_name(n) or ("", ""))[0] == name]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise KeyError(f"{name!r} is ambiguous here: {', '.join(matches)}")
+        raise KeyError(f"no feature {name!r}; this result has {', '.join(names) or 'none'}")
+
+    def values(self, name: str) -> list[float]:
+        """Per-frame values of one feature (exact or base name, see :meth:`feature_name`)."""
+        key = self.feature_name(name)
+        return [frame[key] for frame in self.frames]
+
+    def array(self, name: str) -> np.ndarray:
+        """Per-frame values of one feature as a float64 NumPy array (exact or base name);
+        frame ``k``'s number is ``frame_numbers[k]``."""
+        return np.array(self.values(name), dtype=np.float64)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every feature's per-frame values as float64 NumPy arrays, by stored name."""
+        return {name: self.array(name) for name in self.names}
+
+    @property
+    def error(self) -> str | None:
+        """Why this distorted input could not be scored (a rung of a ladder scored by
+        :func:`admcuda.score`, whose other rungs were); None when it was."""
+        return self.metadata.get("error")
+
+    @property
+    def ok(self) -> bool:
+        """Whether this input was scored (:attr:`error` is None)."""
+        return self.error is None
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def __iter__(self) -> Iterator[dict[str, float]]:
+        return iter(self.frames)
+
+    def __getitem__(self, key: int | slice | str) -> Any:
+        """``result[i]``: frame ``i``'s dict; ``result[a:b]``: a list of them;
+        ``result["integer_adm2"]``: that feature over all frames."""
+        if isinstance(key, str):
+            return self.values(key)
+        return self.frames[key]
+
+    def __repr__(self) -> str:
+        geometry = ""
+        if self.width is not None and self.height is not None:
+            geometry = f", {self.width}x{self.height}"
+        mean = ""
+        try:
+            adm2 = self.values("integer_adm2")
+            mean = f", mean integer_adm2 {math.fsum(adm2) / len(adm2):.6f}" if adm2 else ""
+        except KeyError:
+            pass
+        return f"<AdmResult {len(self)} frames{geometry}{mean}>"
+
+    # -- files
+
+    def _version(self) -> str:
+        if self.metadata["version"] is not None:
+            return str(self.metadata["version"])
+        from admcuda.version import __version__
+
+        return __version__
+
+    def _write(self, fmt: str, dest: str | os.PathLike[str] | IO[str]) -> None:
+        numbered: dict[str, Any] = {}
+        if self.frame_numbers != list(range(len(self.frames))):
+            numbered["frame_numbers"] = self.frame_numbers
+        if fmt in ("json", "xml"):
+            numbered["pooled"] = dict(self.pooled)
+        write_output(
+            fmt,  # type: ignore[arg-type]
+            self.frames,
+            dest,
+            version=self._version(),
+            width=self.width if self.width is not None else 0,
+            height=self.height if self.height is not None else 0,
+            fps=self.fps,
+            **numbered,
+        )
+
+    def to_json(self, dest: str | os.PathLike[str] | IO[str]) -> None:
+        """Write libvmaf's JSON layout (see :func:`admcuda.report.writers.render_json`), with
+        :attr:`pooled` as its ``pooled_metrics``."""
+        self._write("json", dest)
+
+    def to_xml(self, dest: str | os.PathLike[str] | IO[str]) -> None:
+        """Write libvmaf's XML layout; needs ``width`` and ``height`` in the metadata."""
+        if self.width is None or self.height is None:
+            raise AdmError("writing XML needs the frame width and height in the result's metadata")
+        self._write("xml", dest)
+
+    def to_csv(self, dest: str | os.PathLike[str] | IO[str]) -> None:
+        """Write libvmaf's CSV layout."""
+        self._write("csv", dest)
+
+    @classmethod
+    def from_json(
+        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = True
+    ) -> AdmResult:
+        """Read a JSON file in libvmaf's layout, written by admcuda or by libvmaf.
+
+        Parameters
+        ----------
+        source : path or text file object
+        adm_only : bool, optional
+            Keep only the integer ADM outputs (default), dropping other features a
+            libvmaf run may have written (VIF, motion, VMAF...).
+
+        Returns
+        -------
+        AdmResult
+            Frames in file order with their ``frameNum``; ``null`` scores become
+            NaN. :attr:`~AdmResult.pooled` keeps the file's ``pooled_metrics`` for its
+            features (pooled from the frames where the file has none). Metadata: ``fps`` and
+            ``version`` from the file, ``source`` the path, and ``options`` recovered
+            from the output-name suffix where it is unambiguous (``adm_skip_aim`` is
+            not in the names and reads as false). Geometry is not in libvmaf's JSON
+            and stays None.
+
+        Raises
+        ------
+        AdmError
+            If the file is not JSON in that layout, or its frames disagree on names.
+        OSError
+            If the file cannot be read.
+        """
+        if hasattr(source, "read"):
+            text = source.read()  # type: ignore[union-attr]
+            label = getattr(source, "name", "<stream>")
+            path = None
+        else:
+            path = Path(os.fspath(source))  # type: ignore[arg-type]
+            text = path.read_text(encoding="utf-8")
+            label = str(path)
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise AdmError(f"'{label}' is not valid JSON: {exc}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("frames"), list):
+            raise AdmError(f"'{label}' is not a libvmaf JSON result (no \"frames\" list)")
+        frames = []
+        numbers = []
+        for position, entry in enumerate(doc["frames"]):
+            metrics = entry.get("metrics") if isinstance(entry, dict) else None
+            if not isinstance(metrics, dict):
+                raise AdmError(f"'{label}': frame entry {position} has no \"metrics\" object")
+            number = entry.get("frameNum", position)
+            if isinstance(number, bool) or not isinstance(number, int):
+                raise AdmError(f"'{label}': frame entry {position} has frameNum {number!r}")
+            numbers.append(number)
+            frame = {}
+            for name, value in metrics.items():
+                if adm_only and not name.startswith(_ADM_PREFIXES):
+                    continue
+                frame[name] = math.nan if value is None else float(value)
+            frames.append(frame)
+        if adm_only and frames and not frames[0]:
+            raise AdmError(f"'{label}' holds no integer ADM scores")
+        pooled = _file_pooled(doc, frames[0] if frames else {}, label)
+        fps = doc.get("fps")
+        metadata = {
+            "fps": math.nan if fps is None else float(fps),
+            "version": doc.get("version"),
+            "source": str(path) if path is not None else None,
+            "options": _options_from_names(frames[0]) if frames else None,
+        }
+        try:
+            return cls(frames, metadata, frame_numbers=numbers, pooled=pooled)
+        except AdmError as exc:
+            raise AdmError(f"'{label}': {exc}") from None
+
+    def to_dataframe(self) -> Any:
+        """The frames as a pandas DataFrame, one row per frame, indexed by frame number.
+
+        Raises
+        ------
+        AdmError
+            If pandas is not installed.
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise AdmError("to_dataframe needs pandas: pip install pandas") from None
+        frame = pd.DataFrame(self.frames, columns=self.names, index=self.frame_numbers)
+        frame.index.name = "frame"
+        return frame
+
+
+def _file_pooled(
+    doc: Mapping[str, Any], frame: Mapping[str, float], label: str
+) -> dict[str, dict[str, Any]]:
+    """A JSON file's ``pooled_metrics`` for the features in ``frame`` (other features and
+    methods left out; ``null`` read as NaN)."""
+    given = doc.get("pooled_metrics", {})
+    if not isinstance(given, dict):
+        raise AdmError(f"'{label}': \"pooled_metrics\" is not an object")
+    pooled: dict[str, dict[str, Any]] = {}
+    for name, methods in given.items():
+        if name not in frame:
+            continue
+        if not isinstance(methods, dict):
+            raise AdmError(f"'{label}': pooled_metrics {name!r} is not an object")
+        pooled[name] = {
+            method: math.nan if value is None else value
+            for method, value in methods.items()
+            if method in POOL_METHODS
+        }
+    return pooled
+
+
+def _options_from_names(frame: Mapping[str, float]) -> AdmOptions | None:
+    """Options from the suffix of the one ``integer_adm2`` name, if there is exactly one."""
+    suffixes = {
+        parts[1]
+        for parts in map(split_feature_name, frame)
+        if parts is not None and parts[0] == "integer_adm2"
+    }
+    if len(suffixes) != 1:
+        return None
+    suffix = suffixes.pop()
+    return options_from_suffix(suffix, debug="integer_adm_num" + suffix in frame)

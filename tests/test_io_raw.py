@@ -1,0 +1,271 @@
+"""Raw YUV geometry and the luma reader: layouts, dtypes and validation messages."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from admcuda.errors import AdmError
+from admcuda.io.formats import check_geometry, frame_bytes, plane_shapes
+from admcuda.io.raw import YuvReader
+
+NETFLIX = Path(__file__).resolve().parent.parent.parent / "shared" / "netflix"
+
+
+@pytest.mark.parametrize(
+    ("w", "h", "fmt", "bits", "expected"),
+    [
+        (576, 324, "420", 8, 279936),  # size of one frame of the shared Netflix 8-bit pair
+        (576, 324, "420", 10, 559872),
+        (17, 17, "420", 8, 17 * 17 + 2 * 9 * 9),
+        (17, 19, "422", 8, 17 * 19 + 2 * 9 * 19),
+        (17, 19, "444", 12, 3 * 17 * 19 * 2),
+        (17, 19, "400", 16, 17 * 19 * 2),
+        (176, 144, "420", 8, 38016),
+    ],
+)
+def test_frame_bytes(w, h, fmt, bits, expected):
+    assert frame_bytes(w, h, fmt, bits) == expected
+
+
+def test_plane_shapes_round_chroma_up():
+    assert plane_shapes(33, 21, "420") == ((21, 33), (11, 17), (11, 17))
+    assert plane_shapes(33, 21, "422") == ((21, 33), (21, 17), (21, 17))
+    assert plane_shapes(33, 21, "444") == ((21, 33),) * 3
+    assert plane_shapes(33, 21, "400") == ((21, 33),)
+    assert plane_shapes(33, 21, 420) == plane_shapes(33, 21, "420")
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((16, 100, "420", 8), "width 16 is too small.*> 16"),
+        ((100, 16, "420", 8), "height 16 is too small"),
+        ((0, 100, "420", 8), "width 0"),
+        ((100, 100, "411", 8), "unsupported pixel format"),
+        ((100, 100, "420", 9), "unsupported bit depth 9"),
+        ((100, 100, "420", 32), "unsupported bit depth"),
+    ],
+)
+def test_check_geometry(args, match):
+    with pytest.raises(AdmError, match=match):
+        check_geometry(*args)
+
+
+def _write_clip(path, w, h, fmt, bits, frames, seed=0):
+    """Write a clip with random planes; return the list of (Y, U, V...) per frame."""
+    rng = np.random.default_rng(seed)
+    dtype = np.uint8 if bits == 8 else np.uint16
+    clip = []
+    blob = bytearray()
+    for _ in range(frames):
+        planes = tuple(
+            rng.integers(0, 1 << bits, size=shape, dtype=np.uint32).astype(dtype)
+            for shape in plane_shapes(w, h, fmt)
+        )
+        clip.append(planes)
+        for plane in planes:
+            blob += plane.astype(plane.dtype.newbyteorder("<")).tobytes()
+    path.write_bytes(bytes(blob))
+    return clip
+
+
+@pytest.mark.parametrize("fmt", ["420", "422", "444", "400"])
+@pytest.mark.parametrize("bits", [8, 10, 12, 16])
+def test_reads_luma_and_planes(tmp_path, fmt, bits):
+    w, h = 19, 17
+    path = tmp_path / "clip.yuv"
+    clip = _write_clip(path, w, h, fmt, bits, frames=3)
+    with YuvReader(path, width=w, height=h, pixel_format=fmt, bitdepth=bits) as reader:
+        assert len(reader) == 3
+        lumas = list(reader)
+        for k, luma in enumerate(lumas):
+            assert luma.dtype == (np.uint8 if bits == 8 else np.uint16)
+            assert luma.dtype.isnative
+            assert luma.flags.c_contiguous and luma.flags.writeable
+            assert luma.shape == (h, w)
+            np.testing.assert_array_equal(luma, clip[k][0])
+        for k in range(3):
+            for got, want in zip(reader.read_planes(k), clip[k], strict=True):
+                np.testing.assert_array_equal(got, want)
+
+
+def test_little_endian_decoding(tmp_path):
+    w, h = 17, 17
+    path = tmp_path / "le.yuv"
+    luma = np.arange(w * h, dtype="<u2").reshape(h, w) * 3
+    chroma = np.zeros(2 * 9 * 9, dtype="<u2")
+    path.write_bytes(luma.tobytes() + chroma.tobytes())
+    raw = path.read_bytes()
+    assert raw[2:4] == bytes([3, 0])  # sample 1 == 3, low byte first
+    with YuvReader(path, width=w, height=h, bitdepth=10) as reader:
+        np.testing.assert_array_equal(reader.read_luma(0), luma.astype(np.uint16))
+
+
+def test_netflix_10bit_is_8bit_shifted():
+    ref8, ref10 = (
+        NETFLIX / "src01_hrc00_576x324_3f.yuv",
+        NETFLIX / "src01_hrc00_576x324.yuv420p10le.yuv",
+    )
+    if not (ref8.exists() and ref10.exists()):
+        pytest.skip("shared Netflix files not present")
+    with (
+        YuvReader(ref8, width=576, height=324) as r8,
+        YuvReader(ref10, width=576, height=324, bitdepth=10) as r10,
+    ):
+        assert len(r8) == len(r10) == 3
+        for a, b in zip(r8, r10, strict=True):
+            np.testing.assert_array_equal(a.astype(np.uint16) << 2, b)
+
+
+def test_partial_frame_warns_and_scores_whole_frames(tmp_path, caplog):
+    w, h = 17, 17
+    path = tmp_path / "partial.yuv"
+    clip = _write_clip(path, w, h, "420", 8, frames=2)
+    with path.open("ab") as f:
+        f.write(b"\x00" * 100)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        reader = YuvReader(path, width=w, height=h, label="distorted")
+    with reader:
+        assert len(reader) == 2
+        np.testing.assert_array_equal(reader.read_luma(1), clip[1][0])
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    message = warnings[0].getMessage()
+    assert "\n" not in message
+    assert "distorted" in message and "2 whole frames" in message and "100 bytes" in message
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(AdmError, match="reference file .*nope.yuv.* not found"):
+        YuvReader(tmp_path / "nope.yuv", width=32, height=32, label="reference")
+
+
+def test_directory(tmp_path):
+    with pytest.raises(AdmError, match="is a directory"):
+        YuvReader(tmp_path, width=32, height=32)
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.yuv"
+    path.write_bytes(b"")
+    with pytest.raises(AdmError, match="is empty"):
+        YuvReader(path, width=32, height=32)
+
+
+def test_smaller_than_one_frame(tmp_path):
+    path = tmp_path / "short.yuv"
+    path.write_bytes(b"\x00" * 1000)
+    with pytest.raises(AdmError, match=r"1000 bytes, less than one 32x32 420 8-bit frame \(1536"):
+        YuvReader(path, width=32, height=32)
+
+
+def test_geometry_checked_before_file(tmp_path):
+    with pytest.raises(AdmError, match="> 16"):
+        YuvReader(tmp_path / "missing.yuv", width=8, height=8)
+
+
+def test_sample_too_large_for_bitdepth(tmp_path):
+    path = tmp_path / "wide.yuv"
+    _write_clip(path, 17, 17, "420", 16, frames=1, seed=3)
+    with (
+        YuvReader(path, width=17, height=17, bitdepth=10) as reader,
+        pytest.raises(AdmError, match="too large for 10 bits"),
+    ):
+        reader.read_luma(0)
+    with YuvReader(path, width=17, height=17, bitdepth=10, check_range=False) as reader:
+        assert reader.read_luma(0).max() > 1023
+
+
+def test_index_out_of_range(tmp_path):
+    path = tmp_path / "one.yuv"
+    _write_clip(path, 17, 17, "400", 8, frames=1)
+    with YuvReader(path, width=17, height=17, pixel_format="400") as reader:
+        with pytest.raises(IndexError):
+            reader.read_luma(1)
+        assert "frames=1" in repr(reader)
+
+
+def test_messages_are_one_line(tmp_path):
+    for build in (
+        lambda: YuvReader(tmp_path / "x.yuv", width=32, height=32),
+        lambda: check_geometry(3, 3, "420", 8),
+        lambda: check_geometry(32, 32, "abc", 8),
+    ):
+        with pytest.raises(AdmError) as info:
+            build()
+        assert "\n" not in str(info.value)
+
+
+def test_wider_samples_read_as_8_bit_are_warned_about(tmp_path, caplog):
+    """10- or 12-bit little-endian samples read as 8-bit never leave the 8-bit range, so
+    nothing else would tell: every odd byte (a high byte) is below 16. Real 8-bit frames,
+    a flat dark one and odd widths give no warning."""
+    rng = np.random.default_rng(5)
+
+    def clip(path, luma, chroma_value, dtype):
+        h, w = luma.shape[1:]
+        chroma = np.full(2 * ((h + 1) // 2) * ((w + 1) // 2), chroma_value, dtype)
+        path.write_bytes(b"".join(y.astype(dtype).tobytes() + chroma.tobytes() for y in luma))
+        return path
+
+    cases = {
+        "ten": (clip(tmp_path / "ten.yuv", rng.integers(0, 1024, (2, 24, 32)), 512, "<u2"), 32),
+        "twelve": (clip(tmp_path / "tw.yuv", rng.integers(0, 4096, (2, 24, 32)), 2048, "<u2"), 32),
+        "eight": (clip(tmp_path / "e.yuv", rng.integers(0, 256, (2, 24, 64)), 128, np.uint8), 64),
+        "dark": (clip(tmp_path / "dk.yuv", np.full((2, 24, 64), 3), 128, np.uint8), 64),
+        # a dim 8-bit picture: odd columns below 16, even ones just above (a real frame of
+        # ffmpeg's darkened mandelbrot did this)
+        "dim": (clip(tmp_path / "dim.yuv", np.tile([20, 15], (2, 24, 32)), 128, np.uint8), 64),
+        "odd": (clip(tmp_path / "odd.yuv", rng.integers(0, 1024, (2, 24, 33)), 512, "<u2"), 33),
+    }
+    from admcuda.io.streams import StreamReader, open_stream
+
+    def as_stream(path, width):
+        """The same bytes on a pipe, read as raw frames up to the first."""
+        read, write = os.pipe()
+        writer = threading.Thread(
+            target=lambda: (os.write(write, path.read_bytes()), os.close(write)), daemon=True
+        )
+        writer.start()
+        stream = open_stream(f"/dev/fd/{read}", label="distorted")
+        with StreamReader(stream, width=width, height=24, pixel_format="420", bitdepth=8,
+                          check_range=False) as reader:  # fmt: skip
+            next(iter(reader))
+        writer.join(10)
+        os.close(read)
+
+    warned = {}
+    for name, (path, width) in cases.items():
+        for how in ("file", "stream"):
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="admcuda"):
+                if how == "file":
+                    with YuvReader(path, width=width, height=24, label="distorted",
+                                   check_range=False):  # fmt: skip
+                        pass
+                else:
+                    as_stream(path, width)
+            warned[name, how] = [r.getMessage() for r in caplog.records
+                                 if "every second byte" in r.getMessage()]  # fmt: skip
+    assert {k for k, v in warned.items() if v} == {
+        ("ten", "file"),
+        ("twelve", "file"),
+        ("ten", "stream"),
+        ("twelve", "stream"),
+    }
+    for how in ("file", "stream"):
+        said = warned["ten", how][0]
+        assert "is read as 32x24 420 8-bit" in said and "--bitdepth" in said
+    caplog.clear()
+    with (
+        caplog.at_level(logging.WARNING, logger="admcuda"),
+        YuvReader(cases["ten"][0], width=32, height=24, bitdepth=10),
+    ):
+        pass
+    assert not caplog.records

@@ -1,0 +1,137 @@
+"""The package's layout rules: no import circle between admcuda's modules, no module
+importing another's private names, and a top-level namespace that hands public names on
+only."""
+
+from __future__ import annotations
+
+import ast
+
+from conftest import ROOT
+
+import admcuda
+
+PACKAGE = ROOT / "admcuda"
+
+
+def _module_name(path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {_module_name(p): ast.parse(p.read_text()) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str, tree: ast.Module, known: set[str]):
+    """(imported module, names taken from it) for every import in ``tree``, at any depth."""
+    package = (
+        name
+        if (PACKAGE / name.replace("admcuda.", "", 1).replace(".", "/")).is_dir()
+        else name.rsplit(".", 1)[0]
+    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1]
+                    + ([base] if base else [])
+                )
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in known:
+                    yield full, []
+                else:
+                    yield base, [alias.name]
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for name, tree in modules.items():
+        for target, _ in _imports(name, tree, known):
+            if target in known and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def test_no_import_circles():
+    graph = _graph()
+    # a package's __init__ that only hands names on is skipped as an edge target: importing
+    # admcuda.x runs admcuda/__init__ first whatever it holds
+    for node in graph:
+        graph[node].discard("admcuda")
+    circles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                circles.append(path[path.index(nxt) :] + [nxt] if nxt in path else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert not circles, circles
+
+
+def test_no_private_names_across_modules():
+    modules = _modules()
+    known = set(modules)
+    found = []
+    for name, tree in modules.items():
+        for target, names in _imports(name, tree, known):
+            if not target.startswith("admcuda") or target == name:
+                continue
+            last = target.rsplit(".", 1)[-1]
+            private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if last.startswith("_") and not last.startswith("__"):
+                private.append(target)
+            if private:
+                found.append(f"{name} imports {', '.join(private)} from {target}")
+    assert not found, found
+
+
+def test_top_level_hands_public_names_on():
+    text = (PACKAGE / "__init__.py").read_text()
+    assert len(text.splitlines()) <= 150
+    assert sorted(dir(admcuda)) == sorted(admcuda.__all__)
+    for name in admcuda.__all__:
+        assert getattr(admcuda, name) is not None, name
+    for name in ("AdmExtractor", "AdmResult", "score", "score_files", "score_ladder"):
+        assert name in dir(admcuda)
+        assert name in admcuda.__doc__
+    for name in ("np", "os", "threading", "Any"):
+        assert name not in dir(admcuda)
+
+
+def test_only_the_kernel_loader_compiles_cuda():
+    """CuPy's RawModule is touched in one module; every .cu file is under kernels/."""
+    users = [
+        p.relative_to(ROOT).as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if "RawModule(" in p.read_text() or "RawKernel(" in p.read_text()
+    ]
+    assert users == ["admcuda/backends/cuda/kernels.py"]
+    assert not list(PACKAGE.rglob("*.cu")) and "__global__" not in "".join(
+        p.read_text() for p in PACKAGE.rglob("*.py")
+    )
+
+
+def test_nvdec_luma_copy_source_comes_from_kernels():
+    from admcuda.backends.cuda import kernels
+
+    text = kernels.plain_source("nvdec_luma", (("P016_SHIFT", 6), ("P016_LOW", 63)))
+    assert text.startswith("#define P016_SHIFT 6\n#define P016_LOW 63\n")
+    for name in ("admcuda_luma_nv12", "admcuda_luma_p016"):
+        assert f'extern "C" __global__ void {name}(' in text

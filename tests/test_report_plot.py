@@ -1,0 +1,162 @@
+"""``admcuda plot``: per-frame adm2 and scales from our JSON and libvmaf's, overlaid."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+from test_report_result import LIBVMAF_JSON
+
+from admcuda.cli.plot import main
+from admcuda.options import AdmOptions, feature_names
+from admcuda.report.plot import plot_result, result_series
+from admcuda.report.result import AdmResult
+
+
+def _result(offset: float, n: int = 5, opts: AdmOptions | None = None, **meta) -> AdmResult:
+    names = list(feature_names(opts or AdmOptions()).values())[:7]
+    frames = [
+        {name: offset + 0.01 * k + 0.001 * j for j, name in enumerate(names)} for k in range(n)
+    ]
+    return AdmResult(frames, meta)
+
+
+def _png_shape(path) -> tuple[int, int]:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        return image.size
+
+
+def test_series_per_option_suffix():
+    plain = _result(0.9)
+    (series,) = result_series(plain, "a")
+    assert series.label == "a" and series.values["integer_adm2"] == plain["integer_adm2"]
+    assert set(series.values) == {"integer_adm2"} | {f"integer_adm_scale{s}" for s in range(4)}
+    assert series.mean() == pytest.approx(np.mean(plain["integer_adm2"]))
+    assert series.frames == [0, 1, 2, 3, 4]
+    sub = AdmResult(plain.frames, frame_numbers=[0, 3, 6, 9, 12])
+    assert result_series(sub, "s")[0].frames == [0, 3, 6, 9, 12]
+    egl = _result(0.8, opts=AdmOptions(adm_enhn_gain_limit=1.2))
+    both = AdmResult([{**a, **b} for a, b in zip(plain, egl, strict=True)])
+    labels = [s.label for s in result_series(both, "clip")]
+    assert labels == ["clip", "clip (egl_1.2)"]
+
+
+def test_legend_mean_is_the_pooled_mean(tmp_path):
+    """A null frame makes libvmaf's pooled mean null (its sum is NaN), and admcuda's
+    writers pool it so; the legend says so, not the mean of the other frames."""
+    plain = _result(0.9)
+    (series,) = result_series(plain, "a")
+    assert series.mean() == plain.pooled["integer_adm2"]["mean"]
+    assert series.legend() == f"a (mean {plain.pooled['integer_adm2']['mean']:.4f})"
+    frames = [dict(f) for f in plain]
+    frames[1]["integer_adm2"] = math.nan
+    holed = AdmResult(frames)
+    path = tmp_path / "withnull.json"
+    holed.to_json(path)
+    assert json.loads(path.read_text())["pooled_metrics"]["integer_adm2"]["mean"] is None
+    (series,) = result_series(AdmResult.from_json(path), "withnull")
+    assert math.isnan(series.mean())
+    assert series.legend() == "withnull (mean null: 1 of 5 frames null)"
+    assert math.isfinite(series.mean("integer_adm_scale0"))  # only adm2 has a null
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    svg = tmp_path / "p.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text
+        plot_result([path, plain], svg, labels=["withnull", "plain"])
+    text = svg.read_text()
+    assert "withnull (mean null: 1 of 5 frames null)" in text
+    assert f"plain (mean {plain.pooled['integer_adm2']['mean']:.4f})" in text
+
+
+def test_plot_result_from_objects_and_files(tmp_path):
+    pytest.importorskip("matplotlib")
+    paths = []
+    for k in range(3):
+        path = tmp_path / f"rung{k}.json"
+        _result(0.9 - 0.05 * k, n=40).to_json(path)
+        paths.append(path)
+    libvmaf = tmp_path / "libvmaf.json"
+    libvmaf.write_text(LIBVMAF_JSON)
+    out = tmp_path / "adm.png"
+    plot_result([*paths, libvmaf, _result(0.7, dis_path="x/dis.yuv")], out, title="ladder")
+    width, height = _png_shape(out)
+    assert width > 800 and height > 600
+    svg = tmp_path / "one.svg"
+    plot_result(paths[0], svg, labels=["only"])
+    assert svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_cli(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    _result(0.9).to_json(a)
+    _result(0.8).to_json(b)
+    out = tmp_path / "adm.png"
+    assert main([str(a), str(b), "-o", str(out), "--label", "A", "--label", "B"]) == 0
+    _png_shape(out)
+    assert capsys.readouterr().err == ""
+
+
+def _error(capsys, argv, status):
+    assert main(argv) == status
+    err = capsys.readouterr().err
+    assert err.startswith("admcuda: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_cli_errors(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    good = tmp_path / "a.json"
+    _result(0.9).to_json(good)
+    out = str(tmp_path / "o.png")
+    assert "o.png" not in "".join(map(str, tmp_path.iterdir()))
+    _error(capsys, [str(good)], 2)  # no -o
+    _error(capsys, ["-o", out], 2)  # no input
+    assert "2 --label for 1 results" in _error(
+        capsys, [str(good), "-o", out, "--label", "x", "--label", "y"], 2
+    )
+    assert "No such file" in _error(capsys, [str(tmp_path / "nope.json"), "-o", out], 1)
+    assert "does not exist" in _error(capsys, [str(good), "-o", str(tmp_path / "d" / "o.png")], 1)
+    other = tmp_path / "vmaf.json"
+    other.write_text('{"frames": [{"frameNum": 0, "metrics": {"vmaf": 90.0}}]}')
+    assert "no integer ADM scores" in _error(capsys, [str(other), "-o", out], 1)
+    assert not (tmp_path / "o.png").exists()
+    assert main(["--help"]) == 0
+    assert "RESULT.json" in capsys.readouterr().out
+
+
+def test_missing_matplotlib(tmp_path, capsys, monkeypatch):
+    good = tmp_path / "a.json"
+    _result(0.9).to_json(good)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    err = _error(capsys, [str(good), "-o", str(tmp_path / "o.png")], 1)
+    assert "pip install admcuda[plot]" in err
+
+
+def test_cli_output_suffix_checked_before_reading(tmp_path, capsys):
+    """-o without an image suffix matplotlib writes: map's one-line usage error, before
+    any result is read (a missing one is not reported), and nothing written."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = sorted(
+        f for f in FigureCanvasBase.get_supported_filetypes() if f not in ("pgf", "png")
+    )
+    good = tmp_path / "a.json"
+    _result(0.9).to_json(good)
+    for bad in ("plot.txt", "plotnoext", "plot.pgf"):
+        out = str(tmp_path / bad)
+        for results in ([str(good)], [str(tmp_path / "missing.json")]):
+            assert main([*results, "-o", out]) == 2
+            assert capsys.readouterr().err == (
+                f"admcuda: error: --output '{out}' must end in .png or another image suffix "
+                f"matplotlib writes ({', '.join('.' + f for f in formats)})\n"
+            )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
