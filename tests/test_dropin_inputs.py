@@ -958,6 +958,27 @@ def test_stream_ending_in_fewer_than_6_bytes_ends_quietly(tmp_path, caplog, tail
     assert len(warnings_of(caplog)) == 1
 
 
+@pytest.mark.parametrize(
+    ("tag", "meaning"),
+    [("It", "top field first"), ("Ib", "bottom field first"), ("Im", "mixed")],
+)
+def test_interlaced_stream_is_scored_with_warning(tmp_path, caplog, tag, meaning):
+    data = _y4m_bytes(tmp_path).replace(b" Ip ", f" {tag} ".encode(), 1)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        frames = _stream_lumas(data)
+    assert len(frames) == 3
+    (message,) = warnings_of(caplog)
+    assert f"is interlaced ({tag}, {meaning}); scoring each frame as one progressive" in message
+
+
+@pytest.mark.parametrize("tag", ["Ip", "I?"])
+def test_progressive_and_unknown_interlace_stream_is_quiet(tmp_path, caplog, tag):
+    data = _y4m_bytes(tmp_path).replace(b" Ip ", f" {tag} ".encode(), 1)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        assert len(_stream_lumas(data)) == 3
+    assert warnings_of(caplog) == []
+
+
 def test_crlf_header_is_read_from_a_file_and_a_stream(tmp_path, caplog):
     # libvmaf reads W, H, F, A with sscanf and I by its letter: a CR after them is ignored.
     data = _y4m_bytes(tmp_path)
