@@ -1043,6 +1043,24 @@ def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
         _stream_lumas(data.replace(b"FRAME\n", b"FRAMX\n")[: len(data)])
 
 
+def test_raw_stream_ends_inside_a_frame_with_a_warning(caplog):
+    data = DIS_RAW.read_bytes()
+    read = _stream_of(data[:-100])
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(
+                lambda: lumas(open_input(f"/dev/fd/{read}", label="distorted", width=W, height=H))
+            )
+    finally:
+        os.close(read)
+    want = luma_frames(DIS_RAW, W, H, "420", 8)
+    assert len(frames) == 2 and all((a == b).all() for a, b in zip(frames, want, strict=False))
+    assert warnings_of(caplog) == [
+        f"distorted file '/dev/fd/{read}': it ends inside frame 2 (21500 of 21600 bytes of a "
+        "160x90 420 8-bit frame); scoring the 2 whole frames before it"
+    ]
+
+
 def test_a_stream_opened_again_keeps_its_first_bytes(tmp_path):
     """A caller that opens its inputs twice (a ladder retrying without a bad rung) gets
     the stream back as it was: the bytes read to tell its kind are not lost."""
