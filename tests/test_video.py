@@ -8,6 +8,7 @@ samples as the raw files, and therefore exactly the raw scores and libvmaf's gol
 
 from __future__ import annotations
 
+import logging
 import subprocess
 
 import numpy as np
@@ -190,6 +191,26 @@ def test_truncated_video_does_not_hang(tmp_path):
         assert "\n" not in str(exc)
     else:
         assert len(frames) <= 3
+
+
+def test_output_ending_inside_a_frame_warns(tmp_path, monkeypatch, caplog):
+    """ffmpeg's output that stops partway through a plane: the whole planes before it are
+    scored and the partial one is dropped with a warning naming the bytes it had."""
+    case, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
+    want = luma_frames(PAIRS / case["ref"], *_geometry(case))
+    planes = tmp_path / "planes.y"
+    planes.write_bytes(b"".join(plane.tobytes() for plane in want))
+    cut = 2 * want[0].nbytes + 100
+    head = ["head", "-c", str(cut), str(planes)]  # exits 0, as ffmpeg would
+    with VideoReader(ref, label="reference") as reader:
+        monkeypatch.setattr(reader, "command", lambda count=None: head)
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            got = list(reader)
+    assert len(got) == 2 and all((a == b).all() for a, b in zip(got, want, strict=False))
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        f"reference file '{ref}': ffmpeg's output ended inside frame 2 (100 of "
+        f"{want[0].nbytes} bytes); scoring the whole frames before it"
+    ]
 
 
 def test_missing_ffmpeg(tmp_path, monkeypatch):
