@@ -27,8 +27,10 @@ import cloudpickle  # noqa: E402 - a dependency of distributed
 import psutil  # noqa: E402 - a dependency of distributed
 from distributed import Client, LocalCluster  # noqa: E402
 
+import admcuda  # noqa: E402
 from admcuda import batch, cli  # noqa: E402
 from admcuda.errors import AdmError  # noqa: E402
+from admcuda.options import AdmOptions  # noqa: E402
 
 W, H, FRAMES = 32, 24, 3
 WAIT_S = 60.0  # bound on any one wait; the whole file runs in about 15 s on 2 cores
@@ -564,6 +566,52 @@ def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
     assert run() == [("skipped", (), ""), ("skipped", (), "")]
     (out / "short.job").write_text(json.dumps({**record, "warnings": "not a list"}))
     assert run()[1] == ("done", warned, text)
+
+
+def _ladder_task(tmp_path):
+    """A three-rung ladder whose middle rung is missing, on a reference with a partial
+    last frame (a warning about the reference alone)."""
+    clips = make_clips(tmp_path)
+    ref = tmp_path / "ref_long.yuv"
+    ref.write_bytes(clips["ref_a"].read_bytes() + b"\0" * 100)
+    rungs = (("a1", str(clips["a1"])), ("missing", str(tmp_path / "missing.yuv")),
+             ("a3", str(clips["a3"])))  # fmt: skip
+    task = batch._Task(index=1, ref=str(ref), rungs=rungs, width=W, height=H,
+                       pixel_format=None, bitdepth=None, options=AdmOptions())  # fmt: skip
+    return task, f"reference file '{ref}': size "
+
+
+def _scores(one):  # type: ignore[no-untyped-def]
+    return (one.name, one.error, one.frames, one.frame_numbers)
+
+
+def _fail_whole_ladders(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Make a ladder's one pass fail, so that its task scores each rung alone."""
+    real = admcuda._run_ladder
+
+    def one_at_a_time(ref, dis, **kwargs):  # type: ignore[no-untyped-def]
+        if len(dis) > 1:
+            raise AdmError("a ladder's pass failed")
+        return real(ref, dis, **kwargs)
+
+    monkeypatch.setattr(admcuda, "_run_ladder", one_at_a_time)
+
+
+def test_a_rung_by_rung_retry_names_each_rung_as_its_own(tmp_path, monkeypatch):
+    """Where the ladder's one pass fails, each rung is scored alone: every result, and
+    the error of the rung that fails, carries that rung's name and the scores the one
+    pass gives it."""
+    task, _ = _ladder_task(tmp_path)
+    whole, log = batch._score_task(task, "cpu")
+    assert log.ref_passes == 1
+    assert [one.name for one in whole] == ["a1", "missing", "a3"]
+    assert [one.error is None for one in whole] == [True, False, True]
+    assert "missing.yuv' not found" in whole[1].error
+    _fail_whole_ladders(monkeypatch)
+    alone, log = batch._score_task(task, "cpu")
+    assert log.ref_passes == 4
+    assert [_scores(one) for one in alone] == [_scores(one) for one in whole]
+    assert whole[0].frames != whole[2].frames
 
 
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
