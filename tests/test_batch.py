@@ -614,6 +614,17 @@ def test_a_rung_by_rung_retry_names_each_rung_as_its_own(tmp_path, monkeypatch):
     assert whole[0].frames != whole[2].frames
 
 
+def test_reference_warnings_go_to_every_pair_of_a_ladder(tmp_path, monkeypatch):
+    """A warning about the reference alone names no distorted file: every pair of the
+    ladder gets it, from the ladder's one pass and from a rung-by-rung retry."""
+    task, reference = _ladder_task(tmp_path)
+    whole, _ = batch._score_task(task, "cpu")
+    _fail_whole_ladders(monkeypatch)
+    alone, _ = batch._score_task(task, "cpu")
+    for one in [*whole, alone[0], alone[2]]:  # the missing rung fails before its reference opens
+        assert [text for text in one.warnings if text.startswith(reference)], one.name
+
+
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):
     """Kill a worker while its task holds a finished result: the task runs again
     elsewhere, every pair is done, and each result file is written exactly once."""
