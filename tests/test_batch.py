@@ -468,6 +468,28 @@ def test_a_row_that_now_fails_leaves_no_earlier_result(client, tmp_path):
         assert (out / "a1.json").exists() and (out / "a1.job").exists()
 
 
+def test_a_pair_that_now_fails_to_score_leaves_no_earlier_result(client, tmp_path):
+    """A valid row whose input no longer scores (a distorted file cut to less than a
+    frame) fails, and its earlier <name>.json and record are removed, with --force or
+    without; the other pairs' files stay."""
+    clips = make_clips(tmp_path)
+    manifest = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path))
+    out = tmp_path / "out"
+    assert [r.status for r in batch.score_many(manifest, client, output=out, backend="cpu",
+                                               timeout=WAIT_S)] == ["done"] * 4  # fmt: skip
+    broken = []
+    for force, key in ((False, "a2"), (True, "a3")):
+        assert (out / f"{key}.json").exists() and (out / f"{key}.job").exists()
+        clips[key].write_bytes(b"\0" * 10)
+        broken.append(key)
+        results = batch.score_many(manifest, client, output=out, backend="cpu", force=force,
+                                   timeout=WAIT_S)  # fmt: skip
+        failed = {r.name: r.error for r in results if not r.ok}
+        assert list(failed) == broken and "less than one" in failed[key]
+        assert not (out / f"{key}.json").exists() and not (out / f"{key}.job").exists()
+        assert (out / "a1.json").exists() and (out / "a1.job").exists()
+
+
 def test_bad_rows_fail_alone(client, tmp_path, capsys):
     """A missing file, a file too small for its size and a bad option fail their rows;
     the rest of the ladder and the other pair are done; exit status 1; one line each.
