@@ -113,6 +113,18 @@ def test_skip_and_count(tmp_path):
         assert reader.command(3)[-5:-2] == ["-frames:v", "3", "-f"]
 
 
+def test_one_frame_after_a_skip(tmp_path):
+    """Frame k alone (what ``map --frame k`` reads): ffmpeg decodes the k frames before
+    it and drops them, and stops after it; a frame past the end gives none."""
+    case, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
+    want = luma_frames(PAIRS / case["ref"], *_geometry(case))
+    with VideoReader(ref) as reader:
+        for k in range(len(want)):
+            (one,) = list(reader.iter_luma(k, 1))
+            np.testing.assert_array_equal(one, want[k])
+        assert list(reader.iter_luma(len(want), 1)) == []
+
+
 def test_early_stop_kills_ffmpeg(tmp_path):
     _, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
     reader = VideoReader(ref)
