@@ -31,6 +31,7 @@ from admcuda.batch import cluster, manifest, records  # noqa: E402
 from admcuda.batch import run as batch  # noqa: E402
 from admcuda.cli import main as cli
 from admcuda.errors import AdmError  # noqa: E402
+from admcuda.options import AdmOptions  # noqa: E402
 
 W, H, FRAMES = 32, 24, 3
 WAIT_S = 60.0  # bound on any one wait; the whole file runs in about 15 s on 2 cores
@@ -468,6 +469,28 @@ def test_a_row_that_now_fails_leaves_no_earlier_result(client, tmp_path):
         assert (out / "a1.json").exists() and (out / "a1.job").exists()
 
 
+def test_a_pair_that_now_fails_to_score_leaves_no_earlier_result(client, tmp_path):
+    """A valid row whose input no longer scores (a distorted file cut to less than a
+    frame) fails, and its earlier <name>.json and record are removed, with --force or
+    without; the other pairs' files stay."""
+    clips = make_clips(tmp_path)
+    manifest = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path))
+    out = tmp_path / "out"
+    assert [r.status for r in batch.score_many(manifest, client, output=out, backend="cpu",
+                                               timeout=WAIT_S)] == ["done"] * 4  # fmt: skip
+    broken = []
+    for force, key in ((False, "a2"), (True, "a3")):
+        assert (out / f"{key}.json").exists() and (out / f"{key}.job").exists()
+        clips[key].write_bytes(b"\0" * 10)
+        broken.append(key)
+        results = batch.score_many(manifest, client, output=out, backend="cpu", force=force,
+                                   timeout=WAIT_S)  # fmt: skip
+        failed = {r.name: r.error for r in results if not r.ok}
+        assert list(failed) == broken and "less than one" in failed[key]
+        assert not (out / f"{key}.json").exists() and not (out / f"{key}.job").exists()
+        assert (out / "a1.json").exists() and (out / "a1.job").exists()
+
+
 def test_bad_rows_fail_alone(client, tmp_path, capsys):
     """A missing file, a file too small for its size and a bad option fail their rows;
     the rest of the ladder and the other pair are done; exit status 1; one line each.
@@ -566,6 +589,65 @@ def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
     assert run() == [("skipped", (), ""), ("skipped", (), "")]
     (out / "short.job").write_text(json.dumps({**record, "warnings": "not a list"}))
     assert run()[1] == ("done", warned, text)
+
+
+def _ladder_task(tmp_path):
+    """A three-rung ladder whose middle rung is missing, on a reference with a partial
+    last frame (a warning about the reference alone)."""
+    clips = make_clips(tmp_path)
+    ref = tmp_path / "ref_long.yuv"
+    ref.write_bytes(clips["ref_a"].read_bytes() + b"\0" * 100)
+    rungs = (("a1", str(clips["a1"])), ("missing", str(tmp_path / "missing.yuv")),
+             ("a3", str(clips["a3"])))  # fmt: skip
+    task = batch._Task(index=1, ref=str(ref), rungs=rungs, width=W, height=H,
+                       pixel_format=None, bitdepth=None, options=AdmOptions())  # fmt: skip
+    return task, f"reference file '{ref}': size "
+
+
+def _scores(one):  # type: ignore[no-untyped-def]
+    return (one.name, one.error, one.frames, one.frame_numbers)
+
+
+def _fail_whole_ladders(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Make a ladder's one pass fail, so that its task scores each rung alone."""
+    import admcuda.ladder
+
+    real = admcuda.ladder.run_ladder
+
+    def one_at_a_time(ref, dis, **kwargs):  # type: ignore[no-untyped-def]
+        if len(dis) > 1:
+            raise AdmError("a ladder's pass failed")
+        return real(ref, dis, **kwargs)
+
+    monkeypatch.setattr(admcuda.ladder, "run_ladder", one_at_a_time)
+
+
+def test_a_rung_by_rung_retry_names_each_rung_as_its_own(tmp_path, monkeypatch):
+    """Where the ladder's one pass fails, each rung is scored alone: every result, and
+    the error of the rung that fails, carries that rung's name and the scores the one
+    pass gives it."""
+    task, _ = _ladder_task(tmp_path)
+    whole, log = batch._score_task(task, "cpu")
+    assert log.ref_passes == 1
+    assert [one.name for one in whole] == ["a1", "missing", "a3"]
+    assert [one.error is None for one in whole] == [True, False, True]
+    assert "missing.yuv' not found" in whole[1].error
+    _fail_whole_ladders(monkeypatch)
+    alone, log = batch._score_task(task, "cpu")
+    assert log.ref_passes == 4
+    assert [_scores(one) for one in alone] == [_scores(one) for one in whole]
+    assert whole[0].frames != whole[2].frames
+
+
+def test_reference_warnings_go_to_every_pair_of_a_ladder(tmp_path, monkeypatch):
+    """A warning about the reference alone names no distorted file: every pair of the
+    ladder gets it, from the ladder's one pass and from a rung-by-rung retry."""
+    task, reference = _ladder_task(tmp_path)
+    whole, _ = batch._score_task(task, "cpu")
+    _fail_whole_ladders(monkeypatch)
+    alone, _ = batch._score_task(task, "cpu")
+    for one in [*whole, alone[0], alone[2]]:  # the missing rung fails before its reference opens
+        assert [text for text in one.warnings if text.startswith(reference)], one.name
 
 
 def test_killed_worker_costs_only_time(tmp_path, monkeypatch):

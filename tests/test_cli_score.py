@@ -247,6 +247,9 @@ def test_frames_match_reader_order(stub_reference, tmp_path, capsys):
     [
         (".json", [], lambda t: json.loads(t)["frames"]),
         (".csv", [], lambda t: t.startswith("Frame,integer_adm2,")),
+        (".JSON", [], lambda t: json.loads(t)["frames"]),  # the suffix in any case
+        (".Csv", [], lambda t: t.startswith("Frame,integer_adm2,")),
+        (".SUB", [], lambda t: t.startswith("{0}{1}frame: 0|integer_adm2: ")),
         (".txt", [], lambda t: ET.fromstring(t).tag == "VMAF"),
         (".txt", ["--csv"], lambda t: t.startswith("Frame,")),
     ],

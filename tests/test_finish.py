@@ -214,6 +214,28 @@ def test_accumulators_of_real_frames(options):
             assert not bad, f"{w}x{h} pair {i}: {bad} differ from compute_adm"
 
 
+@pytest.mark.parametrize("size", [(1280, 720), (3840, 2160)], ids=["1280x720", "3840x2160"])
+def test_near_zero_limit_scales_with_the_frame(size):
+    """Noise floors alone (zero accumulators, a tiny adm_noise_weight) put num and den on
+    either side of the near-zero limit, which scales with the frame's area: the batch
+    finish keeps and zeroes them as finish_frame does for that frame size."""
+    w, h = size
+    acc = np.zeros((1, 4, K.ACC_COUNT), np.int64)
+    unit = AdmOptions.from_mapping({"adm_noise_weight": 1.0})
+    den_at_unit = finish_frame(acc[0], scale_geometries(w, h, unit), unit, w, h)["integer_adm_den"]
+    limit = 1e-10 * w * h / (1920 * 1080)
+    dens = []
+    for factor in np.geomspace(0.25, 4.0, 33):  # den grows as the cube root of the weight
+        opts = AdmOptions.from_mapping(
+            {"adm_noise_weight": float((factor * limit / den_at_unit) ** 3)}
+        )
+        assert_matches_frames(acc, opts, w, h)
+        dens.append(
+            finish_batch(acc, scale_geometries(w, h, opts), opts, w, h)["integer_adm_den"][0]
+        )
+    assert 0.0 in dens and min(d for d in dens if d) < 2 * limit  # both sides were reached
+
+
 def test_batch_shapes_and_dtypes():
     opts = AdmOptions()
     geoms = scale_geometries(176, 144, opts)

@@ -958,6 +958,27 @@ def test_stream_ending_in_fewer_than_6_bytes_ends_quietly(tmp_path, caplog, tail
     assert len(warnings_of(caplog)) == 1
 
 
+@pytest.mark.parametrize(
+    ("tag", "meaning"),
+    [("It", "top field first"), ("Ib", "bottom field first"), ("Im", "mixed")],
+)
+def test_interlaced_stream_is_scored_with_warning(tmp_path, caplog, tag, meaning):
+    data = _y4m_bytes(tmp_path).replace(b" Ip ", f" {tag} ".encode(), 1)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        frames = _stream_lumas(data)
+    assert len(frames) == 3
+    (message,) = warnings_of(caplog)
+    assert f"is interlaced ({tag}, {meaning}); scoring each frame as one progressive" in message
+
+
+@pytest.mark.parametrize("tag", ["Ip", "I?"])
+def test_progressive_and_unknown_interlace_stream_is_quiet(tmp_path, caplog, tag):
+    data = _y4m_bytes(tmp_path).replace(b" Ip ", f" {tag} ".encode(), 1)
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        assert len(_stream_lumas(data)) == 3
+    assert warnings_of(caplog) == []
+
+
 def test_crlf_header_is_read_from_a_file_and_a_stream(tmp_path, caplog):
     # libvmaf reads W, H, F, A with sscanf and I by its letter: a CR after them is ignored.
     data = _y4m_bytes(tmp_path)
@@ -1020,6 +1041,24 @@ def test_stream_ends_inside_a_frame_with_a_warning(tmp_path, caplog):
     assert "it ends inside frame 2" in message and "scoring the 2 whole frames" in message
     with pytest.raises(AdmError, match="holds no whole frame: no FRAME marker"):
         _stream_lumas(data.replace(b"FRAME\n", b"FRAMX\n")[: len(data)])
+
+
+def test_raw_stream_ends_inside_a_frame_with_a_warning(caplog):
+    data = DIS_RAW.read_bytes()
+    read = _stream_of(data[:-100])
+    try:
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            frames = bounded(
+                lambda: lumas(open_input(f"/dev/fd/{read}", label="distorted", width=W, height=H))
+            )
+    finally:
+        os.close(read)
+    want = luma_frames(DIS_RAW, W, H, "420", 8)
+    assert len(frames) == 2 and all((a == b).all() for a, b in zip(frames, want, strict=False))
+    assert warnings_of(caplog) == [
+        f"distorted file '/dev/fd/{read}': it ends inside frame 2 (21500 of 21600 bytes of a "
+        "160x90 420 8-bit frame); scoring the 2 whole frames before it"
+    ]
 
 
 def test_a_stream_opened_again_keeps_its_first_bytes(tmp_path):

@@ -8,6 +8,7 @@ samples as the raw files, and therefore exactly the raw scores and libvmaf's gol
 
 from __future__ import annotations
 
+import logging
 import subprocess
 
 import numpy as np
@@ -112,6 +113,18 @@ def test_skip_and_count(tmp_path):
         assert reader.command(3)[-5:-2] == ["-frames:v", "3", "-f"]
 
 
+def test_one_frame_after_a_skip(tmp_path):
+    """Frame k alone (what ``map --frame k`` reads): ffmpeg decodes the k frames before
+    it and drops them, and stops after it; a frame past the end gives none."""
+    case, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
+    want = luma_frames(PAIRS / case["ref"], *_geometry(case))
+    with VideoReader(ref) as reader:
+        for k in range(len(want)):
+            (one,) = list(reader.iter_luma(k, 1))
+            np.testing.assert_array_equal(one, want[k])
+        assert list(reader.iter_luma(len(want), 1)) == []
+
+
 def test_early_stop_kills_ffmpeg(tmp_path):
     _, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
     reader = VideoReader(ref)
@@ -190,6 +203,26 @@ def test_truncated_video_does_not_hang(tmp_path):
         assert "\n" not in str(exc)
     else:
         assert len(frames) <= 3
+
+
+def test_output_ending_inside_a_frame_warns(tmp_path, monkeypatch, caplog):
+    """ffmpeg's output that stops partway through a plane: the whole planes before it are
+    scored and the partial one is dropped with a warning naming the bytes it had."""
+    case, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mkv", FFV1)
+    want = luma_frames(PAIRS / case["ref"], *_geometry(case))
+    planes = tmp_path / "planes.y"
+    planes.write_bytes(b"".join(plane.tobytes() for plane in want))
+    cut = 2 * want[0].nbytes + 100
+    head = ["head", "-c", str(cut), str(planes)]  # exits 0, as ffmpeg would
+    with VideoReader(ref, label="reference") as reader:
+        monkeypatch.setattr(reader, "command", lambda count=None: head)
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            got = list(reader)
+    assert len(got) == 2 and all((a == b).all() for a, b in zip(got, want, strict=False))
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        f"reference file '{ref}': ffmpeg's output ended inside frame 2 (100 of "
+        f"{want[0].nbytes} bytes); scoring the whole frames before it"
+    ]
 
 
 def test_missing_ffmpeg(tmp_path, monkeypatch):

@@ -182,6 +182,30 @@ def test_sample_too_large_for_bitdepth(tmp_path):
         assert reader.read_luma(0).max() > 1023
 
 
+@pytest.mark.parametrize("bits", [10, 12])
+def test_sample_range_checked_at_10_and_12_bits(tmp_path, bits):
+    """The largest sample of the bit depth reads; one more is refused, naming the file,
+    the frame and the value, also in a later frame."""
+    w, h = 17, 17
+    y = np.ones((2, h, w), "<u2")  # not all multiples of 2**(16 - bits): not MSB-aligned
+    y[:, 3, 4] = (1 << bits) - 1
+    chroma = np.zeros(2 * 9 * 9, "<u2").tobytes()
+    path = tmp_path / "top.yuv"
+    path.write_bytes(b"".join(frame.tobytes() + chroma for frame in y))
+    with YuvReader(path, width=w, height=h, bitdepth=bits) as reader:
+        assert [int(reader.read_luma(k).max()) for k in (0, 1)] == [(1 << bits) - 1] * 2
+    y[1, 3, 4] = 1 << bits
+    path.write_bytes(b"".join(frame.tobytes() + chroma for frame in y))
+    with YuvReader(path, width=w, height=h, bitdepth=bits, label="distorted") as reader:
+        reader.read_luma(0)
+        with pytest.raises(AdmError) as info:
+            reader.read_luma(1)
+    assert str(info.value) == (
+        f"distorted file '{path}' frame 1 has sample value {1 << bits}, too large for {bits} "
+        "bits; is --bitdepth right?"
+    )
+
+
 def test_index_out_of_range(tmp_path):
     path = tmp_path / "one.yuv"
     _write_clip(path, 17, 17, "400", 8, frames=1)

@@ -325,13 +325,17 @@ def test_no_whole_frame_is_an_error(tmp_path, mutate, match):
         Y4mReader(path, label="reference")
 
 
-def test_interlaced_is_scored_with_warning(tmp_path, caplog):
+@pytest.mark.parametrize(
+    ("tag", "meaning"),
+    [("It", "top field first"), ("Ib", "bottom field first"), ("Im", "mixed")],
+)
+def test_interlaced_is_scored_with_warning(tmp_path, caplog, tag, meaning):
     raw, geometry = _clip(tmp_path)
-    path = write_y4m(raw, tmp_path / "i.y4m", *geometry, tags="F25:1 Ib")
+    path = write_y4m(raw, tmp_path / "i.y4m", *geometry, tags=f"F25:1 {tag}")
     with caplog.at_level(logging.WARNING, logger="admcuda"), Y4mReader(path) as reader:
         assert len(reader) == 3
     (message,) = _warnings(caplog)
-    assert "interlaced (Ib, bottom field first)" in message
+    assert f"interlaced ({tag}, {meaning})" in message
 
 
 def test_progressive_and_unknown_interlace_are_quiet(tmp_path, caplog):
