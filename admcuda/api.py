@@ -154,7 +154,7 @@ def score_files(
         scaled to the reference's, as VMAF practice does for ladder rungs.
     decoder : {"auto", "ffmpeg", "nvdec"}, optional
         Who decodes encoded video: NVDEC on the GPU (with ``pip install
-        "admcuda[nvdec]"``), ffmpeg, or ``"auto"``: NVDEC where the CUDA backend runs and
+        ".[nvdec]"``), ffmpeg, or ``"auto"``: NVDEC where the CUDA backend runs and
         PyNvVideoCodec decodes the codec, else ffmpeg.
 
     Returns

@@ -963,7 +963,7 @@ def test_without_distributed_says_how_to_install(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if absent
     assert cli.main(["batch", str(tmp_path / "jobs.csv"), "-o", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err == 'admcuda: error: admcuda batch needs Dask: pip install "admcuda[dask]"\n'
+    assert err == 'admcuda: error: admcuda batch needs Dask: pip install ".[dask]"\n'
 
 
 def test_progress_line_counts_pairs_and_frames():

@@ -132,6 +132,7 @@ def test_unavailable_without_the_binding(fresh_nvdec, monkeypatch):
     assert nvdec.nvdec_available() is False
     ok, reason = nvdec.nvdec_supports(path)
     assert not ok and "PyNvVideoCodec is not installed" in reason and "\n" not in reason
+    assert 'pip install ".[nvdec]"' in reason
     with pytest.raises(AdmError) as info:
         nvdec.open_nvdec(path, "distorted")
     message = str(info.value)

@@ -478,4 +478,4 @@ def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with example_paths() as (ref, dis):
         argv = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", str(tmp_path / "o.png")]
-        assert "pip install admcuda[plot]" in _error(capsys, argv, 1)
+        assert 'pip install ".[plot]"' in _error(capsys, argv, 1)

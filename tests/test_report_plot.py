@@ -137,7 +137,7 @@ def test_missing_matplotlib(tmp_path, capsys, monkeypatch):
     _result(0.9).to_json(good)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     err = _error(capsys, [str(good), "-o", str(tmp_path / "o.png")], 1)
-    assert "pip install admcuda[plot]" in err
+    assert 'pip install ".[plot]"' in err
 
 
 def test_cli_output_suffix_checked_before_reading(tmp_path, capsys):

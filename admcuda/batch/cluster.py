@@ -21,7 +21,7 @@ __all__ = [
     "require_distributed",
 ]
 
-INSTALL_HINT = 'admcuda batch needs Dask: pip install "admcuda[dask]"'
+INSTALL_HINT = 'admcuda batch needs Dask: pip install ".[dask]"'
 
 
 # -- clusters

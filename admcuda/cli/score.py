@@ -224,7 +224,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )  # fmt: skip
     perf.add_argument(
         "--decoder", choices=("auto", "ffmpeg", "nvdec"), default="auto",
-        help="who decodes encoded video: NVDEC on the GPU (pip install \"admcuda[nvdec]\"), "
+        help="who decodes encoded video: NVDEC on the GPU (pip install \".[nvdec]\"), "
         "ffmpeg on the CPU, or auto (default): NVDEC when the CUDA backend runs and "
         "PyNvVideoCodec decodes the codec, else ffmpeg",
     )  # fmt: skip

@@ -302,7 +302,7 @@ def load_pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise AdmError("drawing PNGs needs matplotlib: pip install admcuda[plot]") from None
+        raise AdmError('drawing PNGs needs matplotlib: pip install ".[plot]"') from None
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

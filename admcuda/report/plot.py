@@ -8,7 +8,7 @@ each; a file that holds several ADM option sets gives one line per set. The lege
 each line's pooled ``integer_adm2`` mean as admcuda's writers pool it: ``null`` where a
 frame is null, as libvmaf's ``pooled_metrics`` has it then.
 
-matplotlib is optional: ``pip install admcuda[plot]``. It is imported on first use,
+matplotlib is optional: ``pip install ".[plot]"``. It is imported on first use,
 with the non-interactive Agg backend.
 """
 
@@ -102,7 +102,7 @@ def load_pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise AdmError("plotting needs matplotlib: pip install admcuda[plot]") from None
+        raise AdmError('plotting needs matplotlib: pip install ".[plot]"') from None
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

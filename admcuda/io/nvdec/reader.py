@@ -137,7 +137,7 @@ def _load_binding() -> tuple[Any, str]:
         import PyNvVideoCodec as nvc
     except ModuleNotFoundError as exc:
         if exc.name == _BINDING:
-            return None, "PyNvVideoCodec is not installed (pip install 'admcuda[nvdec]')"
+            return None, 'PyNvVideoCodec is not installed (pip install ".[nvdec]")'
         return None, f"PyNvVideoCodec does not import ({_one_line(exc)})"
     except Exception as exc:  # noqa: BLE001 - a broken driver raises anything
         return None, f"PyNvVideoCodec does not import ({_one_line(exc)})"
