@@ -1,10 +1,9 @@
 """Captured CUDA graphs of a batch's kernel chain, replayed for the batches after.
 
-Queueing one batch's launches from Python costs the host a share of a millisecond or more
-for each distorted input, whatever the frame size (measured on an H200, see
-``kernels/NOTES.md``); beside NVDEC's decoding threads or in a ladder
-of several inputs that is CPU time taken from them. A chain captured once into a CUDA
-graph is queued again with one launch.
+Queueing one batch's launches from Python takes host time for each distorted input (about
+thirty launches, whatever the frame size; ``kernels/NOTES.md``, Design); beside NVDEC's
+decoding threads or in a ladder of several inputs that is CPU time taken from them. A chain
+captured once into a CUDA graph is queued again with one launch.
 
 A graph holds the device addresses it was captured with. The engine captures the part of
 a distorted input's chain that touches only its own buffers (everything after the

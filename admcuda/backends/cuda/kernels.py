@@ -105,7 +105,7 @@ ROW_WARPS = 8
 CM_MIN_BLOCKS = 4
 # Threads per block of the DWT kernels (the launcher's block shape), and the blocks per
 # multiprocessor the scale-0 DWT is built for: 4 and 5 (48 registers, a few bytes
-# spilled) came out within run-to-run spread on an H200 (kernels/NOTES.md, v2).
+# spilled) came out within run-to-run spread on an H200 (kernels/NOTES.md, Design choices).
 DWT_THREADS = 256
 DWT0_MIN_BLOCKS = 4
 

@@ -14,7 +14,7 @@ per batch.
 
 It is not the default: while scoring, the children's CUDA contexts share the GPU with the
 scoring one by time slices, and ``admcuda score`` was slower this way than with threads
-(see the README's NVDEC table). It is kept for a GPU under MPS, where contexts run at once,
+(kernels/NOTES.md, NVDEC). It is kept for a GPU under MPS, where contexts run at once,
 which has not been measured.
 
 The child is started with :mod:`subprocess`, not :mod:`multiprocessing`, so that nothing
