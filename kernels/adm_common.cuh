@@ -1,9 +1,10 @@
 // Device helpers shared by every ADM stage: C integer semantics, libvmaf's decouple
 // (reference.decouple) and the per-sample CSF weighting (reference.csf).
 //
-// This text is pasted into each .cu by admcuda/_kernels.py after a generated preamble
-// of #defines (ADM_* constants from reference.constants, ADM_P_* parameter slots), so
-// it includes nothing and names no standard header: NVRTC has none to offer.
+// This text is pasted into each .cu by admcuda/backends/cuda/kernels.py after a
+// generated preamble of #defines (ADM_* constants from reference.constants, ADM_P_*
+// parameter slots), so it includes nothing and names no standard header: NVRTC has none
+// to offer.
 //
 // Float discipline: the angle test and the gain limit mix float and double exactly as
 // libvmaf does; every rounding is spelled out with an _rn/_rz intrinsic so that nvcc

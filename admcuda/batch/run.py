@@ -218,7 +218,7 @@ def _failed(task: _Task, k: int, exc: BaseException) -> _Scored:
 def _with_warnings(scored: list[_Scored], task: _Task, messages: list[str]) -> list[_Scored]:
     """Give each pair of one pass the warnings that name it as the distorted file, or
     name none of the pass's distorted files (a reference's warning, a frame size's). A pass
-    logs each warning once (admcuda._open_rungs holds back what a ladder's reopening would
+    logs each warning once (admcuda.ladder._open_rungs holds back what a ladder's reopening would
     log again). A path alone is not enough: a rung's distorted file may be the reference."""
     paths = dict(task.rungs)
 
