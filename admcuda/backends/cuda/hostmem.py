@@ -3,11 +3,10 @@ bench's copy-only ceiling too; the small accumulators keep CuPy's allocator).
 
 A block is an anonymous memory map, advised to use transparent huge pages, registered
 with CUDA (``cudaHostRegister``); uploads from it are asynchronous DMA, as from
-``cudaHostAlloc`` memory. In a device experiment on the H200 machine (256 MiB a block,
-no libvmaf beside) CuPy's ``alloc_pinned_memory`` took about 108 ms, the advised map
-registered untouched about 38 ms. Page-locking the slots is on the way to the first
-batch, and on the reader's thread for the first three, so it is part of every run's
-start-up.
+``cudaHostAlloc`` memory. On an H200 an untouched advised map registered faster than
+CuPy's ``alloc_pinned_memory`` allocated a block of the same size. Page-locking the slots
+is on the way to the first batch, and on the reader's thread for the first three, so it
+is part of every run's start-up.
 
 Where the map or the registration fails (no huge pages is not a failure: the map then
 uses small pages), the block comes from CuPy's ``alloc_pinned_memory`` instead.
