@@ -7,7 +7,9 @@ The Python API:
   ffmpeg decodes.
 - :func:`score_files` and :func:`score_ladder` return the per-frame dicts alone.
 - :class:`AdmExtractor` scores frames already in memory (NumPy, CuPy or DLPack arrays),
-  libvmaf's init/extract/close lifecycle.
+  libvmaf's init/extract/close lifecycle; :class:`VmafExtractor` does the same for VMAF
+  (libvmaf's models over ADM, VIF and motion) on the CPU, each frame's score final once
+  the next frame is read.
 - :class:`AdmResult` holds per-frame values (lists, or NumPy arrays through
   :meth:`AdmResult.array`), pooled statistics and libvmaf's JSON/XML/CSV writers.
 - :class:`AdmOptions` holds libvmaf's ADM options; :class:`AdmError` is every error
@@ -40,6 +42,7 @@ __all__ = [
     "AdmExtractor",
     "AdmOptions",
     "AdmResult",
+    "VmafExtractor",
     "__version__",
     "score",
     "score_files",
@@ -54,6 +57,7 @@ _HOMES = {
     "AdmExtractor": "admcuda.extractor",
     "AdmOptions": "admcuda.options",
     "AdmResult": "admcuda.report.result",
+    "VmafExtractor": "admcuda.vmaf.extractor",
     "score": "admcuda.api",
     "score_files": "admcuda.api",
     "score_ladder": "admcuda.api",

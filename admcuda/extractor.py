@@ -39,6 +39,7 @@ from admcuda.options import (
 
 __all__ = [
     "AdmExtractor",
+    "as_array",
     "check_plain_array",
     "check_sample_range",
     "resolve_options",
@@ -93,7 +94,7 @@ def check_sample_range(arr: Any, bitdepth: int, what: str) -> None:
             raise AdmError(f"{what} has sample value {peak}, too large for {bitdepth} bits")
 
 
-def _as_array(x: Any, *, on_gpu: bool, what: str) -> Any:
+def as_array(x: Any, *, on_gpu: bool, what: str) -> Any:
     """``x`` as a NumPy array (``on_gpu`` False) or as a NumPy or CuPy array (True).
 
     With ``on_gpu`` True, device arrays become CuPy arrays without a copy and host
@@ -377,7 +378,7 @@ class AdmExtractor(Closing):
         check_sample_range(arr, self.bitdepth, what)
 
     def _plane(self, x: Any, what: str, on_gpu: bool) -> Any:
-        arr = _as_array(x, on_gpu=on_gpu, what=what)
+        arr = as_array(x, on_gpu=on_gpu, what=what)
         if arr.ndim != 2:
             raise AdmError(f"{what} must be a 2-D luma plane, got {arr.ndim} dimensions")
         self._check(arr, what, arr.shape)
@@ -386,7 +387,7 @@ class AdmExtractor(Closing):
     def _stack(self, frames: Any, what: str, on_gpu: bool) -> Any:
         """A ``(n, height, width)`` NumPy or CuPy array from a 3-D array or a sequence."""
         if isinstance(frames, np.ndarray) or _is_cupy(frames) or hasattr(frames, "__dlpack__"):
-            arr = _as_array(frames, on_gpu=on_gpu, what=what)
+            arr = as_array(frames, on_gpu=on_gpu, what=what)
             if arr.ndim != 3:
                 raise AdmError(
                     f"{what} must be a 3-D (n, height, width) array or a sequence of 2-D "

@@ -108,7 +108,14 @@ def test_top_level_hands_public_names_on():
     assert sorted(dir(admcuda)) == sorted(admcuda.__all__)
     for name in admcuda.__all__:
         assert getattr(admcuda, name) is not None, name
-    for name in ("AdmExtractor", "AdmResult", "score", "score_files", "score_ladder"):
+    for name in (
+        "AdmExtractor",
+        "AdmResult",
+        "VmafExtractor",
+        "score",
+        "score_files",
+        "score_ladder",
+    ):
         assert name in dir(admcuda)
         assert name in admcuda.__doc__
     for name in ("np", "os", "threading", "Any"):
