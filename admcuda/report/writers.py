@@ -14,7 +14,9 @@ are deliberate:
 
 Each writer renders the whole document first and then writes it in one go: to a
 file object as given, or to a path through a temporary file in the same
-directory that is renamed into place only once it is complete.
+directory that is renamed into place only once it is complete, with the mode of the
+file it replaces. Whether an output would write one of a run's inputs is decided in one
+place, :func:`written_input`, for every subcommand and the API's writers.
 """
 
 from __future__ import annotations
@@ -767,7 +769,8 @@ def write_output(
     dest : path or text file object
         A regular file is written atomically (temporary file in the same directory,
         renamed on success; nothing is left behind on failure), through a link the
-        file it names; ``/dev/stdout``, ``/dev/fd/N``, devices and FIFOs are written
+        file it names, keeping an existing file's permission bits and refusing a
+        :func:`write_protected` one; ``/dev/stdout``, ``/dev/fd/N``, devices and FIFOs are written
         into. A file object receives the text in a single ``write`` call.
     version : str
         Version string for the JSON and XML headers.
@@ -785,7 +788,7 @@ def write_output(
     AdmError
         On inconsistent frames or an unknown format.
     OSError
-        If the file cannot be written.
+        If the file cannot be written (PermissionError for a read-only file).
     """
     text = render(
         fmt, frames, version=version, width=width, height=height, fps=fps,
