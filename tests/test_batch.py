@@ -1059,3 +1059,16 @@ def test_a_manifest_named_as_a_rows_result_is_refused(client, tmp_path, suffix):
         batch.score_many(manifest, client, output=res, backend="cpu", timeout=WAIT_S)
     assert manifest.read_bytes() == before
     assert [p.name for p in res.iterdir()] == [manifest.name]
+
+
+def test_a_read_only_summary_fails_before_any_work(tmp_path):
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    summary = tmp_path / "out" / "summary.csv"
+    summary.parent.mkdir()
+    summary.write_text("kept")
+    summary.chmod(0o444)
+    jobs = [{"ref": str(clip), "dis": str(clip), "width": W, "height": H}]
+    with pytest.raises(AdmError, match="summary.csv' is a read-only file; the summary cannot"):
+        batch.score_many(jobs, output=tmp_path / "out", timeout=WAIT_S)
+    assert summary.read_text() == "kept"
+    assert [p.name for p in summary.parent.iterdir()] == ["summary.csv"]

@@ -68,7 +68,7 @@ from admcuda.options import (
     AdmOptions,
 )
 from admcuda.progress import Progress, format_duration
-from admcuda.report.writers import write_output, write_text, written_input
+from admcuda.report.writers import write_output, write_protected, write_text, written_input
 
 __all__ = ["DEFAULT_RETRIES", "score_many"]
 
@@ -697,6 +697,8 @@ def _output_folder(output: str | os.PathLike[str] | None) -> Path | None:
         raise AdmError(f"output folder '{out}' is not writable")
     if (out / SUMMARY_NAME).is_dir():  # found before the pairs are scored, not after
         raise AdmError(f"'{out / SUMMARY_NAME}' is a folder; the summary cannot be written")
+    if write_protected(out / SUMMARY_NAME):
+        raise AdmError(f"'{out / SUMMARY_NAME}' is a read-only file; the summary cannot be written")
     return out
 
 

@@ -657,6 +657,8 @@ def written_input(
     that does not exist is an input only by the same absolute name. Terminals, pipes and
     other character devices are written into, not replaced, and are never an input here.
     """
+    if dest is not None and not isinstance(dest, (str, bytes, os.PathLike)):
+        return None  # a file object: already open, not a name this could replace
     try:
         out = os.fstat(1) if dest is None else os.stat(dest)
     except (OSError, ValueError):
