@@ -1020,3 +1020,55 @@ def test_local_cluster_choice(monkeypatch, gpus, backend, workers, want):
     assert (kind, kwargs["n_workers"], task_backend) == want
     assert kwargs["threads_per_worker"] == 1
     assert kwargs.get("processes", True) is True
+
+
+def test_a_manifest_that_is_the_summary_is_refused_before_any_write(tmp_path, capsys, monkeypatch):
+    """``admcuda batch res/summary.csv -o res``: one line, and the manifest kept."""
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    res = tmp_path / "res"
+    res.mkdir()
+    manifest = write_csv(res / "summary.csv", [{"ref": str(clip), "dis": str(clip),
+                                                "width": W, "height": H}])  # fmt: skip
+    before = manifest.read_bytes()
+
+    def no_cluster(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(cluster, "local_cluster", no_cluster)
+    assert cli.main(["batch", str(manifest), "-o", str(res), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"admcuda: error: the manifest '{manifest}' is the file the batch would write as "
+        f"'{manifest}'; move or rename it, or write the results elsewhere\n"
+    )
+    assert manifest.read_bytes() == before
+    assert [p.name for p in res.iterdir()] == ["summary.csv"]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".job"])
+def test_a_manifest_named_as_a_rows_result_is_refused(client, tmp_path, suffix):
+    """A manifest saved as ``res/NAME.json`` (or ``NAME.job``, its record) for one of its
+    rows would be replaced by that row's result: refused before anything is written."""
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    res = tmp_path / "res"
+    res.mkdir()
+    row = {"ref": str(clip), "dis": str(clip), "name": "pair", "width": W, "height": H}
+    manifest = write_csv(res / f"pair{suffix}", [row])
+    before = manifest.read_bytes()
+    with pytest.raises(AdmError, match=f"would write as '{res / f'pair{suffix}'}'"):
+        batch.score_many(manifest, client, output=res, backend="cpu", timeout=WAIT_S)
+    assert manifest.read_bytes() == before
+    assert [p.name for p in res.iterdir()] == [manifest.name]
+
+
+def test_a_read_only_summary_fails_before_any_work(tmp_path):
+    clip = write_clip(tmp_path / "a.yuv", base_luma(1))
+    summary = tmp_path / "out" / "summary.csv"
+    summary.parent.mkdir()
+    summary.write_text("kept")
+    summary.chmod(0o444)
+    jobs = [{"ref": str(clip), "dis": str(clip), "width": W, "height": H}]
+    with pytest.raises(AdmError, match="summary.csv' is a read-only file; the summary cannot"):
+        batch.score_many(jobs, output=tmp_path / "out", timeout=WAIT_S)
+    assert summary.read_text() == "kept"
+    assert [p.name for p in summary.parent.iterdir()] == ["summary.csv"]

@@ -894,3 +894,59 @@ def test_stats_line_gives_durations_not_clock_readings(capsys):
     assert {"frames", "batches", "startup_s", "scored_s"} <= set(stats)
     assert "first_done" not in stats and "end" not in stats
     assert 0 <= float(stats["startup_s"]) <= float(stats["scored_s"]) < 3600
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"),
+    [("r+b", ["--json", "-o", "-"]), ("r+b", ["--json"]), ("ab", ["--json"]), ("ab", [])],
+    ids=["json-o-dash-1<>", "json-stdout-1<>", "json-stdout->>", "summary->>"],
+)
+def test_standard_output_opened_on_an_input_is_refused(clip_pair, mode, extra):
+    """A shell's ``1<>ref`` or ``>> ref`` opens standard output on an input: refused
+    before anything is read or written, the input left as it was."""
+    ref, dis = clip_pair
+    before = ref.read_bytes()
+    args = [sys.executable, "-m", "admcuda", "score", str(ref), str(dis), "-w", "32", "-h",
+            "24", "--backend", "cpu", *extra]  # fmt: skip
+    with open(ref, mode) as out:
+        proc = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, text=True, env=_cli_env())
+    proc.stdout = ""
+    line = assert_one_line_error(proc, 2)
+    assert line.endswith(f"standard output is the input '{ref}'; redirect it elsewhere")
+    assert ref.read_bytes() == before
+
+
+def test_standard_output_to_a_pipe_or_another_file_is_written(clip_pair, tmp_path):
+    """Only a file that is an input is refused: standard output on another regular file
+    (or a pipe, as run_cli gives) gets the scores, while standard input is a file."""
+    ref, dis = clip_pair
+    log = tmp_path / "scores.json"
+    args = [sys.executable, "-m", "admcuda", "score", "-", str(dis), "-w", "32", "-h", "24",
+            "--backend", "cpu", "--json"]  # fmt: skip
+    with open(ref, "rb") as stdin, open(log, "wb") as out:
+        proc = subprocess.run(args, stdin=stdin, stdout=out, stderr=subprocess.PIPE, env=_cli_env())
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(log.read_text())["frames"]) == 2
+    assert run_cli("score", str(ref), str(dis), "-w", "32", "-h", "24", "--json").returncode == 0
+
+
+def test_output_onto_a_read_only_file_is_refused_before_scoring(clip_pair, tmp_path):
+    """-o onto an existing 0444 file: one line before any work, the file kept; an
+    existing 0600 file is replaced and keeps its mode."""
+    ref, dis = clip_pair
+    locked = tmp_path / "locked.json"
+    locked.write_text("kept")
+    locked.chmod(0o444)
+    proc = run_cli("score", str(ref), str(dis), "-w", "32", "-h", "24", "--json", "-o",
+                   str(locked))  # fmt: skip
+    line = assert_one_line_error(proc, 1)
+    assert line.endswith(f"output path '{locked}' is a read-only file: Permission denied")
+    assert locked.read_text() == "kept" and locked.stat().st_mode & 0o777 == 0o444
+    private = tmp_path / "private.json"
+    private.write_text("old")
+    private.chmod(0o600)
+    proc = run_cli("score", str(ref), str(dis), "-w", "32", "-h", "24", "--json", "-o",
+                   str(private))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(private.read_text())["frames"]
+    assert private.stat().st_mode & 0o777 == 0o600

@@ -479,3 +479,39 @@ def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
     with example_paths() as (ref, dis):
         argv = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", str(tmp_path / "o.png")]
         assert 'pip install ".[plot]"' in _error(capsys, argv, 1)
+
+
+def test_cli_npy_to_a_standard_output_opened_on_an_input_is_refused(tmp_path):
+    """``--npy - 1<>ref.yuv``: standard output is the reference; refused, ref kept."""
+    ref_copy = tmp_path / "ref.yuv"
+    with example_paths() as (ref, dis):
+        ref_copy.write_bytes(ref.read_bytes())
+        before = ref_copy.read_bytes()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        argv = [str(ref_copy), str(dis), "-w", "176", "-h", "144", "-o",
+                str(tmp_path / "o.png"), "--npy", "-"]  # fmt: skip
+        with open(ref_copy, "r+b") as out:
+            proc = subprocess.run([sys.executable, "-m", "admcuda", "map", *argv], stdout=out,
+                                  stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"admcuda: error: --npy -: standard output is the input '{ref_copy}'; redirect it\n"
+    )
+    assert ref_copy.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ref.yuv"]
+
+
+def test_cli_read_only_output_is_refused_and_a_replaced_one_keeps_its_mode(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "o.png"
+    png.write_bytes(b"kept")
+    png.chmod(0o444)
+    with example_paths() as (ref, dis):
+        geo = [str(ref), str(dis), "-w", "176", "-h", "144"]
+        err = _error(capsys, [*geo, "-o", str(png)], 1)
+        assert f"--output '{png}' is a read-only file: Permission denied" in err
+        assert png.read_bytes() == b"kept"
+        png.chmod(0o600)
+        assert main([*geo, "-o", str(png)]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_mode & 0o777 == 0o600

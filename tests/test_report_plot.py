@@ -11,6 +11,7 @@ import pytest
 from test_report_result import LIBVMAF_JSON
 
 from admcuda.cli.plot import main
+from admcuda.errors import AdmError
 from admcuda.options import AdmOptions, feature_names
 from admcuda.report.plot import plot_result, result_series
 from admcuda.report.result import AdmResult
@@ -160,3 +161,36 @@ def test_cli_output_suffix_checked_before_reading(tmp_path, capsys):
                 f"matplotlib writes ({', '.join('.' + f for f in formats)})\n"
             )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_cli_output_that_is_an_input_is_refused(tmp_path, capsys, link):
+    """``plot lnk.png -o lnk.png`` with lnk.png a symbolic link to a score file, or
+    ``plot scores.json -o lnk.png`` with lnk.png a hard link to it: refused, the score
+    file left as it was."""
+    pytest.importorskip("matplotlib")
+    scores = tmp_path / "scores.json"
+    _result(0.9).to_json(scores)
+    before = scores.read_bytes()
+    image = tmp_path / "lnk.png"
+    if link == "symlink":
+        image.symlink_to(scores)
+        given = str(image)
+    else:
+        image.hardlink_to(scores)
+        given = str(scores)
+    err = _error(capsys, [given, "-o", str(image)], 2)
+    assert f"--output '{image}' is the input '{given}'" in err
+    assert scores.read_bytes() == before
+
+
+def test_plot_result_refuses_to_draw_over_an_input(tmp_path):
+    pytest.importorskip("matplotlib")
+    scores = tmp_path / "scores.json"
+    _result(0.9).to_json(scores)
+    before = scores.read_bytes()
+    image = tmp_path / "plot.png"
+    image.symlink_to(scores)
+    with pytest.raises(AdmError, match="is the input"):
+        plot_result(scores, image)
+    assert scores.read_bytes() == before

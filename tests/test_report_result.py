@@ -7,6 +7,7 @@ import json
 import math
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 from admcuda.errors import AdmError
@@ -391,3 +392,33 @@ def test_frame_numbers(tmp_path):
     bad.write_text('{"frames": [{"frameNum": "x", "metrics": {"integer_adm2": 1}}]}')
     with pytest.raises(AdmError, match="frameNum 'x'"):
         AdmResult.from_json(bad)
+
+
+def _scored_pair(tmp_path):
+    rng = np.random.default_rng(3)
+    ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.yuv"
+    frame = rng.integers(0, 256, 48 * 32 * 3 // 2, dtype=np.uint8)
+    ref.write_bytes(frame.tobytes())
+    dis.write_bytes(np.clip(frame.astype(int) + rng.integers(-9, 10, frame.size), 0, 255)
+                    .astype(np.uint8).tobytes())  # fmt: skip
+    return ref, dis
+
+
+@pytest.mark.parametrize("writer", ["to_json", "to_xml", "to_csv"])
+def test_writers_refuse_the_results_own_inputs(tmp_path, writer):
+    """``admcuda.score(ref, dis).to_json(ref)`` would replace the reference it scored:
+    refused with an AdmError naming it, directly or through a link, as ``admcuda score
+    -o`` refuses; another path is written."""
+    import admcuda
+
+    ref, dis = _scored_pair(tmp_path)
+    before = ref.read_bytes(), dis.read_bytes()
+    result = admcuda.score(ref, dis, width=48, height=32, backend="cpu")
+    link = tmp_path / "scores.out"
+    link.symlink_to(dis)
+    for dest, name in ((ref, ref), (str(dis), dis), (link, dis)):
+        with pytest.raises(AdmError, match=f"is the input '{name}' this result was scored"):
+            getattr(result, writer)(dest)
+    assert (ref.read_bytes(), dis.read_bytes()) == before
+    getattr(result, writer)(tmp_path / "out.txt")
+    assert (tmp_path / "out.txt").stat().st_size > 0

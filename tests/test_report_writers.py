@@ -22,6 +22,8 @@ from admcuda.report.writers import (
     render_json,
     render_sub,
     write_output,
+    write_text,
+    written_input,
 )
 
 FRAMES = [
@@ -379,3 +381,86 @@ def test_write_stdout_writes_every_byte_through_a_raw_non_blocking_stdout(monkey
     reader.join(30)
     os.close(read)
     assert bytes(got) == data + b"and text after it\n" * 5000
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o664], ids=oct)
+def test_a_replaced_file_keeps_its_mode(tmp_path, mode):
+    """The temporary file renamed over an existing one gets its permission bits, as a
+    write into it would keep them (not the umask's 0644)."""
+    path = tmp_path / "out.json"
+    path.write_text("old")
+    path.chmod(mode)
+    write_output("json", FRAMES, path, **META)
+    assert json.loads(path.read_text())["frames"]
+    assert path.stat().st_mode & 0o777 == mode
+
+
+@pytest.mark.parametrize("mode", [0o444, 0o400], ids=oct)
+def test_a_read_only_file_is_refused(tmp_path, mode):
+    """A file with no write permission for anyone is not replaced, even by root (whom
+    ``os.access`` always lets write): PermissionError naming it, nothing left behind."""
+    path = tmp_path / "out.json"
+    path.write_text("old")
+    path.chmod(mode)
+    with pytest.raises(PermissionError, match="read-only file") as caught:
+        write_output("json", FRAMES, path, **META)
+    assert caught.value.filename == str(path)
+    assert path.read_text() == "old" and path.stat().st_mode & 0o777 == mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def _no_write_access(monkeypatch, denied):
+    """``os.access`` as a user other than the file's owner sees it: no W_OK on ``denied``."""
+    real = os.access
+
+    def access(path, mode, *args, **kwargs):
+        if mode & os.W_OK and os.path.abspath(path) == str(denied):
+            return False
+        return real(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+def test_a_file_this_process_may_not_write_is_refused(tmp_path, monkeypatch):
+    """Where ``os.access`` says the file may not be written (another user's 0644 file), a
+    shell's ``>`` is refused with "Permission denied": so is the rename over it."""
+    path = tmp_path / "out.csv"
+    path.write_text("old")
+    _no_write_access(monkeypatch, path)
+    with pytest.raises(PermissionError, match="Permission denied"):
+        write_text(path, "new\n")
+    assert path.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+def test_a_new_file_in_a_folder_this_process_may_not_write_is_refused(tmp_path, monkeypatch):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    _no_write_access(monkeypatch, folder)
+    with pytest.raises(PermissionError, match="read-only folder"):
+        write_text(folder / "new.csv", "new\n")
+    assert list(folder.iterdir()) == []
+
+
+def test_written_input_follows_links_and_descriptors(tmp_path):
+    """An output is an input where it is the same file: by name, through a symbolic or
+    hard link, through /dev/fd/N; a terminal or pipe never is, nor a new file."""
+    ref = tmp_path / "ref.yuv"
+    ref.write_bytes(b"\0" * 16)
+    other = tmp_path / "other.yuv"
+    other.write_bytes(b"\0" * 16)
+    (tmp_path / "sym").symlink_to(ref)
+    (tmp_path / "hard").hardlink_to(ref)
+    inputs = [str(other), str(ref)]
+    assert written_input(ref, inputs) == str(ref)
+    assert written_input(tmp_path / "sym", inputs) == str(ref)
+    assert written_input(tmp_path / "hard", inputs) == str(ref)
+    assert written_input(tmp_path / "new.json", inputs) is None
+    with open(ref, "rb+") as handle:
+        assert written_input(f"/dev/fd/{handle.fileno()}", inputs) == str(ref)
+    read_end, write_end = os.pipe()
+    try:
+        assert written_input(f"/dev/fd/{write_end}", [f"/dev/fd/{read_end}"]) is None
+    finally:
+        os.close(read_end)
+        os.close(write_end)

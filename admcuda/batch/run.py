@@ -68,7 +68,7 @@ from admcuda.options import (
     AdmOptions,
 )
 from admcuda.progress import Progress, format_duration
-from admcuda.report.writers import is_same_file, write_output, write_text
+from admcuda.report.writers import write_output, write_protected, write_text, written_input
 
 __all__ = ["DEFAULT_RETRIES", "score_many"]
 
@@ -334,7 +334,26 @@ def _discard(result: Path) -> None:
 
 def _is_an_input(result: Path, job: Job) -> bool:
     """Whether ``result`` is the row's reference or distorted file."""
-    return any(is_same_file(result, path) for path in (job.ref, job.dis))
+    return written_input(result, (job.ref, job.dis)) is not None
+
+
+def _check_manifest_kept(manifest: Any, jobs: list[Job], output: Path | None) -> None:
+    """Refuse a run whose summary, a result or a record (or a failed row's stale result,
+    which is removed) would be the manifest file itself."""
+    if output is None or not isinstance(manifest, (str, os.PathLike)):
+        return
+    manifest = os.fspath(manifest)
+    shown = "on standard input" if manifest == "-" else f"'{manifest}'"
+    written = [output / SUMMARY_NAME]
+    for job in jobs:
+        result = output / f"{job.name}.json"
+        written += [result, job_path(result)]
+    for path in written:
+        if written_input(path, [manifest]) is not None:
+            raise AdmError(
+                f"the manifest {shown} is the file the batch would write as '{path}'; "
+                "move or rename it, or write the results elsewhere"
+            )
 
 
 def _failed_result(job: Job, error: str) -> PairResult:
@@ -631,6 +650,8 @@ def score_many(
     ):
         raise AdmError(f"timeout must be a number of seconds > 0, got {timeout!r}")
     parsed = read_jobs(jobs, base_dir=base_dir)
+    if output is not None:
+        _check_manifest_kept(jobs, parsed, Path(os.fspath(output)).expanduser())
     out = _output_folder(output)
     plan = _plan(parsed, out, force=force, rungs_per_task=rungs_per_task)
     results = dict(plan.decided)
@@ -676,6 +697,8 @@ def _output_folder(output: str | os.PathLike[str] | None) -> Path | None:
         raise AdmError(f"output folder '{out}' is not writable")
     if (out / SUMMARY_NAME).is_dir():  # found before the pairs are scored, not after
         raise AdmError(f"'{out / SUMMARY_NAME}' is a folder; the summary cannot be written")
+    if write_protected(out / SUMMARY_NAME):
+        raise AdmError(f"'{out / SUMMARY_NAME}' is a read-only file; the summary cannot be written")
     return out
 
 

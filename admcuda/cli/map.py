@@ -27,7 +27,14 @@ from admcuda.cli.tool import (
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
 from admcuda.report.distmap import KINDS, load_pyplot, save_distortion_png
-from admcuda.report.writers import StagedOutput, drop_stdout, is_same_file, output_target
+from admcuda.report.writers import (
+    StagedOutput,
+    copy_mode,
+    drop_stdout,
+    output_target,
+    write_protected,
+    written_input,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -188,6 +195,10 @@ def _run(argv: Sequence[str] | None) -> int:
         raise UsageError("--npy -: standard output is a terminal; redirect it or name a file")
     if npy_stdout and getattr(sys.stdout, "buffer", None) is None:
         raise AdmError("--npy -: standard output takes no bytes here; name a file")
+    if npy_stdout:
+        name = written_input(None, (args.ref, args.dis))
+        if name is not None:
+            raise UsageError(f"--npy -: standard output is the input '{name}'; redirect it")
     for flag, path in (("--output", args.output), ("--npy", args.npy)):
         if not path or (flag == "--npy" and npy_stdout):
             continue
@@ -205,9 +216,11 @@ def _run(argv: Sequence[str] | None) -> int:
         parent = Path(path).parent
         if not parent.is_dir():
             raise AdmError(f"output folder '{parent}' does not exist")
-        for name in (args.ref, args.dis):
-            if is_same_file(path, name):
-                raise UsageError(f"{flag} '{path}' is the input '{name}'; write elsewhere")
+        name = written_input(path, (args.ref, args.dis))
+        if name is not None:
+            raise UsageError(f"{flag} '{path}' is the input '{name}'; write elsewhere")
+        if write_protected(path):
+            raise AdmError(f"{flag} '{path}' is a read-only file: Permission denied")
     if args.npy and not npy_stdout and os.path.abspath(args.npy) == os.path.abspath(args.output):
         raise UsageError(f"--npy '{args.npy}' is the --output file; write elsewhere")
     load_pyplot()  # fail before the work if matplotlib is missing
@@ -237,6 +250,7 @@ def _run(argv: Sequence[str] | None) -> int:
             npy.stage()
             if npy.direct:
                 _write_direct(npy, "-" if npy_stdout else f"'{args.npy}'")
+        copy_mode(target, temp)  # an existing image keeps its mode
         os.replace(temp, target)
         if npy is not None and not npy.direct:
             npy.commit()

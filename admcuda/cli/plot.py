@@ -11,6 +11,7 @@ from admcuda.cli.tool import PROG as ADMCUDA
 from admcuda.cli.tool import Parser, UsageError, check_image_suffix, run_tool
 from admcuda.errors import AdmError
 from admcuda.report.plot import load_pyplot, plot_result
+from admcuda.report.writers import write_protected, written_input
 
 __all__ = ["build_parser", "main"]
 
@@ -54,6 +55,11 @@ def _run(argv: Sequence[str] | None) -> int:
     parent = Path(args.output).parent
     if not parent.is_dir():
         raise AdmError(f"output folder '{parent}' does not exist")
+    name = written_input(args.output, args.results)
+    if name is not None:
+        raise UsageError(f"--output '{args.output}' is the input '{name}'; write elsewhere")
+    if write_protected(args.output):
+        raise AdmError(f"--output '{args.output}' is a read-only file: Permission denied")
     plot_result(args.results, args.output, labels=args.label, title=args.title)
     return 0
 

@@ -65,11 +65,12 @@ from admcuda.report.writers import (
     FORMATS,
     StagedOutput,
     commit_all,
-    is_same_file,
     output_target,
     pool,
     render,
+    write_protected,
     write_text,
+    written_input,
 )
 from admcuda.version import __version__
 
@@ -359,6 +360,8 @@ def _check_output_path(output: Path) -> None:
         raise AdmError(f"output folder '{parent}' does not exist")
     if not os.access(parent, os.W_OK):
         raise AdmError(f"output folder '{parent}' is not writable")
+    if write_protected(target.path):
+        raise AdmError(f"output path '{output}' is a read-only file: Permission denied")
 
 
 def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> list[Path | None]:
@@ -404,23 +407,17 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
 
 
 def _check_outputs_are_not_inputs(outputs: Sequence[Path | None], inputs: Sequence[str]) -> None:
-    """Refuse an output that is one of the input files: writing it would replace the
-    input (devices and FIFOs aside, which are written into, not replaced)."""
+    """Refuse an output that is one of the input files (:func:`written_input`; None is
+    standard output, which a shell's ``>>`` or ``1<>`` may have opened on an input):
+    writing it would replace the input or add to it."""
     for out in outputs:
-        if out is None or not out.is_file():
+        name = written_input(out, inputs)
+        if name is None:
             continue
-        target = os.stat(out)
-        for name in inputs:
-            if name == STDIN:
-                try:
-                    same = os.path.samestat(os.fstat(0), target)
-                except OSError:
-                    same = False
-            else:
-                same = is_same_file(out, name)
-            if same:
-                shown = "standard input" if name == STDIN else f"the input '{name}'"
-                raise UsageError(f"--output '{out}' is {shown}; write elsewhere")
+        shown = "standard input" if name == STDIN else f"the input '{name}'"
+        if out is None:
+            raise UsageError(f"standard output is {shown}; redirect it elsewhere")
+        raise UsageError(f"--output '{out}' is {shown}; write elsewhere")
 
 
 def _stem(path: str) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from admcuda.errors import AdmError
 from admcuda.report.result import AdmResult, split_feature_name
-from admcuda.report.writers import pool
+from admcuda.report.writers import pool, written_input
 
 __all__ = ["PLOTTED_FEATURES", "Series", "load_pyplot", "plot_result", "result_series"]
 
@@ -143,6 +143,10 @@ def plot_result(
         raise AdmError("nothing to plot: give at least one result")
     if labels is not None and len(labels) != len(results):
         raise AdmError(f"{len(labels)} labels for {len(results)} results")
+    read = [r for r in results if isinstance(r, (str, os.PathLike))]
+    name = written_input(path, read)
+    if name is not None:
+        raise AdmError(f"'{os.fspath(path)}' is the input '{name}'; write elsewhere")
     series: list[Series] = []
     for k, source in enumerate(results):
         result, default_label = _load(source)

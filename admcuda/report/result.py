@@ -25,7 +25,7 @@ from admcuda.options import (
     feature_suffix,
     lookup_option,
 )
-from admcuda.report.writers import POOL_METHODS, pooled_metrics, write_output
+from admcuda.report.writers import POOL_METHODS, pooled_metrics, write_output, written_input
 
 __all__ = ["METADATA_KEYS", "AdmResult", "options_from_suffix", "split_feature_name"]
 
@@ -368,7 +368,18 @@ class AdmResult:
 
         return __version__
 
+    def _check_not_input(self, dest: str | os.PathLike[str] | None) -> None:
+        """Refuse to write a file this result was scored from (``ref_path``,
+        ``dis_path``), as ``admcuda score`` refuses; None is standard output."""
+        inputs = [self.metadata[k] for k in ("ref_path", "dis_path") if self.metadata[k]]
+        name = written_input(dest, inputs)
+        if name is not None:
+            shown = "standard output" if dest is None else f"'{os.fspath(dest)}'"
+            raise AdmError(f"{shown} is the input '{name}' this result was scored from")
+
     def _write(self, fmt: str, dest: str | os.PathLike[str] | IO[str]) -> None:
+        if not hasattr(dest, "write"):
+            self._check_not_input(dest)  # type: ignore[arg-type]
         numbered: dict[str, Any] = {}
         if self.frame_numbers != list(range(len(self.frames))):
             numbered["frame_numbers"] = self.frame_numbers

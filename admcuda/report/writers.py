@@ -14,7 +14,9 @@ are deliberate:
 
 Each writer renders the whole document first and then writes it in one go: to a
 file object as given, or to a path through a temporary file in the same
-directory that is renamed into place only once it is complete.
+directory that is renamed into place only once it is complete, with the mode of the
+file it replaces. Whether an output would write one of a run's inputs is decided in one
+place, :func:`written_input`, for every subcommand and the API's writers.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import secrets
 import select
 import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple, TypeAlias
 
@@ -501,9 +503,11 @@ class StagedOutput:
         if self.direct:
             return
         path = self.target.path
+        check_writable(path, self.given)
         # O_EXCL avoids clobbering a stranger's file; mode 0o666 lets the umask decide,
-        # so the result has the same permissions a plain open() would give. The name
-        # does not grow with the target's, which may be as long as names may be.
+        # so a new file has the same permissions a plain open() would give, and an
+        # existing one's mode is copied. The name does not grow with the target's, which
+        # may be as long as names may be.
         tmp = path.with_name(f".admcuda-{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -511,6 +515,11 @@ class StagedOutput:
             raise OSError(exc.errno, exc.strerror, self.given) from None
         self._tmp = tmp
         try:
+            try:
+                copy_mode(path, fd)
+            except OSError:
+                os.close(fd)
+                raise
             with _open_for(self.text, fd) as handle:
                 handle.write(self.text)
                 handle.flush()
@@ -634,15 +643,81 @@ def drop_stdout() -> None:
             os.close(null)
 
 
-def is_same_file(out: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
-    """Whether writing ``out`` would write ``path``: the same name, or, both existing, the
-    same file (through a link, say)."""
-    if os.path.abspath(out) == os.path.abspath(path):
-        return True
+STDIN_NAME = "-"  # an input of that name is standard input (admcuda.io.streams.STDIN)
+
+
+def written_input(
+    dest: str | os.PathLike[str] | None, inputs: Iterable[str | os.PathLike[str]]
+) -> str | None:
+    """The first of ``inputs`` that an output written to ``dest`` would write, or None.
+
+    ``dest`` None is standard output (descriptor 1), an input ``"-"`` standard input
+    (descriptor 0). Files are compared by device and inode, so a symbolic link, a hard
+    link, ``/dev/stdout`` or ``/dev/fd/N`` leading to an input is that input; a ``dest``
+    that does not exist is an input only by the same absolute name. Terminals, pipes and
+    other character devices are written into, not replaced, and are never an input here.
+    """
+    if dest is not None and not isinstance(dest, (str, bytes, os.PathLike)):
+        return None  # a file object: already open, not a name this could replace
     try:
-        return os.path.samefile(out, path)
-    except OSError:  # either is missing
+        out = os.fstat(1) if dest is None else os.stat(dest)
+    except (OSError, ValueError):
+        out = None
+    if out is not None and not (stat.S_ISREG(out.st_mode) or stat.S_ISBLK(out.st_mode)):
+        return None
+    for name in inputs:
+        shown = os.fspath(name)
+        if out is None:
+            if dest is not None and shown != STDIN_NAME:
+                if os.path.abspath(dest) == os.path.abspath(shown):
+                    return shown
+            continue
+        try:
+            info = os.fstat(0) if shown == STDIN_NAME else os.stat(shown)
+        except (OSError, ValueError):
+            continue
+        if os.path.samestat(out, info):
+            return shown
+    return None
+
+
+def write_protected(path: str | os.PathLike[str]) -> bool:
+    """Whether an existing regular file at ``path`` (through links) is one not to
+    replace: one this process may not write (``os.access``, which is how a shell's
+    ``>`` is refused), or one with no write permission for anyone (0444: ``rm`` calls it
+    write-protected; root, whom ``os.access`` always lets write, is refused it too)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
         return False
+    if not stat.S_ISREG(mode):
+        return False
+    no_write = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+    return not mode & no_write or not os.access(path, os.W_OK)
+
+
+def check_writable(path: str | os.PathLike[str], shown: str | None = None) -> None:
+    """PermissionError (EACCES, naming ``shown``, by default ``path``) where ``path`` is a
+    :func:`write_protected` file, or a new file in a folder this process may not write."""
+    name = os.fspath(path) if shown is None else shown
+    if os.path.exists(path):
+        if write_protected(path):
+            raise PermissionError(errno.EACCES, "Permission denied (a read-only file)", name)
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(folder) and not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, "Permission denied (a read-only folder)", name)
+
+
+def copy_mode(source: str | os.PathLike[str], dest: int | str | os.PathLike[str]) -> None:
+    """Give ``dest`` (a path or an open descriptor) the permission bits of ``source``
+    where it exists: a file about to be replaced by a rename keeps its mode, as a write
+    into it would."""
+    try:
+        mode = os.stat(source).st_mode
+    except FileNotFoundError:
+        return
+    os.chmod(dest, stat.S_IMODE(mode) & 0o777)
 
 
 def write_text(dest: str | os.PathLike[str] | None, text: str) -> Path | None:
@@ -696,7 +771,8 @@ def write_output(
     dest : path or text file object
         A regular file is written atomically (temporary file in the same directory,
         renamed on success; nothing is left behind on failure), through a link the
-        file it names; ``/dev/stdout``, ``/dev/fd/N``, devices and FIFOs are written
+        file it names, keeping an existing file's permission bits and refusing a
+        :func:`write_protected` one; ``/dev/stdout``, ``/dev/fd/N``, devices and FIFOs are written
         into. A file object receives the text in a single ``write`` call.
     version : str
         Version string for the JSON and XML headers.
@@ -714,7 +790,7 @@ def write_output(
     AdmError
         On inconsistent frames or an unknown format.
     OSError
-        If the file cannot be written.
+        If the file cannot be written (PermissionError for a read-only file).
     """
     text = render(
         fmt, frames, version=version, width=width, height=height, fps=fps,
