@@ -188,6 +188,7 @@ class CpuEngine:
         self.batch = 4 * self.threads if self._use_pool else 8
         self.plan = plan
         self._plans = None if plan is None else (plan, _rest_plan(plan))
+        self._keys = [] if plan is None else _plan_keys(plan)
         self.subsample = subsample
         self._index = 0  # frames submitted so far (with a plan)
         self._prevs: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
@@ -270,14 +271,14 @@ class CpuEngine:
     def collect(self, ticket: Any) -> list[dict[str, np.ndarray]]:
         if self.plan is not None:
             if isinstance(ticket, list):
-                return _plan_arrays([t.result() for t in ticket])
+                return _plan_arrays([t.result() for t in ticket], self._keys)
             _, ref, dis, frames, prior, scored = ticket
             rows = [
                 _score_vmaf(self._plans, ref[i], [d[i] for d in dis], *prior[i], self.bitdepth,
                             scored[i])
                 for i in range(frames)
             ]  # fmt: skip
-            return _plan_arrays(rows)
+            return _plan_arrays(rows, self._keys)
         if isinstance(ticket, tuple):
             ref, dis, frames = ticket
             rows = [_score_pairs(ref[i], [d[i] for d in dis], self.bitdepth, self.opts)
@@ -305,13 +306,31 @@ class CpuEngine:
         self.close()
 
 
-def _plan_arrays(rows: list[list[dict[str, float]]]) -> list[dict[str, np.ndarray]]:
-    """Per distorted input, each output over the batch's frames; NaN where a frame has
-    no such output (one that ``--subsample`` passes over: motion only)."""
+def _plan_keys(plan: Any) -> list[str]:
+    """What :func:`admcuda.vmaf.score_pair` gives a scored frame under ``plan``."""
+    from admcuda.reference.motion import MOTION
+
+    keys: list[str] = []
+    for ex in plan.extractors:
+        if ex.kind != "motion":
+            keys += ex.extract_outputs
+            continue
+        keys.append(ex.score_key)
+        if ex.options.debug:
+            keys.append(ex.names[MOTION])
+    return list(dict.fromkeys(keys))
+
+
+def _plan_arrays(
+    rows: list[list[dict[str, float]]], names: Sequence[str]
+) -> list[dict[str, np.ndarray]]:
+    """Per distorted input, each output over the batch's frames, ``names`` first (every
+    batch gives the same outputs); NaN where a frame has no such output (one that
+    ``--subsample`` passes over: motion only)."""
     sets = len(rows[0]) if rows else 0
     out = []
     for m in range(sets):
-        keys = list(dict.fromkeys(k for r in rows for k in r[m]))
+        keys = list(dict.fromkeys([*names, *(k for r in rows for k in r[m])]))
         values = np.array([[r[m].get(k, np.nan) for k in keys] for r in rows], dtype=np.float64)
         out.append({k: values[:, j] for j, k in enumerate(keys)})
     return out
