@@ -125,6 +125,11 @@ def run_ladder(
     errors: dict[int, str] = {}
     if plan is not None:
         backend = _plan_backend(backend)
+        if decoder == "nvdec":
+            raise AdmError(
+                "the NVDEC decoder feeds the CUDA backend, and VIF, motion and VMAF models run "
+                "on the CPU backend so far: use --decoder ffmpeg"
+            )
     geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
     extra: dict[str, Any] = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
     video_decoder = _video_decoder(decoder, backend, scale)

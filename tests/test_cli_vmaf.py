@@ -286,6 +286,8 @@ def test_adm_alone_without_model(tmp_path):
         (["--model", "version=vmaf_v0.6.1:bogus"], "bogus"),
         (["--model", "version=vmaf_v0.6.1", "--backend", "cuda"], "VIF, motion and VMAF models"),
         (["--feature", "vif", "--backend", "cuda"], "run on the CPU backend (--backend cpu)"),
+        (["--model", "version=vmaf_v0.6.1", "--gpu", "0"], "so far; drop --gpu 0"),
+        (["--feature", "motion", "--decoder", "nvdec"], "use --decoder ffmpeg"),
         (["--feature", "motion=motion_fps_weight=9"], "motion_fps_weight"),
         (["--feature", "cambi"], "--feature cambi"),
         (["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], "named 'vmaf'"),

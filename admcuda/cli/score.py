@@ -12,6 +12,14 @@ extracts ADM works with only the program name changed::
     admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
                   --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
 
+and a ``vmaf`` run with a model too (VIF, motion and the models run on the CPU backend;
+without ``--model``, admcuda computes ADM alone where ``vmaf`` adds ``vmaf_v0.6.1``)::
+
+    vmaf          -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 \\
+                  --model version=vmaf_v0.6.1 --threads 8 --json -o out.json
+    admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 \\
+                  --model version=vmaf_v0.6.1 --threads 8 --json -o out.json
+
 The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``, and ``-c N``, ignored as
 there), so ``-h`` is the height and help is ``--help`` only; libvmaf's long spellings
 (``--frame_cnt``, ``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
@@ -467,10 +475,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
         raise UsageError(f"--gpu {args.gpu} picks a CUDA device; drop it or --backend cpu")
-    if _wants_plan(args) and args.backend == "cuda":
+    if _wants_plan(args) and (args.backend == "cuda" or args.gpu is not None):
         from admcuda.backends import PLAN_ON_CPU
 
-        raise UsageError(PLAN_ON_CPU)
+        raise UsageError(PLAN_ON_CPU + ("" if args.gpu is None else f"; drop --gpu {args.gpu}"))
     if args.example:
         from admcuda.data import EXAMPLE
 
