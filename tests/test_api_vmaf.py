@@ -49,6 +49,7 @@ def test_score_with_models_is_libvmafs(two_models, goldens):
         "vmaf",
         "vmaf_neg",
     ]
+    assert repr(result).endswith(f", mean vmaf {np.mean(result.array('vmaf')):.6f}>")
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "csv"])

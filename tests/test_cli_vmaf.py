@@ -320,3 +320,33 @@ def test_a_model_needing_cambi_is_refused(tmp_path, capsys):
     assert code != 0 and err.count("\n") == 1
     assert "'Cambi_feature_cambi_score' is not computed by admcuda" in err
     assert not out.exists()
+
+
+@needs_netflix
+def test_auto_takes_the_cpu_and_says_why(tmp_path, monkeypatch, capsys):
+    """Where ``auto`` would take CUDA, a run with a model takes the CPU, and the notice
+    (printed to a terminal) gives the reason."""
+    from admcuda import backends
+    from admcuda.cli import score as cli_score
+
+    real = backends.select_backend
+    monkeypatch.setattr(
+        backends, "select_backend", lambda name: ("cuda", None) if name == "auto" else real(name)
+    )
+    monkeypatch.setattr(cli_score.sys.stderr, "isatty", lambda: True, raising=False)
+    ref, dis = (str(NETFLIX / p) for p in PAIR_48F)
+    args = [
+        "score",
+        "-q",
+        ref,
+        dis,
+        *GEOM_48F,
+        "--frame_cnt",
+        "2",
+        "--model",
+        "version=vmaf_v0.6.1",
+    ]
+    assert main([*args, "--json", "-o", str(tmp_path / "o.json")]) == 0
+    assert backends.fallback_reason == backends.PLAN_ON_CPU
+    err = capsys.readouterr().err
+    assert err == f"admcuda: notice: {backends.PLAN_ON_CPU}; scored on the CPU\n"
