@@ -24,6 +24,8 @@ __all__ = ["api_message", "score", "score_files", "score_ladder"]
 
 PathLike = str | os.PathLike[str]
 OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | str | None
+ModelArg = Any  # a model name or --model string, a ModelSpec or Model, or a sequence of them
+FeaturesArg = Sequence[Any] | None  # --feature strings or (name, options) pairs
 
 
 # Command-line spellings in the input layer's messages, and the API arguments they stand
@@ -47,6 +49,9 @@ _FLAG_VALUES = (
         lambda m: m.group(0)[2:].replace("-", "_"),
     ),
     (r"--gpu\b", "device"),
+    (r"-n/--no_prediction\b", "no_prediction=True"),
+    (r"--feature (\w+)", r"features item '\1'"),
+    (r"-m/--model|--model\b", "model"),
 )
 
 
@@ -91,6 +96,95 @@ def _resolve_options(options: OptionsArg, debug: bool) -> AdmOptions:
     return opts
 
 
+_ADM_NAMES = ("adm", "adm_cuda")
+
+
+def _model_list(model: ModelArg) -> list[Any]:
+    """``model`` as a list of ``--model`` strings, ModelSpec or Model objects: a bare name
+    (``"vmaf_v0.6.1"``, ``"vmaf_v0.6.1:name=x"``) is a version, a ``.json`` file or an
+    os.PathLike a path."""
+    from admcuda.model import Model, ModelSpec
+
+    if model is None:
+        return []
+    single = isinstance(model, (str, os.PathLike, ModelSpec, Model))
+    items = [model] if single else model
+    if not isinstance(items, Sequence) or isinstance(items, bytes):
+        raise AdmError(
+            "model must be a model name or --model string, a ModelSpec or Model, or a list "
+            f"of them; got {type(model).__name__}"
+        )
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, os.PathLike):
+            item = f"path={os.fspath(item)}"
+        elif isinstance(item, str):
+            head = item.split(":", 1)[0]
+            if head and "=" not in head and head not in ("enable_transform", "disable_clip"):
+                key = "path" if head.endswith(".json") else "version"
+                item = f"{key}={item}"
+        elif not isinstance(item, (ModelSpec, Model)):
+            raise AdmError(
+                f"model entries must be strings, ModelSpec or Model, got {type(item).__name__}"
+            )
+        out.append(item)
+    return out
+
+
+def _plan_and_options(
+    model: ModelArg, features: FeaturesArg, no_prediction: bool, options: OptionsArg, debug: bool
+) -> tuple[Any, AdmOptions]:
+    """The run's :class:`admcuda.vmaf.FeaturePlan` (None for ADM alone) and its ADM options.
+
+    A plan when a model or a feature other than ADM is asked for: the models, then
+    ``options``/``debug``'s ADM where given, then ``features``, as the command line
+    registers them. ``features`` of ADM alone (one ``"adm=..."``) are ADM options."""
+    from admcuda.model import Model, ModelError
+    from admcuda.vmaf import build_plan, parse_feature_arg
+
+    no_prediction = _flag("no_prediction", no_prediction)
+    models = _model_list(model)
+    if features is None:
+        features = []
+    if isinstance(features, (str, bytes)) or not isinstance(features, Sequence):
+        raise AdmError(
+            f"features must be a list of feature strings (['vif', 'motion']), got {features!r}"
+        )
+    names = [f.partition("=")[0] if isinstance(f, str) else f[0] for f in features]
+    opts = _resolve_options(options, debug)
+    if not models and all(n in _ADM_NAMES for n in names):
+        if len(features) > 1:
+            raise AdmError("features: give one ADM configuration (or options=...)")
+        if features:
+            given = features[0]
+            _, adm = parse_feature_arg(given) if isinstance(given, str) else given
+            if options is not None:
+                raise AdmError("give the ADM options in options= or in features, not both")
+            opts = adm.replace(debug=True) if _flag("debug", debug) else adm
+        return None, opts  # no_prediction: as -n without a model, nothing to leave out
+    own = options is not None or _flag("debug", debug)
+    loaded = []
+    for item in models:
+        try:
+            loaded.append(item if isinstance(item, Model) else _spec(item).load())
+        except ModelError as exc:
+            raise AdmError(f"model: {exc}") from None
+    try:
+        plan = build_plan(loaded, features, adm=opts if own else None, predict=not no_prediction)
+    except AdmError as exc:
+        message = str(exc)
+        if message.startswith(("model", "two models")):
+            raise
+        raise AdmError(f"features: {message}") from None
+    return plan, opts
+
+
+def _spec(item: Any) -> Any:
+    from admcuda.model import ModelSpec, parse_model_arg
+
+    return item if isinstance(item, ModelSpec) else parse_model_arg(item)
+
+
 def score_files(
     ref_path: PathLike,
     dis_path: PathLike,
@@ -111,6 +205,9 @@ def score_files(
     ignore_name: bool = False,
     scale: str | None = None,
     decoder: str = "auto",
+    model: ModelArg = None,
+    features: FeaturesArg = None,
+    no_prediction: bool = False,
 ) -> list[dict[str, float]]:
     """Score a reference and a distorted input, frame by frame.
 
@@ -156,13 +253,24 @@ def score_files(
         Who decodes encoded video: NVDEC on the GPU (with ``pip install
         ".[nvdec]"``), ffmpeg, or ``"auto"``: NVDEC where the CUDA backend runs and
         PyNvVideoCodec decodes the codec, else ffmpeg.
+    model : str, ModelSpec, Model or a list of them, optional
+        VMAF models, as libvmaf's ``--model`` takes them (``"version=vmaf_v0.6.1"``,
+        ``"path=model.json:name=mine"``; a bare ``"vmaf_v0.6.1"`` is a version): each
+        frame gets every feature the models read and each model's score under its name
+        (``vmaf`` by default), computed on the CPU backend.
+    features : list of str, optional
+        libvmaf's ``--feature`` strings: ``"vif"``, ``"motion=motion_force_zero=true"``,
+        ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), after the models'.
+    no_prediction : bool, optional
+        With ``model``: its features without its score (libvmaf's ``-n``).
 
     Returns
     -------
     list of dict of str to float
         One dict per scored frame, keyed by the names libvmaf writes (with the
         option suffix, e.g. ``integer_adm2_egl_1.2``), in libvmaf's order: 7
-        outputs, or 18 in debug mode. If the inputs hold different numbers of
+        outputs, or 18 in debug mode; with a model or features, what libvmaf writes
+        for them. If the inputs hold different numbers of
         frames, the common ones are scored and a warning is logged, as libvmaf
         does.
 
@@ -191,6 +299,9 @@ def score_files(
         ignore_name=ignore_name,
         scale=scale,
         decoder=decoder,
+        model=model,
+        features=features,
+        no_prediction=no_prediction,
     )[0]
 
 
@@ -214,6 +325,9 @@ def score_ladder(
     ignore_name: bool = False,
     scale: str | None = None,
     decoder: str = "auto",
+    model: ModelArg = None,
+    features: FeaturesArg = None,
+    no_prediction: bool = False,
 ) -> list[list[dict[str, float]]]:
     """Score one reference against several distorted inputs (an encoding ladder).
 
@@ -228,8 +342,10 @@ def score_ladder(
         At least one distorted input. One path (a str or os.PathLike) is refused, not
         taken as a sequence of characters: use :func:`score_files` for one input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
-frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder, \
+model, features, no_prediction
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
+        distorted input. The reference's motion is computed once per frame for every
         distorted input.
 
     Returns
@@ -245,6 +361,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
         As :func:`score_files`.
     """
     with _ApiErrors():
+        plan, opts = _plan_and_options(model, features, no_prediction, options, debug)
         run = _run_ladder_api(
             ref_path,
             dis_paths,
@@ -252,7 +369,8 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
             height=height,
             pixel_format=pixel_format,
             bitdepth=bitdepth,
-            opts=_resolve_options(options, debug),
+            opts=opts,
+            plan=plan,
             backend=backend,
             frame_cnt=frame_cnt,
             frame_skip_ref=frame_skip_ref,
@@ -289,6 +407,9 @@ def score(
     decoder: str = "auto",
     host_memory: int | None = None,
     batch: int | None = None,
+    model: ModelArg = None,
+    features: FeaturesArg = None,
+    no_prediction: bool = False,
 ) -> AdmResult | list[AdmResult]:
     """Score a reference against one distorted input, or several, into result objects.
 
@@ -299,12 +420,14 @@ def score(
     dis : str, os.PathLike, or a sequence of them
         One distorted input (returns one :class:`AdmResult`) or several (a list).
     width, height, pixel_format, bitdepth, backend, options, debug, frame_cnt, \
-frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder
+frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder, \
+model, features, no_prediction
         As for :func:`score_files` (the names of the command line's long options).
     host_memory : int, optional
         Bytes of host frame buffers (page-locked on the GPU); default 1 GiB.
     batch : int, optional
-        Frames per GPU batch; default by frame size.
+        Frames per GPU batch; default by frame size. With ``model`` or ``features``:
+        frames per CPU batch.
 
     Returns
     -------
@@ -321,6 +444,9 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
     >>> result = admcuda.score("ref.y4m", "dis.mp4")  # doctest: +SKIP
     >>> result.pooled["integer_adm2"]["mean"]  # doctest: +SKIP
     >>> result.array("integer_adm2")  # doctest: +SKIP
+    >>> vmaf = admcuda.score("ref.yuv", "dis.yuv", width=1920, height=1080, model="vmaf_v0.6.1")
+    ... # doctest: +SKIP
+    >>> vmaf.pooled["vmaf"]["mean"], vmaf.array("vmaf")  # doctest: +SKIP
     """
     import time
 
@@ -328,7 +454,8 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
 
     many = not isinstance(dis, (str, os.PathLike))
     dis_paths = list(dis) if many else [dis]
-    opts = _resolve_options(options, debug)
+    with _ApiErrors():
+        plan, opts = _plan_and_options(model, features, no_prediction, options, debug)
     start = time.perf_counter()
     with _ApiErrors():
         run = _run_ladder_api(
@@ -336,6 +463,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
             dis_paths,
             raise_errors=not many,
             opts=opts,
+            plan=plan,
             backend=backend,
             width=width,
             height=height,
@@ -367,6 +495,7 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
                 "ref_path": run.ref,
                 "dis_path": path,
                 "fps": len(frames) / elapsed if elapsed > 0 else math.inf,
+                **({} if plan is None else {"models": list(plan.model_outputs)}),
                 **({} if error is None else {"error": api_message(error)}),
             },
             frame_numbers=numbers,

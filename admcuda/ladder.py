@@ -51,6 +51,7 @@ class LadderRun:
     errors: list[str | None] = field(default_factory=list)  # per distorted input
     backend: str = "cpu"  # the backend that scored
     decoded: dict[str, str] = field(default_factory=dict)  # video input -> nvdec/ffmpeg
+    plan: Any = None  # the admcuda.vmaf FeaturePlan computed, if any (else ADM alone)
 
     def raise_first_error(self) -> None:
         """Raise the first distorted input's error, if any (for the Python API)."""
@@ -83,6 +84,7 @@ def run_ladder(
     decoder: str = "auto",
     stats: RunStats | None = None,
     raw_flags: bool = False,
+    plan: Any = None,
 ) -> LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
     outputs.
@@ -102,6 +104,13 @@ def run_ladder(
     With several distorted inputs (a ladder) a rung that cannot be opened or read does
     not stop the others: its error is in ``errors`` and its ``frames`` are empty. With one
     distorted input its error is raised.
+
+    ``plan`` (an :class:`admcuda.vmaf.FeaturePlan`) computes VIF, motion and models beside
+    or in place of ``opts``' ADM, on the CPU backend (``"auto"`` takes it; ``"cuda"`` is
+    refused): every frame is read once and the plan's features computed over it, the
+    reference's motion once per reference frame for every rung. With motion, every frame
+    is read and those ``subsample`` passes over feed motion only, as in libvmaf. Each
+    rung's frames then hold the plan's outputs in libvmaf's order, model scores included.
     """
     from admcuda.io.inputs import FrameSelection
 
@@ -114,6 +123,13 @@ def run_ladder(
     dis_paths = list(dis_paths)
     ladder = len(dis_paths) > 1
     errors: dict[int, str] = {}
+    if plan is not None:
+        backend = _plan_backend(backend)
+        if decoder == "nvdec":
+            raise AdmError(
+                "the NVDEC decoder feeds the CUDA backend, and VIF, motion and VMAF models run "
+                "on the CPU backend so far: use --decoder ffmpeg"
+            )
     geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
     extra: dict[str, Any] = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
     video_decoder = _video_decoder(decoder, backend, scale)
@@ -126,7 +142,7 @@ def run_ladder(
         arrays, used = _score_inputs(
             inputs, selection, opts, backend, errors, good, ladder,
             progress=progress, threads=threads, host_memory=host_memory, batch=batch,
-            device=device, stats=stats,
+            device=device, stats=stats, plan=plan,
         )  # fmt: skip
         shape = (inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth)
         warn_small_height(inputs.width, inputs.height, opts)
@@ -142,6 +158,9 @@ def run_ladder(
     results: list[list[dict[str, float]]] = [[] for _ in dis_paths]
     for k, per_input in zip(good, arrays, strict=True):
         if k in errors:
+            continue
+        if plan is not None:
+            results[k] = _finish_plan(plan, per_input, selection.subsample)
             continue
         missing = [base for base in wanted if base not in per_input]
         if missing:
@@ -161,7 +180,40 @@ def run_ladder(
         errors=[errors.get(k) for k in range(len(dis_paths))],
         backend=used,
         decoded=decoded,
+        plan=plan,
     )
+
+
+def _plan_backend(backend: str) -> str:
+    """The backend of a run with a feature plan: the CPU. ``auto`` takes it (noting why in
+    :data:`admcuda.backends.fallback_reason` where CUDA would have been taken); ``cuda``
+    is refused."""
+    backends.check_backend(backend)
+    if backend == "cuda":
+        raise AdmError(backends.PLAN_ON_CPU)
+    if backend == "auto":
+        try:
+            would = backends.select_backend("auto")[0]
+        except AdmError:
+            would = "cpu"
+        if would == "cuda":
+            backends.fallback_reason = backends.PLAN_ON_CPU
+    return "cpu"
+
+
+def _finish_plan(
+    plan: Any, arrays: dict[str, np.ndarray], subsample: int
+) -> list[dict[str, float]]:
+    """One rung's frames from the engine's arrays (every frame read, where the plan runs
+    motion): :func:`admcuda.vmaf.finish_clip`'s frames, in libvmaf's order."""
+    from admcuda.vmaf import finish_clip
+
+    if not arrays:
+        return []
+    names = list(arrays)
+    rows = np.stack([arrays[n] for n in names], axis=1).tolist()
+    frames = [dict(zip(names, row, strict=True)) for row in rows]
+    return finish_clip(plan, frames, subsample=subsample if plan.needs_every_frame else 1)
 
 
 def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
@@ -254,7 +306,7 @@ def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: 
 
 
 def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, progress,
-                  threads, host_memory, batch, device, stats):  # type: ignore[no-untyped-def]  # fmt: skip
+                  threads, host_memory, batch, device, stats, plan=None):  # type: ignore[no-untyped-def]  # fmt: skip
     """Run the opened inputs through the pipeline; returns (arrays per opened rung,
     backend used)."""
     from admcuda.pipeline import run
@@ -262,6 +314,12 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
     from admcuda.sources import make_source
 
     sub = selection.subsample
+    engine_extra: dict[str, Any] = {}
+    if plan is not None:
+        # motion reads every frame; the engine scores frames 0, N, 2N, ... of them
+        every = plan.needs_every_frame
+        engine_extra = {"plan": plan, "subsample": sub if every else 1}
+        sub = 1 if every else sub
     ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
                       subsample=sub)  # fmt: skip
     dis = [
@@ -282,7 +340,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
                   if r.kind == "nvdec"]  # fmt: skip
         engine, used = backends.start_engine(
             backend, w, h, bd, opts, inputs=len(active), frames=frames, threads=threads,
-            host_memory=host_memory, batch=batch, device=device,
+            host_memory=host_memory, batch=batch, device=device, **engine_extra,
         )  # fmt: skip
         if on_gpu and used != "cuda":
             engine.close()

@@ -1072,3 +1072,51 @@ def test_a_read_only_summary_fails_before_any_work(tmp_path):
         batch.score_many(jobs, output=tmp_path / "out", timeout=WAIT_S)
     assert summary.read_text() == "kept"
     assert [p.name for p in summary.parent.iterdir()] == ["summary.csv"]
+
+
+def test_model_column_scores_vmaf_as_score_does(client, tmp_path, capsys):
+    """A ``model`` cell: the pair's JSON is what ``admcuda score --model ... --json -o``
+    writes, the summary gives the first model's pooled score (libvmaf's, from the shared
+    goldens), a rerun keeps it, and a model that cannot load fails its row alone."""
+    from conftest import NETFLIX
+
+    ref, dis = NETFLIX / "src01_hrc00_576x324_3f.yuv", NETFLIX / "src01_hrc01_576x324_3f.yuv"
+    if not ref.exists():
+        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
+    golden = json.loads((NETFLIX / "vmaf_goldens.json").read_text())
+    two = "version=vmaf_v0.6.1neg:name=neg;version=vmaf_v0.6.1"
+    jobs = [
+        {"ref": str(ref), "dis": str(dis), "name": "v061", "model": "version=vmaf_v0.6.1"},
+        {"ref": str(ref), "dis": str(dis), "name": "two", "model": two},
+        {"ref": str(ref), "dis": str(dis), "name": "bad", "model": "version=vmaf_v9"},
+    ]
+    for job in jobs:
+        job.update(width=576, height=324)
+    out = tmp_path / "out"
+    results = batch.score_many(jobs, client, output=out, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in results] == ["done", "done", "failed"]
+    assert "model 'version=vmaf_v9': unknown model version 'vmaf_v9'" in results[2].error
+    flags = {
+        "v061": ["--model", "version=vmaf_v0.6.1"],
+        "two": ["-m", "version=vmaf_v0.6.1neg:name=neg", "-m", "version=vmaf_v0.6.1"],
+    }
+    for name, model in flags.items():
+        expected = tmp_path / f"{name}.json"
+        argv = ["score", str(ref), str(dis), "-w", "576", "-h", "324", *model, "-q", "--json"]
+        assert cli.main([*argv, "-o", str(expected)]) == 0
+        assert load(out / f"{name}.json") == load(expected)
+    summary = read_summary(out / "summary.csv")
+    for name, key, label in (("v061", "vmaf_v0.6.1", "vmaf"), ("two", "vmaf_v0.6.1neg", "neg")):
+        want = golden[f"src01_576x324_8bit__model__{key}"]["pooled"]["vmaf"]
+        row = summary[name]
+        assert row["model"] == label and float(row["model_mean"]) == want["mean"]
+        assert float(row["model_harmonic_mean"]) == want["harmonic_mean"]
+        assert float(row["model_min"]) == want["min"] and row["adm2_mean"]
+    assert results[0].model == results[0].to_result().pooled["vmaf"]
+    assert summary["bad"]["model"] == "" and summary["bad"]["status"] == "failed"
+    again = batch.score_many(jobs, client, output=out, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in again] == ["skipped", "skipped", "failed"]
+    assert again[1].model == results[1].model and again[1].frames == results[1].frames
+    jobs[0]["model"] = "version=vmaf_4k_v0.6.1"  # another model: scored again
+    third = batch.score_many(jobs[:1], client, output=out, backend="cpu", timeout=WAIT_S)
+    assert third[0].status == "done" and third[0].model != results[0].model

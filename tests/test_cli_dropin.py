@@ -269,9 +269,11 @@ def test_feature_options_go_through_the_option_parser():
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
-        (["--feature", "motion"], "--feature motion: admcuda computes ADM only"),
-        (["--feature", "vif=debug=true"], "--feature vif: admcuda computes ADM only"),
-        (["--feature", "float_adm"], "admcuda computes ADM only"),
+        (["--feature", "motion=bogus=1"], "--feature motion: libvmaf's motion has no option"),
+        (["--feature", "vif=debug=yes"], "--feature vif: option debug expects true or false"),
+        (["--feature", "float_adm"], "admcuda computes the features adm, vif and motion"),
+        (["--model", "version=vmaf_v9"], "vmaf_v9"),
+        (["--model", "version=vmaf_v0.6.1", "--backend", "cuda"], "run on the CPU backend"),
         (["--feature", "adm", "--feature", "adm_cuda"], "one ADM configuration per run"),
         (["--feature", "adm=egl"], "--feature adm expects NAME=VALUE, got 'egl'"),
         (
@@ -312,29 +314,19 @@ def test_libvmaf_usage_errors(pair, tmp_path, extra, needle):
     ("extra", "message"),
     [
         (
-            ["-m", "version=vmaf_v0.6.1"],
-            "-m/--model version=vmaf_v0.6.1: admcuda computes ADM only and predicts no VMAF "
-            "score (a model needs libvmaf's other features); drop it",
-        ),
-        (
-            ["-n", "--model", "path=vmaf.json", "-m", "version=vmaf_v0.6.1neg"],
-            "-m/--model path=vmaf.json: admcuda computes ADM only and predicts no VMAF "
-            "score (a model needs libvmaf's other features); drop it",
-        ),
-        (
             ["--aom_ctc", "v6.0"],
-            "--aom_ctc v6.0: admcuda computes ADM only, and libvmaf's AOM CTC preset adds "
-            "VMAF models and other features (PSNR, SSIM, CIEDE, ...); drop it",
+            "--aom_ctc v6.0: admcuda computes ADM, VIF, motion and VMAF models, and libvmaf's "
+            "AOM CTC preset adds other features (PSNR, SSIM, CIEDE, ...); drop it",
         ),
         (
             ["--nflx_ctc", "v1.0"],
-            "--nflx_ctc v1.0: admcuda computes ADM only, and libvmaf's Netflix CTC preset "
-            "adds VMAF models and other features (PSNR, SSIM, CAMBI); drop it",
+            "--nflx_ctc v1.0: admcuda computes ADM, VIF, motion and VMAF models, and "
+            "libvmaf's Netflix CTC preset adds other features (PSNR, SSIM, CAMBI); drop it",
         ),
     ],
 )
 def test_libvmaf_options_of_other_features_refused_by_name(pair, tmp_path, capsys, extra, message):
-    """libvmaf's -m/--model, --aom_ctc and --nflx_ctc: a usage error saying why, before
+    """libvmaf's --aom_ctc and --nflx_ctc: a usage error saying why, before
     anything is read or written (was argparse's bare "unrecognized arguments")."""
     ref, dis = pair
     out = tmp_path / "out.json"

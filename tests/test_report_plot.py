@@ -125,9 +125,10 @@ def test_cli_errors(tmp_path, capsys):
     )
     assert "No such file" in _error(capsys, [str(tmp_path / "nope.json"), "-o", out], 1)
     assert "does not exist" in _error(capsys, [str(good), "-o", str(tmp_path / "d" / "o.png")], 1)
-    other = tmp_path / "vmaf.json"
-    other.write_text('{"frames": [{"frameNum": 0, "metrics": {"vmaf": 90.0}}]}')
-    assert "no integer ADM scores" in _error(capsys, [str(other), "-o", out], 1)
+    other = tmp_path / "psnr.json"
+    other.write_text('{"frames": [{"frameNum": 0, "metrics": {"psnr_y": 40.0}}]}')
+    assert "no integer_adm2 or VMAF model scores" in _error(capsys, [str(other), "-o", out], 1)
+    assert "no feature 'vmaf'" in _error(capsys, [str(good), "-o", out, "--metric", "vmaf"], 1)
     assert not (tmp_path / "o.png").exists()
     assert main(["--help"]) == 0
     assert "RESULT.json" in capsys.readouterr().out
@@ -194,3 +195,38 @@ def test_plot_result_refuses_to_draw_over_an_input(tmp_path):
     with pytest.raises(AdmError, match="is the input"):
         plot_result(scores, image)
     assert scores.read_bytes() == before
+
+
+def test_model_scores_on_top(tmp_path, capsys):
+    """A result with VMAF model scores (libvmaf's own file here) plots them on top, each
+    with its pooled mean, above adm2 and its scales."""
+    from conftest import TESTDATA
+
+    from admcuda.report.plot import model_scores
+
+    libvmaf = TESTDATA / "libvmaf_outputs" / "model_two.json"
+    doc = json.loads(libvmaf.read_text())
+    result = AdmResult.from_json(libvmaf, adm_only=False)
+    assert model_scores(result.names) == ["vmaf", "vmaf_neg"]
+    plain, egl = result_series(result, "two")
+    assert list(plain.top) == ["vmaf", "vmaf_neg"] and not egl.top
+    assert plain.top["vmaf"] == [f["metrics"]["vmaf"] for f in doc["frames"]]
+    assert egl.label == "two (egl_1)"
+    mean = doc["pooled_metrics"]["vmaf_neg"]["mean"]
+    assert plain.top_legend("vmaf_neg") == f"two: vmaf_neg (mean {mean:.4f})"
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    svg = tmp_path / "v.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        plot_result([libvmaf], svg, labels=["two"])
+    text = svg.read_text()
+    assert f"two: vmaf_neg (mean {mean:.4f})" in text and "vmaf / vmaf_neg" in text
+    only = tmp_path / "only.json"
+    only.write_text('{"frames": [{"frameNum": 0, "metrics": {"vmaf": 90.0}}]}')
+    out = tmp_path / "o.png"
+    assert main([str(only), str(libvmaf), "-o", str(out)]) == 0 and out.exists()
+    assert main([str(libvmaf), "-o", str(out), "--metric", "integer_vif_scale0"]) == 0
+    assert capsys.readouterr().err == ""
+    (series, _) = result_series(result, "m", "integer_vif_scale0")
+    assert list(series.top) == ["integer_vif_scale0"]

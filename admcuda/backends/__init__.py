@@ -39,6 +39,10 @@ BACKENDS: tuple[str, ...] = ("cuda", "cpu")
 BACKEND_NAMES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
 
+PLAN_ON_CPU = "VIF, motion and VMAF models run on the CPU backend (--backend cpu) so far"
+"""Why a run with a feature plan (:mod:`admcuda.vmaf`) does not take the CUDA backend."""
+
+
 def check_backend(backend: object) -> None:
     """Refuse a backend name not in :data:`BACKEND_NAMES`."""
     if backend not in BACKEND_NAMES:
@@ -109,6 +113,8 @@ def engine_for(
     host_memory: int | None = None,
     batch: int | None = None,
     device: int | None = None,
+    plan: Any = None,
+    subsample: int = 1,
 ) -> Any:
     """The pipeline engine of backend ``name`` ("cpu" or "cuda") for one run.
 
@@ -128,6 +134,9 @@ def engine_for(
         Frames per batch (default: by frame size, within ``host_memory``).
     device : int, optional
         CUDA device ordinal.
+    plan : FeaturePlan, optional
+        Compute this :mod:`admcuda.vmaf` plan in place of ADM alone (CPU only);
+        ``subsample`` as :class:`admcuda.backends.cpu.CpuEngine` takes it.
     """
     from admcuda.backends.cuda import start as _cuda_start
     from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
@@ -136,9 +145,16 @@ def engine_for(
     if name == "cpu":
         from admcuda.backends.cpu import CpuEngine
 
+        if plan is not None:
+            return CpuEngine(
+                width, height, bitdepth, opts, threads=threads, frames=frames, plan=plan,
+                subsample=subsample, batch=batch,
+            )  # fmt: skip
         return CpuEngine(width, height, bitdepth, opts, threads=threads, frames=frames)
     if name != "cuda":
         raise AdmError(f"unknown backend '{name}'; use {', '.join(BACKENDS)}")
+    if plan is not None:
+        raise AdmError(PLAN_ON_CPU)
     cuda = _load("cuda")
     itemsize = 1 if bitdepth == 8 else 2
     planned = plan_batch(

@@ -3,7 +3,9 @@
 :class:`CpuEngine` is the pipeline's engine (:mod:`admcuda.pipeline`): a batch's frames
 are scored by :func:`admcuda.reference.compute_adm`, in this process for small work and
 otherwise on a pool of worker processes (``threads``, libvmaf's ``--threads``), one task
-per frame pair, while the pipeline reads the next batch.
+per frame pair, while the pipeline reads the next batch. With a feature plan
+(:mod:`admcuda.vmaf`: VIF, motion and the models' features) each pair goes through
+:func:`admcuda.vmaf.score_pair` instead, every feature over the same frames.
 """
 
 from __future__ import annotations
@@ -61,13 +63,18 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def _worker_init(parent: int | None = None) -> None:
+_PLAN: Any = None  # a worker's FeaturePlan, sent once when the pool starts
+
+
+def _worker_init(parent: int | None = None, plan: Any = None) -> None:
     """Die with the parent (``parent``: its pid, :func:`_die_with_parent`); leave Ctrl-C
     to the parent, which stops the pool and prints one line (a worker's
     KeyboardInterrupt printed its traceback); and keep freed frame-sized buffers in the
     worker's heap (glibc): the reference allocates many of them per frame, and handing
     each back to the kernel costs page faults and page zeroing that many processes then
     contend for."""
+    global _PLAN
+    _PLAN = plan
     if parent is not None and sys.platform.startswith("linux"):
         _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -99,6 +106,43 @@ def _score_pairs(
     ]
 
 
+def _rest_plan(plan: Any) -> Any:
+    """``plan`` without its motion extractors: what every rung after the first computes
+    (the reference's motion is the same for every rung, computed once per frame)."""
+    from admcuda.vmaf import FeaturePlan
+
+    return FeaturePlan(tuple(ex for ex in plan.extractors if ex.kind != "motion"), (), False)
+
+
+def _score_vmaf(
+    plans: Any,
+    ref: np.ndarray,
+    dis: Sequence[np.ndarray],
+    prev: np.ndarray | None,
+    prev_prev: np.ndarray | None,
+    bitdepth: int,
+    scored: bool,
+) -> list[dict[str, float]]:
+    """One reference frame against each of ``dis`` with a feature plan
+    (:func:`admcuda.vmaf.score_pair`): the first rung computes motion with the whole plan,
+    the others the plan without motion, taking the first rung's motion outputs."""
+    from admcuda.vmaf import score_pair
+
+    plan, rest = plans if plans is not None else _PLAN
+    rows: list[dict[str, float]] = []
+    for k, d in enumerate(dis):
+        if k == 0:
+            rows.append(
+                score_pair(plan, ref, d, prev, bitdepth, prev_prev_ref=prev_prev, scored=scored)
+            )
+            continue
+        row = score_pair(rest, ref, d, None, bitdepth, scored=scored)
+        for name, value in rows[0].items():
+            row.setdefault(name, value)
+        rows.append(row)
+    return rows
+
+
 class CpuEngine:
     """The reference as a pipeline engine.
 
@@ -111,6 +155,17 @@ class CpuEngine:
         smaller than :data:`POOL_MIN_PIXELS`, frames are scored in this process.
     frames : int, optional
         The run's length where known (decides whether a pool pays).
+    plan : FeaturePlan, optional
+        Compute this plan (:mod:`admcuda.vmaf`: VIF, motion, models' features) in place
+        of ``opts``' ADM: each frame pair through :func:`admcuda.vmaf.score_pair`, the
+        previous reference planes kept across batches for motion. :meth:`collect` then
+        gives every output :func:`admcuda.vmaf.finish_clip` reads, NaN where a frame
+        that ``subsample`` passes over has none.
+    subsample : int
+        With a plan that runs motion, every frame read is given and frames
+        ``0, N, 2N, ...`` of the run are scored; the others get motion only.
+    batch : int, optional
+        Frames per batch with a plan (default as without).
     """
 
     def __init__(
@@ -122,12 +177,23 @@ class CpuEngine:
         *,
         threads: int | None = None,
         frames: int | None = None,
+        plan: Any = None,
+        subsample: int = 1,
+        batch: int | None = None,
     ) -> None:
         self.width, self.height, self.bitdepth, self.opts = width, height, bitdepth, opts
         self.threads = max(1, threads if threads is not None else default_threads())
         small = frames is not None and frames * width * height < POOL_MIN_PIXELS
         self._use_pool = self.threads > 1 and not small
         self.batch = 4 * self.threads if self._use_pool else 8
+        self.plan = plan
+        self._plans = None if plan is None else (plan, _rest_plan(plan))
+        self._keys = [] if plan is None else _plan_keys(plan)
+        self.subsample = subsample
+        self._index = 0  # frames submitted so far (with a plan)
+        self._prevs: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        if plan is not None and batch is not None:
+            self.batch = batch
         self._pool: ProcessPoolExecutor | None = None
         if self._use_pool:
             self._start_pool()
@@ -147,7 +213,7 @@ class CpuEngine:
             self.threads,
             mp_context=multiprocessing.get_context(method),
             initializer=_worker_init,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self._plans),
         )
         self._pool.submit(int).result()  # with fork, every worker starts at the first task
 
@@ -159,6 +225,8 @@ class CpuEngine:
 
     def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> Any:
         """Score ``frames`` pairs per distorted input; on the pool, asynchronously."""
+        if self.plan is not None:
+            return self._submit_plan(ref, dis, frames)
         if not self._use_pool:
             return (ref, dis, frames)  # scored in collect, so reading overlaps scoring
         pool = self._executor()
@@ -168,7 +236,49 @@ class CpuEngine:
             for i in range(frames)
         ]  # fmt: skip
 
+    def _submit_plan(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> Any:
+        """Each frame with the reference planes read before it: the batch's own, and the
+        last two of the batches before (kept as copies: the slot is reused)."""
+        history = self.plan.history
+        planes: list[np.ndarray | None] = [*self._prevs, *(ref[i] for i in range(frames))]
+        first = self._index
+        self._index += frames
+        if history:
+            self._prevs = tuple(  # type: ignore[assignment]
+                None if p is None else np.array(p, copy=True) for p in planes[-2:]
+            )
+        scored = [(first + i) % self.subsample == 0 for i in range(frames)]
+
+        def prevs(i: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+            if not history:
+                return None, None
+            return planes[i + 1], (planes[i] if history > 1 else None)
+
+        if not self._use_pool:
+            # scored in collect (reading overlaps scoring); the slot is held until then
+            prior = [prevs(i) for i in range(frames)]
+            return ("plan", ref, dis, frames, prior, scored)
+        pool = self._executor()
+        tasks = []
+        for i in range(frames):
+            prev, prev_prev = (None if p is None else p.copy() for p in prevs(i))
+            tasks.append(pool.submit(
+                _score_vmaf, None, ref[i].copy(), [d[i].copy() for d in dis], prev, prev_prev,
+                self.bitdepth, scored[i],
+            ))  # fmt: skip
+        return tasks
+
     def collect(self, ticket: Any) -> list[dict[str, np.ndarray]]:
+        if self.plan is not None:
+            if isinstance(ticket, list):
+                return _plan_arrays([t.result() for t in ticket], self._keys)
+            _, ref, dis, frames, prior, scored = ticket
+            rows = [
+                _score_vmaf(self._plans, ref[i], [d[i] for d in dis], *prior[i], self.bitdepth,
+                            scored[i])
+                for i in range(frames)
+            ]  # fmt: skip
+            return _plan_arrays(rows, self._keys)
         if isinstance(ticket, tuple):
             ref, dis, frames = ticket
             rows = [_score_pairs(ref[i], [d[i] for d in dis], self.bitdepth, self.opts)
@@ -184,6 +294,7 @@ class CpuEngine:
         return out
 
     def close(self) -> None:
+        self._prevs = (None, None)
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
@@ -193,3 +304,33 @@ class CpuEngine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _plan_keys(plan: Any) -> list[str]:
+    """What :func:`admcuda.vmaf.score_pair` gives a scored frame under ``plan``."""
+    from admcuda.reference.motion import MOTION
+
+    keys: list[str] = []
+    for ex in plan.extractors:
+        if ex.kind != "motion":
+            keys += ex.extract_outputs
+            continue
+        keys.append(ex.score_key)
+        if ex.options.debug:
+            keys.append(ex.names[MOTION])
+    return list(dict.fromkeys(keys))
+
+
+def _plan_arrays(
+    rows: list[list[dict[str, float]]], names: Sequence[str]
+) -> list[dict[str, np.ndarray]]:
+    """Per distorted input, each output over the batch's frames, ``names`` first (every
+    batch gives the same outputs); NaN where a frame has no such output (one that
+    ``--subsample`` passes over: motion only)."""
+    sets = len(rows[0]) if rows else 0
+    out = []
+    for m in range(sets):
+        keys = list(dict.fromkeys([*names, *(k for r in rows for k in r[m])]))
+        values = np.array([[r[m].get(k, np.nan) for k in keys] for r in rows], dtype=np.float64)
+        out.append({k: values[:, j] for j, k in enumerate(keys)})
+    return out

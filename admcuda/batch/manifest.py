@@ -4,6 +4,7 @@ options), read into :class:`Job` records, each a pair to score or the reason it 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -30,6 +31,7 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "STDIN_MANIFEST",
     "Job",
+    "model_plan",
     "plain_name",
     "read_jobs",
     "replace_fields",
@@ -38,7 +40,9 @@ __all__ = [
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
+    "model",
 )  # fmt: skip
+MODEL_SEPARATOR = ";"  # between the models of one row's model cell
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
@@ -71,6 +75,10 @@ class Job:
         reference's (``admcuda score --scale``); None: sizes must match.
     ignore_name : bool
         Do not check a raw file's name against the geometry (``--ignore-name``).
+    model : tuple of str
+        VMAF models, as ``admcuda score --model`` takes them (``version=vmaf_v0.6.1``...):
+        the pair is scored with them on the CPU backend (:func:`model_plan`); none for
+        ADM alone.
     """
 
     row: int
@@ -86,14 +94,36 @@ class Job:
     named: bool = False
     scale: str | None = None
     ignore_name: bool = False
+    model: tuple[str, ...] = ()
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
         """Rows with equal keys share a reference pass."""
         return (
             self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
-            self.scale, self.ignore_name,
+            self.scale, self.ignore_name, self.model,
         )  # fmt: skip
+
+    @property
+    def plan(self) -> Any:
+        """The row's :class:`admcuda.vmaf.FeaturePlan`, None without a model."""
+        return model_plan(self.model, self.options) if self.model else None
+
+
+@functools.lru_cache(maxsize=64)
+def model_plan(models: tuple[str, ...], options: AdmOptions) -> Any:
+    """What a row with ``models`` computes: the models' features and scores, and the row's
+    ADM beside them where its ``options`` are not the defaults (``admcuda score --model
+    ... --option ...``).
+
+    Raises
+    ------
+    AdmError
+        One line: a model that cannot be loaded or computed.
+    """
+    from admcuda.vmaf import build_plan
+
+    return build_plan(models, adm=None if options == AdmOptions() else options)
 
 
 def read_jobs(
@@ -109,7 +139,8 @@ def read_jobs(
         A manifest file, or mappings with the manifest's keys (``ref``, ``dis``,
         optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
         ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler,
-        ``ignore_name`` true or false).
+        ``ignore_name`` true or false, ``model`` one ``--model`` string or several
+        separated by ``;``, or in JSON a list of them).
     base_dir : path, optional
         Where relative paths point: the manifest's folder by default, the current
         folder for mappings.
@@ -342,6 +373,7 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         scale = _text(record.get("scale"))
         fields["scale"] = None if scale is None else check_scaler(scale)
         fields["ignore_name"] = _true_false(record.get("ignore_name"), "ignore_name")
+        fields["model"] = _models(record.get("model"), fields["options"])
     except AdmError as exc:
         fields = {"error": str(exc)}
     return Job(
@@ -391,6 +423,29 @@ def _options(value: Any) -> AdmOptions:
         return resolve_options(value)
     except AdmError as exc:
         raise AdmError(f"options {str(value)!r}: {exc}") from None
+
+
+def _models(value: Any, options: AdmOptions) -> tuple[str, ...]:
+    """A model cell: ``--model`` strings separated by ``;`` (in JSON, also a list of
+    them), each checked by loading it."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items = value.split(MODEL_SEPARATOR)
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        items = value
+    else:
+        raise AdmError(
+            f"model must be a string (several separated by '{MODEL_SEPARATOR}') or a list of "
+            f"strings, got {type(value).__name__} {value!r}"
+        )
+    models = tuple(item.strip() for item in items if item.strip())
+    if models:
+        try:
+            model_plan(models, options)
+        except AdmError as exc:
+            raise AdmError(f"model {MODEL_SEPARATOR.join(models)!r}: {exc}") from None
+    return models
 
 
 def _unique_names(jobs: list[Job]) -> list[Job]:

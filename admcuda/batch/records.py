@@ -39,7 +39,7 @@ __all__ = [
 
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "name", "ref", "dis", "frames", "adm2_mean", "adm2_harmonic_mean", "adm2_min",
-    "status", "error", "warnings",
+    "model", "model_mean", "model_harmonic_mean", "model_min", "status", "error", "warnings",
 )  # fmt: skip
 WARNINGS_SEPARATOR = " | "  # between a pair's warnings in its summary row
 SUMMARY_NAME = "summary.csv"
@@ -110,6 +110,10 @@ class PairResult:
     adm2 : dict of str to float or None
         ``integer_adm2`` (whatever its option suffix) pooled as libvmaf pools it:
         ``{"min", "max", "mean", "harmonic_mean"}``; None for a failed row.
+    model_outputs : tuple of str
+        The names of the row's model scores (``vmaf``, or each model's ``name=``).
+    model : dict of str to float or None
+        The first model's score pooled as ``adm2`` is; None without a model.
     """
 
     name: str
@@ -131,6 +135,8 @@ class PairResult:
     warnings: tuple[str, ...] = ()
     frame_count: int = 0
     adm2: dict[str, float] | None = None
+    model_outputs: tuple[str, ...] = ()
+    model: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
         if not self.frames:
@@ -139,6 +145,9 @@ class PairResult:
         name = _adm2_name(self.frames)
         if name is not None:
             object.__setattr__(self, "adm2", pool([frame[name] for frame in self.frames]))
+        if self.model_outputs and self.model_outputs[0] in self.frames[0]:
+            scores = [frame[self.model_outputs[0]] for frame in self.frames]
+            object.__setattr__(self, "model", pool(scores))
 
     @property
     def ok(self) -> bool:
@@ -172,6 +181,7 @@ class PairResult:
         """The row of ``summary.csv`` as a dict (keys :data:`SUMMARY_COLUMNS`), e.g.
         for ``pandas.DataFrame([r.summary() for r in results])``."""
         pooled = self.adm2 or {}
+        model = self.model or {}
         return {
             "name": self.name,
             "ref": self.ref,
@@ -180,6 +190,10 @@ class PairResult:
             "adm2_mean": pooled.get("mean"),
             "adm2_harmonic_mean": pooled.get("harmonic_mean"),
             "adm2_min": pooled.get("min"),
+            "model": self.model_outputs[0] if self.model_outputs else None,
+            "model_mean": model.get("mean"),
+            "model_harmonic_mean": model.get("harmonic_mean"),
+            "model_min": model.get("min"),
             "status": self.status,
             "error": self.error,
             "warnings": WARNINGS_SEPARATOR.join(self.warnings) or None,
@@ -229,6 +243,8 @@ def job_record(job: Job) -> dict[str, Any] | None:
         "options": dataclasses.asdict(job.options), "scale": job.scale,
         "ignore_name": job.ignore_name, "inputs": inputs,
     }  # fmt: skip
+    if job.model:
+        record["model"] = list(job.model)
     return json.loads(json.dumps(record))  # as it reads back
 
 
@@ -253,16 +269,19 @@ def load_done(job: Job, path: Path, want: dict[str, Any] | None) -> PairResult |
         isinstance(warnings, list) and all(isinstance(text, str) for text in warnings)
     ):
         return None
+    plan = job.plan
     try:
-        result = AdmResult.from_json(path)
+        result = AdmResult.from_json(path, adm_only=plan is None)
     except (AdmError, OSError, ValueError):
         return None
-    if not len(result) or list(result.frames[0]) != _expected_names(job.options):
+    expected = _expected_names(job.options) if plan is None else plan.output_order()
+    if not len(result) or list(result.frames[0]) != expected:
         return None
     return PairResult(
         name=job.name, ref=job.ref, dis=job.dis, status="skipped",
         frames=[dict(f) for f in result.frames], frame_numbers=list(result.frame_numbers),
         options=job.options, fps=result.fps, path=path, warnings=tuple(warnings),
+        model_outputs=() if plan is None else plan.model_outputs,
     )  # fmt: skip
 
 

@@ -7,13 +7,14 @@ Usage::
 
 The manifest is CSV with a header row, or JSON Lines with the same keys (by the
 suffix ``.jsonl``/``.ndjson``, or by content). ``ref`` and ``dis`` are required;
-``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth`` and ``options``
-(libvmaf's ``K=V:K=V``) are optional. Relative paths resolve against the manifest's
+``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``, ``options``
+(libvmaf's ``K=V:K=V``) and ``model`` (``--model`` strings, several separated by ``;``:
+VMAF on the CPU backend) are optional. Relative paths resolve against the manifest's
 folder, and every worker must see the inputs at those paths.
 
 How the work is cut and who writes what:
 
-- Rows that share a reference, geometry and options form a ladder: one Dask task
+- Rows that share a reference, geometry, options and models form a ladder: one Dask task
   scores them with the reference read once (``admcuda.ladder.run_ladder``), and returns
   one record per pair, each with its own status. A rung that cannot be read fails
   alone; a ladder that fails as a whole is scored again rung by rung, so that each
@@ -95,6 +96,7 @@ class _Task:
     options: AdmOptions
     scale: str | None = None
     ignore_name: bool = False
+    model: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,13 +173,15 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
 
 
 def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> list[_Scored]:
+    from admcuda.batch.manifest import model_plan
     from admcuda.ladder import run_ladder
 
     start = time.perf_counter()
+    plan = model_plan(task.model, task.options) if task.model else None
     run = run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
-        scale=task.scale, ignore_name=task.ignore_name,
+        scale=task.scale, ignore_name=task.ignore_name, plan=plan,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
     errors = [
@@ -307,6 +311,7 @@ def _plan(
                     options=head.options,
                     scale=head.scale,
                     ignore_name=head.ignore_name,
+                    model=head.model,
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)
@@ -514,6 +519,7 @@ def _collect(
                 path=path,
                 task=log,
                 warnings=one.warnings,
+                model_outputs=() if job.plan is None else job.plan.model_outputs,
             )
         )
     return results

@@ -29,9 +29,12 @@ def build_parser() -> argparse.ArgumentParser:
         "running one (--scheduler).",
         epilog="Manifest: CSV with a header (or JSON Lines with the same keys): ref, dis, "
         "and optionally name, width, height, pixel_format, bitdepth, options (K=V:K=V), "
-        "scale (a rung's ffmpeg scaler, as score's --scale) and ignore_name (true/false). "
+        "scale (a rung's ffmpeg scaler, as score's --scale), ignore_name (true/false) and "
+        "model (score's --model strings, several separated by ';': VMAF on the CPU "
+        "backend; the summary then gives the first model's pooled score beside adm2's). "
         "Relative paths are taken from the manifest's folder. Rows sharing a reference, "
-        "geometry and options are scored as a ladder, the reference read once. Writes "
+        "geometry, options and models are scored as a ladder, the reference read once. "
+        "Writes "
         "OUTPUT/<name>.json (as 'admcuda score --json -o') and OUTPUT/summary.csv; a "
         "rerun keeps the pairs already done. Exit status 1 when any pair failed.",
     )

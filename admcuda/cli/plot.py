@@ -1,5 +1,5 @@
-"""``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``: per-frame adm2 and its
-scales from JSON results (:mod:`admcuda.report.plot`)."""
+"""``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``: per-frame VMAF model scores,
+adm2 and its scales from JSON results (:mod:`admcuda.report.plot`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         allow_abbrev=False,
         description="Plot per-frame integer_adm2 and its four scales from JSON results "
-        "(admcuda's or libvmaf's); several files are overlaid.",
+        "(admcuda's or libvmaf's), below the VMAF model scores where the results hold "
+        "some; several files are overlaid.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument("results", nargs="+", metavar="RESULT.json", help="JSON result files")
@@ -43,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="legend text, once per result in order (default: file names)",
     )
     parser.add_argument("--title", metavar="TEXT", help="figure title")
+    parser.add_argument(
+        "--metric",
+        metavar="NAME",
+        help="the output plotted on top, by its name in the results (default: the model "
+        "scores, vmaf or a model's name=, where the results hold some, else integer_adm2)",
+    )
     return parser
 
 
@@ -60,7 +67,7 @@ def _run(argv: Sequence[str] | None) -> int:
         raise UsageError(f"--output '{args.output}' is the input '{name}'; write elsewhere")
     if write_protected(args.output):
         raise AdmError(f"--output '{args.output}' is a read-only file: Permission denied")
-    plot_result(args.results, args.output, labels=args.label, title=args.title)
+    plot_result(args.results, args.output, labels=args.label, title=args.title, metric=args.metric)
     return 0
 
 

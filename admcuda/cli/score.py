@@ -12,6 +12,14 @@ extracts ADM works with only the program name changed::
     admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
                   --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
 
+and a ``vmaf`` run with a model too (VIF, motion and the models run on the CPU backend;
+without ``--model``, admcuda computes ADM alone where ``vmaf`` adds ``vmaf_v0.6.1``)::
+
+    vmaf          -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 \\
+                  --model version=vmaf_v0.6.1 --threads 8 --json -o out.json
+    admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 \\
+                  --model version=vmaf_v0.6.1 --threads 8 --json -o out.json
+
 The short flags are libvmaf's (``-r -d -w -h -p -b -o -n -q -v``, and ``-c N``, ignored as
 there), so ``-h`` is the height and help is ``--help`` only; libvmaf's long spellings
 (``--frame_cnt``, ``--pixel_format`` ...) are accepted too, with libvmaf's meaning of 0 for
@@ -44,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from admcuda.backends import BACKENDS, select_backend
-from admcuda.cli.tool import EXIT_RUNTIME, PROG, parse_feature_args
+from admcuda.cli.tool import ADM_FEATURES, EXIT_RUNTIME, PROG, parse_feature_args
 from admcuda.cli.tool import counter as _counter
 from admcuda.cli.tool import fail as _fail
 from admcuda.errors import AdmError, UsageError
@@ -132,7 +140,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         add_help=False,
         allow_abbrev=False,
         help="score distorted videos against a reference (raw YUV, Y4M or encoded)",
-        description="Score one or more distorted inputs against a reference with ADM.",
+        description="Score one or more distorted inputs against a reference with ADM, or with "
+        "VMAF models and VIF/motion features (--model, --feature; on the CPU).",
         epilog=_options_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -242,7 +251,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     perf.add_argument(
         "--batch", type=_counter(1), metavar="N",
         help="frames per GPU batch (default: by frame size, 64-512, fewer where "
-        "--host-memory is small); the GPU's buffers grow with it",
+        "--host-memory is small); the GPU's buffers grow with it. With --model or "
+        "--feature vif/motion: frames per CPU batch",
     )  # fmt: skip
     perf.add_argument(
         "--stats", action="store_true",
@@ -260,13 +270,21 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "--feature",
         action="append",
         default=[],
-        metavar="adm[=NAME=VALUE:...]",
-        help="libvmaf's spelling of the feature and its options: adm (or adm_cuda), "
-        "optionally =NAME=VALUE:NAME=VALUE; admcuda computes ADM only",
+        metavar="NAME[=KEY=VALUE:...]",
+        help="libvmaf's spelling of a feature and its options: adm, vif or motion (or "
+        "adm_cuda, vif_cuda, motion_cuda), optionally =KEY=VALUE:KEY=VALUE; repeatable",
     )
     score.add_argument(
+        "-m", "--model", action="append", default=[], metavar="version=NAME|path=FILE[:...]",
+        help="a VMAF model, as libvmaf takes it: version=vmaf_v0.6.1 (also vmaf_v0.6.1neg, "
+        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg) or path=model.json, then optionally :name=LABEL, "
+        ":enable_transform, :disable_clip, :FEATURE.OPTION=VALUE; repeatable. Its score is "
+        "written under its name (vmaf by default) beside every feature it reads. Without "
+        "--model, admcuda computes ADM alone (libvmaf's vmaf adds vmaf_v0.6.1)",
+    )  # fmt: skip
+    score.add_argument(
         "-n", "--no_prediction", "--no-prediction", dest="no_prediction", action="store_true",
-        help="accepted for libvmaf's command line: admcuda never predicts VMAF scores",
+        help="with --model: compute and write the model's features, not its score",
     )  # fmt: skip
     for mask, what in (("cpumask", "CPU instruction sets"), ("gpumask", "GPU operations")):
         score.add_argument(
@@ -308,24 +326,21 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return score
 
 
-# libvmaf's options that score other features than ADM: (flags, dest), and why refused.
+# libvmaf's options that score features admcuda lacks: (flags, dest), and why refused.
 _REFUSED_FLAGS = (
-    (("-m", "--model"), "model"),
     (("--aom_ctc",), "aom_ctc"),
     (("--nflx_ctc",), "nflx_ctc"),
 )
 _REFUSED_WHY = {
-    "model": "admcuda computes ADM only and predicts no VMAF score (a model needs "
-    "libvmaf's other features); drop it",
-    "aom_ctc": "admcuda computes ADM only, and libvmaf's AOM CTC preset adds VMAF models "
-    "and other features (PSNR, SSIM, CIEDE, ...); drop it",
-    "nflx_ctc": "admcuda computes ADM only, and libvmaf's Netflix CTC preset adds VMAF "
-    "models and other features (PSNR, SSIM, CAMBI); drop it",
+    "aom_ctc": "admcuda computes ADM, VIF, motion and VMAF models, and libvmaf's AOM CTC "
+    "preset adds other features (PSNR, SSIM, CIEDE, ...); drop it",
+    "nflx_ctc": "admcuda computes ADM, VIF, motion and VMAF models, and libvmaf's Netflix "
+    "CTC preset adds other features (PSNR, SSIM, CAMBI); drop it",
 }
 
 
 def _check_refused(args: argparse.Namespace) -> None:
-    """Refuse libvmaf's -m/--model, --aom_ctc and --nflx_ctc by name, saying why."""
+    """Refuse libvmaf's --aom_ctc and --nflx_ctc by name, saying why."""
     for flags, dest in _REFUSED_FLAGS:
         values = getattr(args, dest)
         if values:
@@ -457,6 +472,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
         raise UsageError(f"--gpu {args.gpu} picks a CUDA device; drop it or --backend cpu")
+    if _wants_plan(args) and (args.backend == "cuda" or args.gpu is not None):
+        from admcuda.backends import PLAN_ON_CPU
+
+        raise UsageError(PLAN_ON_CPU + ("" if args.gpu is None else f"; drop --gpu {args.gpu}"))
     if args.example:
         from admcuda.data import EXAMPLE
 
@@ -483,10 +502,38 @@ def _check_arguments(args: argparse.Namespace) -> None:
             )
 
 
+def _wants_plan(args: argparse.Namespace) -> bool:
+    """Whether the run computes more than admcuda's ADM: a ``--model``, or a ``--feature``
+    other than adm/adm_cuda."""
+    return bool(args.model) or any(f.partition("=")[0] not in ADM_FEATURES for f in args.feature)
+
+
+def _plan(args: argparse.Namespace, opts: AdmOptions) -> Any:
+    """The :class:`admcuda.vmaf.FeaturePlan` of ``--model`` and ``--feature`` as libvmaf
+    registers them; admcuda's own ``--option``/``--debug`` add an ADM after the models."""
+    from admcuda.vmaf import build_plan
+
+    own = bool(args.option) or args.debug
+    features = [f for f in args.feature if not (own and f.partition("=")[0] == "adm")]
+    try:
+        return build_plan(
+            args.model, features, adm=opts if own else None, predict=not args.no_prediction
+        )
+    except AdmError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _options(args: argparse.Namespace) -> AdmOptions:
-    """ADM options from ``--feature adm=...``, ``--option`` and ``--debug`` together."""
+    """ADM options from ``--feature adm=...``, ``--option`` and ``--debug`` together
+    (with a plan: ``--option`` and ``--debug`` alone, and plain ``--feature adm=...``
+    when they are given)."""
     settings: dict[str, str] = {}
-    parse_feature_args(args.feature, settings)
+    if _wants_plan(args):
+        if args.option or args.debug:
+            parse_feature_args([f for f in args.feature if f.partition("=")[0] == "adm"],
+                               settings)  # fmt: skip
+    else:
+        parse_feature_args(args.feature, settings)
     parse_option_args(args.option, settings=settings)
     try:
         opts = AdmOptions.from_mapping(settings)
@@ -506,9 +553,12 @@ def _pooled_lines(frames: list[dict[str, float]], opts: AdmOptions) -> list[str]
     return lines
 
 
-def _rung_line(path: str, frames: list[dict[str, float]], opts: AdmOptions, width: int) -> str:
-    """One rung of a ladder: its frames and the pooled adm2 (mean, harmonic mean, min)."""
-    name = feature_names(opts)["integer_adm2"]
+def _rung_line(
+    path: str, frames: list[dict[str, float]], opts: AdmOptions, width: int, name: str = ""
+) -> str:
+    """One rung of a ladder: its frames and the pooled adm2, or ``name`` (mean, harmonic
+    mean, min)."""
+    name = name or feature_names(opts)["integer_adm2"]
     pooled = pool([frame[name] for frame in frames])
     return (
         f"{path:{width}}  {len(frames)} frames  {name} mean {pooled['mean']:.6f} "
@@ -525,13 +575,37 @@ def _summary(run: LadderRun, backend: str, subsample: int, scored: list[int]) ->
         f", options {changed}" if changed else ""
     )
     head = f"{PROG} {__version__}, backend {backend}: "
+    plan = getattr(run, "plan", None)
+    if plan is not None:
+        extras = f", subsample {subsample}" if subsample > 1 else ""
     if len(run.dis) == 1:
         lines = [head + f"{len(run.frames[0])} frames, {geometry}{extras}", "pooled mean:"]
+        if plan is not None:
+            return "\n".join(lines + _plan_pooled_lines(run.frames[0], plan.output_order()))
         return "\n".join(lines + _pooled_lines(run.frames[0], run.opts))
     lines = [head + f"{geometry}{extras}, reference {run.ref}"]
     width = max((len(run.dis[k]) for k in scored), default=0)
+    if plan is not None:
+        name = _headline(plan)
+        lines += [_rung_line(run.dis[k], run.frames[k], run.opts, width, name) for k in scored]
+        return "\n".join(lines)
     lines += [_rung_line(run.dis[k], run.frames[k], run.opts, width) for k in scored]
     return "\n".join(lines)
+
+
+def _headline(plan: Any) -> str:
+    """The output a ladder's summary reports per rung: the first model's score, else the
+    first output (an ADM's adm2 where the plan computes ADM)."""
+    if plan.model_outputs:
+        return str(plan.model_outputs[0])
+    order = plan.output_order()
+    adm2 = [n for n in order if n.startswith("integer_adm2")]
+    return adm2[0] if adm2 else order[0]
+
+
+def _plan_pooled_lines(frames: list[dict[str, float]], names: list[str]) -> list[str]:
+    width = max(len(n) for n in names)
+    return [f"  {n:{width}}  {pool([f[n] for f in frames])['mean']:.6f}" for n in names]
 
 
 def _stdout() -> Any:
@@ -606,11 +680,12 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     """``admcuda score`` with its parsed arguments; returns the exit status."""
     _check_arguments(args)
-    if args.backend != "cpu":
+    opts = _options(args)
+    plan = _plan(args, opts) if _wants_plan(args) else None
+    if args.backend != "cpu" and plan is None:
         from admcuda.backends.cuda import start as _cuda_start
 
         _cuda_start.start(args.gpu)  # beside the imports and the opening of the inputs
-    opts = _options(args)
     out_format = _output_format(args)
     dis_names = ["example"] if args.example else list(args.dis)
     outputs = _output_paths(args.output, dis_names, out_format)
@@ -618,7 +693,7 @@ def run(args: argparse.Namespace) -> int:
         _check_outputs_are_not_inputs(outputs, [args.ref, *args.dis])
     # Resolved here so that a named backend that cannot load fails before any reading;
     # "auto" itself goes on to the run, which may still fall back if CUDA cannot start.
-    resolved, _ = select_backend(args.backend)
+    resolved = "cpu" if plan is not None else select_backend(args.backend)[0]
 
     stats = RunStats()
     process_start = _process_start_time()
@@ -642,6 +717,7 @@ def run(args: argparse.Namespace) -> int:
             host_memory=args.host_memory << 20,
             batch=args.batch,
             stats=stats,
+            plan=plan,
             **_ladder_options(args),  # type: ignore[arg-type]
         )
     elapsed = time.perf_counter() - start
@@ -667,7 +743,9 @@ def run(args: argparse.Namespace) -> int:
             _stdout()
             write_text(None, _summary(run, backend, args.subsample, scored) + "\n")
         else:
-            adm_cuda = any(item.partition("=")[0] == "adm_cuda" for item in args.feature)
+            adm_cuda = plan is None and any(
+                item.partition("=")[0] == "adm_cuda" for item in args.feature
+            )
             _write_all(out_format, run, outputs, fps, scored, adm_cuda=adm_cuda)
     for path, error in zip(run.dis, errors, strict=True):
         if error is not None:

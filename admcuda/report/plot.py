@@ -1,12 +1,15 @@
-"""Per-frame plots of ``integer_adm2`` and its four scales, for one or more results.
+"""Per-frame plots of a VMAF model's score, ``integer_adm2`` and its four scales, for one
+or more results.
 
 Each input is a JSON result in libvmaf's layout, written by admcuda or by libvmaf
 itself; names may carry libvmaf's option suffix (``integer_adm2_egl_1.2``), so
-features are matched by base name. Several inputs (for instance the rungs of a
-bitrate ladder, each scored against the same reference) are overlaid, one colour
-each; a file that holds several ADM option sets gives one line per set. The legend gives
-each line's pooled ``integer_adm2`` mean as admcuda's writers pool it: ``null`` where a
-frame is null, as libvmaf's ``pooled_metrics`` has it then.
+features are matched by base name. Where a result holds model scores (``vmaf``, or a
+model's ``name=``: any output that is no feature), the top panel plots them, above
+``integer_adm2`` and its scales; ``metric`` picks another output for it. Several inputs
+(for instance the rungs of a bitrate ladder, each scored against the same reference) are
+overlaid, one colour each; a file that holds several ADM option sets gives one line per
+set. The legends give each line's pooled mean as admcuda's writers pool it: ``null``
+where a frame is null, as libvmaf's ``pooled_metrics`` has it then.
 
 matplotlib is optional: ``pip install ".[plot]"``. It is imported on first use,
 with the non-interactive Agg backend.
@@ -17,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,18 @@ PLOTTED_FEATURES: tuple[str, ...] = (
 
 _MARKERS_UP_TO = 60  # frames; more than that and markers only clutter
 
+# The beginnings of the names libvmaf gives its features' outputs: any other output in a
+# result is a model's score.
+_FEATURE_PREFIXES = (
+    "integer_", "VMAF_", "float_", "psnr", "ssim", "ms_ssim", "ciede", "cambi", "Cambi",
+    "speed_", "motion", "adm", "vif", "aim",
+)  # fmt: skip
+
+
+def model_scores(names: Sequence[str]) -> list[str]:
+    """The outputs among ``names`` that are models' scores (``vmaf``, ``vmaf_neg`` ...)."""
+    return [n for n in names if not n.startswith(_FEATURE_PREFIXES)]
+
 
 @dataclass(frozen=True)
 class Series:
@@ -46,6 +61,14 @@ class Series:
     label: str
     values: dict[str, list[float]]
     frames: list[int]
+    top: dict[str, list[float]] = field(default_factory=dict)  # the top panel's, by name
+
+    def top_legend(self, name: str) -> str:
+        """The label (and ``name`` where the series has several) with its pooled mean."""
+        values = self.top[name]
+        mean = pool(values)["mean"] if values else math.nan
+        text = self.label if len(self.top) == 1 else f"{self.label}: {name}"
+        return f"{text} (mean {mean:.4f})" if math.isfinite(mean) else f"{text} (mean null)"
 
     def mean(self, base: str = "integer_adm2") -> float:
         """The pooled mean, as admcuda's writers (and libvmaf) pool the frames
@@ -70,17 +93,26 @@ def _load(source: AdmResult | str | os.PathLike[str]) -> tuple[AdmResult, str]:
     if isinstance(source, AdmResult):
         where = source.metadata.get("source") or source.metadata.get("dis_path")
         return source, Path(where).stem if where else "result"
-    return AdmResult.from_json(source), Path(os.fspath(source)).stem
+    return AdmResult.from_json(source, adm_only=False), Path(os.fspath(source)).stem
 
 
-def result_series(result: AdmResult, label: str) -> list[Series]:
-    """Split a result into one :class:`Series` per ADM option suffix found in it.
+def result_series(result: AdmResult, label: str, metric: str | None = None) -> list[Series]:
+    """Split a result into one :class:`Series` per ADM option suffix found in it; the
+    first also carries the top panel's values: ``metric`` (an output's name), by default
+    the result's model scores (:func:`model_scores`), if any.
 
     Raises
     ------
     AdmError
-        If the result has no ``integer_adm2`` scores.
+        If the result has neither ``integer_adm2`` nor model scores, or no ``metric``.
     """
+    if metric is not None:
+        try:
+            top = {metric: result.values(metric)}
+        except KeyError as exc:
+            raise AdmError(f"{label}: {exc.args[0]}") from None
+    else:
+        top = {name: result.values(name) for name in model_scores(result.names)}
     by_suffix: dict[str, dict[str, str]] = {}
     for name in result.names:
         parts = split_feature_name(name)
@@ -93,8 +125,13 @@ def result_series(result: AdmResult, label: str) -> list[Series]:
         text = label if len(by_suffix) == 1 or not suffix else f"{label} ({suffix.lstrip('_')})"
         values = {base: result.values(name) for base, name in names.items()}
         series.append(Series(text, values, list(result.frame_numbers)))
+    if top:
+        if series:
+            series[0] = replace(series[0], top=top)
+        else:
+            series.append(Series(label, {}, list(result.frame_numbers), top))
     if not series:
-        raise AdmError(f"{label}: no integer_adm2 scores to plot")
+        raise AdmError(f"{label}: no integer_adm2 or VMAF model scores to plot")
     return series
 
 
@@ -115,8 +152,10 @@ def plot_result(
     *,
     labels: Sequence[str] | None = None,
     title: str | None = None,
+    metric: str | None = None,
 ) -> None:
-    """Plot per-frame ``integer_adm2`` and the four scales of one or more results.
+    """Plot per-frame model scores, ``integer_adm2`` and the four scales of one or more
+    results.
 
     Parameters
     ----------
@@ -128,6 +167,10 @@ def plot_result(
         Legend text per result; default the file name without suffix.
     title : str, optional
         Figure title.
+    metric : str, optional
+        An output to plot in the top panel (by its name in the results, or its base
+        name); by default the results' model scores, where they hold some (else the top
+        panel is ``integer_adm2``'s).
 
     Raises
     ------
@@ -150,19 +193,33 @@ def plot_result(
     series: list[Series] = []
     for k, source in enumerate(results):
         result, default_label = _load(source)
-        series += result_series(result, labels[k] if labels is not None else default_label)
+        label = labels[k] if labels is not None else default_label
+        series += result_series(result, label, None if metric == "integer_adm2" else metric)
     plt = load_pyplot()
 
-    fig = plt.figure(figsize=(11, 8.5), dpi=100, layout="constrained")
-    grid = fig.add_gridspec(3, 2, height_ratios=(1.4, 1, 1))
+    tops = list(dict.fromkeys(name for item in series for name in item.top))
+    rows = 3 if not tops else 4
+    fig = plt.figure(figsize=(11, 8.5 if rows == 3 else 10.5), dpi=100, layout="constrained")
+    grid = fig.add_gridspec(rows, 2, height_ratios=(1.4, 1, 1) if rows == 3 else (1.4, 1, 1, 1))
     top = fig.add_subplot(grid[0, :])
-    axes = {"integer_adm2": top}
+    adm_row = rows - 3
+    axes = {"integer_adm2": top if not tops else fig.add_subplot(grid[1, :], sharex=top)}
     for s in range(4):
-        axes[f"integer_adm_scale{s}"] = fig.add_subplot(grid[1 + s // 2, s % 2], sharex=top)
+        axes[f"integer_adm_scale{s}"] = fig.add_subplot(
+            grid[1 + adm_row + s // 2, s % 2], sharex=top
+        )
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = ("-", "--", ":", "-.")
     try:
         for k, item in enumerate(series):
             color = colors[k % len(colors)]
+            for name, values in item.top.items():
+                top.plot(
+                    item.frames, values, color=color, linewidth=1.3,
+                    linestyle=styles[tops.index(name) % len(styles)],
+                    marker="o" if len(values) <= _MARKERS_UP_TO else None, markersize=3,
+                    label=item.top_legend(name),
+                )  # fmt: skip
             for base, ax in axes.items():
                 values = item.values.get(base)
                 if values is None:
@@ -185,6 +242,11 @@ def plot_result(
             ax.xaxis.get_major_locator().set_params(integer=True)
         for s in (2, 3):
             axes[f"integer_adm_scale{s}"].set_xlabel("frame", fontsize=9)
+        if tops:
+            axes["integer_adm2"].legend(fontsize=8, loc="best")
+            top.set_title(" / ".join(tops), fontsize=10)
+            top.grid(True, alpha=0.3)
+            top.tick_params(labelsize=8)
         top.set_ylabel("score", fontsize=9)
         top.legend(fontsize=8, loc="best")
         if title:

@@ -352,9 +352,11 @@ class AdmResult:
         if self.width is not None and self.height is not None:
             geometry = f", {self.width}x{self.height}"
         mean = ""
+        models = self.metadata.get("models") or []
+        name = models[0] if models and models[0] in self.names else "integer_adm2"
         try:
-            adm2 = self.values("integer_adm2")
-            mean = f", mean integer_adm2 {math.fsum(adm2) / len(adm2):.6f}" if adm2 else ""
+            values = self.values(name)
+            mean = f", mean {name} {math.fsum(values) / len(values):.6f}" if values else ""
         except KeyError:
             pass
         return f"<AdmResult {len(self)} frames{geometry}{mean}>"
