@@ -895,6 +895,35 @@ def test_integer_cells_are_decimal_digits(tmp_path):
     assert [(j.error, j.width) for j in jobs[4:]] == [(None, 32), (None, 32)]
 
 
+def test_numbers_too_long_fail_their_row_alone(tmp_path):
+    """Past Python's int() limit (4,300 digits) or any double, a number fails its row with
+    one line, not the manifest; the other rows are read."""
+    long, longer = "9" * 400, "1" * 5000
+    rows = [
+        {"ref": "r.yuv", "dis": "good.yuv", "width": W, "height": H},
+        {"ref": "r.yuv", "dis": "csf.yuv", "width": W, "height": H, "options": f"csf={long}"},
+        {"ref": "r.yuv", "dis": "wide.yuv", "width": longer, "height": H},
+        {"ref": "r.yuv", "dis": "egl.yuv", "width": W, "height": H, "options": f"egl={longer}"},
+    ]
+    jobs = manifest.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    errors = [j.error for j in jobs]
+    assert errors[0] is None and errors[2] == "width: a 5000-digit number is out of range"
+    assert errors[1].startswith("options 'csf=999") and errors[1].endswith("got a 400-digit number")
+    assert errors[3].endswith("[1, 100], got inf") and len(errors[3]) < 200
+    # JSON numbers, as json.dumps writes these ints (json.loads refuses one of 5,000 digits)
+    lines = [
+        '{"ref": "r.yuv", "dis": "good.yuv"}',
+        '{"ref": "r.yuv", "dis": "wide.yuv", "width": ' + longer + "}",
+        '{"ref": "r.yuv", "dis": "csf.yuv", "options": {"csf": ' + long + "}}",
+    ]  # fmt: skip
+    (tmp_path / "jobs.jsonl").write_text("\n".join(lines) + "\n")
+    jobs = manifest.read_jobs(tmp_path / "jobs.jsonl")
+    assert [j.error for j in jobs] == [
+        None, "width: a 5000-digit number is out of range",
+        "options: option adm_csf_mode (alias csf) must be in [0, 3], got a 400-digit number",
+    ]  # fmt: skip
+
+
 def test_usage_errors(tmp_path, capsys):
     assert cli.main(["batch", str(tmp_path / "nowhere.csv"), "-o", str(tmp_path)]) == 1
     assert "not found" in capsys.readouterr().err
