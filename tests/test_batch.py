@@ -924,6 +924,24 @@ def test_numbers_too_long_fail_their_row_alone(tmp_path):
     ]  # fmt: skip
 
 
+def test_a_manifest_is_read_with_a_bound(tmp_path, monkeypatch, capsys):
+    """A binary file (/dev/zero) or one past the limit (a pipe that never ends) fails
+    with one line naming it and the limit, before memory grows."""
+    path = tmp_path / "zero.csv"
+    path.write_bytes(b"ref,dis\n" + b"\0" * 4096)
+    with pytest.raises(AdmError, match=f"^manifest '{path}' is not a text file: it holds NUL"):
+        manifest.read_jobs(path)
+    monkeypatch.setattr(manifest, "MANIFEST_LIMIT", 1024 * 1024)
+    path.write_text("ref,dis\n" + "a.yuv,b.yuv\n" * 100_000)
+    out = tmp_path / "out"
+    assert cli.main(["batch", str(path), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err == f"admcuda: error: manifest '{path}' is larger than 1 MiB, the most admcuda reads\n"
+    )
+    assert not out.exists()
+
+
 def test_usage_errors(tmp_path, capsys):
     assert cli.main(["batch", str(tmp_path / "nowhere.csv"), "-o", str(tmp_path)]) == 1
     assert "not found" in capsys.readouterr().err

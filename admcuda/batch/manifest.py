@@ -23,9 +23,11 @@ from admcuda.options import (
     AdmOptions,
     resolve_options,
 )
+from admcuda.textfiles import MIB, read_text
 
 __all__ = [
     "JSONL_SUFFIXES",
+    "MANIFEST_LIMIT",
     "OPTIONAL_COLUMNS",
     "REQUIRED_COLUMNS",
     "STDIN_MANIFEST",
@@ -41,6 +43,7 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+MANIFEST_LIMIT = 64 * MIB  # bytes: some 300,000 rows of long paths
 _QUOTED = 80  # characters of a cell quoted in a row's error, at most
 
 
@@ -169,17 +172,15 @@ def _manifest_folder(path: Path) -> Path:
 
 
 def _read_manifest(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    source = sys.stdin.buffer if str(path) == STDIN_MANIFEST else path
     try:
-        if str(path) == STDIN_MANIFEST:
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        else:
-            text = path.read_text(encoding="utf-8-sig")
+        text = read_text(
+            source, limit=MANIFEST_LIMIT, what=f"manifest '{path}'", encoding="utf-8-sig"
+        )
     except FileNotFoundError:
         raise AdmError(f"manifest '{path}' not found") from None
     except IsADirectoryError:
         raise AdmError(f"manifest '{path}' is a directory") from None
-    except UnicodeDecodeError as exc:
-        raise AdmError(f"manifest '{path}' is not UTF-8 text: {exc.reason}") from None
     if not text.strip():
         raise AdmError(f"manifest '{path}' is empty")
     suffix = path.suffix.lower()

@@ -1,12 +1,12 @@
 """Per-frame plots of ``integer_adm2`` and its four scales, for one or more results.
 
-Each input is a JSON result in libvmaf's layout, written by admcuda or by libvmaf
-itself; names may carry libvmaf's option suffix (``integer_adm2_egl_1.2``), so
-features are matched by base name. Several inputs (for instance the rungs of a
-bitrate ladder, each scored against the same reference) are overlaid, one colour
-each; a file that holds several ADM option sets gives one line per set. The legend gives
-each line's pooled ``integer_adm2`` mean as admcuda's writers pool it: ``null`` where a
-frame is null, as libvmaf's ``pooled_metrics`` has it then.
+Each input is a JSON or XML result in libvmaf's layout, written by admcuda or by libvmaf
+itself (:meth:`AdmResult.read`); names may carry libvmaf's option suffix
+(``integer_adm2_egl_1.2``), so features are matched by base name. Several inputs (for
+instance the rungs of a bitrate ladder, each scored against the same reference) are
+overlaid, one colour each; a file that holds several ADM option sets gives one line per
+set. The legend gives each line's pooled ``integer_adm2`` mean as admcuda's writers pool
+it: ``null`` where a frame is null, as libvmaf's ``pooled_metrics`` has it then.
 
 matplotlib is optional: ``pip install admcuda[plot]``. It is imported on first use,
 with the non-interactive Agg backend.
@@ -70,7 +70,7 @@ def _load(source: AdmResult | str | os.PathLike[str]) -> tuple[AdmResult, str]:
     if isinstance(source, AdmResult):
         where = source.metadata.get("source") or source.metadata.get("dis_path")
         return source, Path(where).stem if where else "result"
-    return AdmResult.from_json(source), Path(os.fspath(source)).stem
+    return AdmResult.read(source), Path(os.fspath(source)).stem
 
 
 def result_series(result: AdmResult, label: str) -> list[Series]:
