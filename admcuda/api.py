@@ -7,14 +7,14 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.ladder import LadderRun, run_ladder
-from admcuda.numeric import check_integer, is_integer
+from admcuda.numeric import check_integer, is_integer, shown
 from admcuda.options import AdmOptions, resolve_options
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["api_message", "score", "score_files", "score_ladder"]
 
 PathLike = str | os.PathLike[str]
+_C_INT_MAX = (1 << 31) - 1
 OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | str | None
 ModelArg = Any  # a model name or --model string, a ModelSpec or Model, or a sequence of them
 FeaturesArg = Sequence[Any] | None  # --feature strings or (name, options) pairs
@@ -76,6 +77,12 @@ class _ApiErrors:
         if isinstance(exc, AdmError):
             raise AdmError(api_message(str(exc))) from None
         return False
+
+
+def _paths_list(value: object) -> bool:
+    """Whether ``value`` can be a list of paths: an iterable that is not a mapping or bytes
+    (a path in it that is not one is named later)."""
+    return isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping))
 
 
 def _flag(name: str, value: object) -> bool:
@@ -453,6 +460,11 @@ model, features, no_prediction
     from admcuda.report.result import AdmResult
 
     many = not isinstance(dis, (str, os.PathLike))
+    if many and not _paths_list(dis):
+        raise AdmError(
+            "dis must be a path or a sequence of paths (str or os.PathLike), "
+            f"got {type(dis).__name__}"
+        )
     dis_paths = list(dis) if many else [dis]
     with _ApiErrors():
         plan, opts = _plan_and_options(model, features, no_prediction, options, debug)
@@ -515,6 +527,8 @@ def _run_ladder_api(
     rung's error is raised (with ``raise_errors``), in argument names."""
     if isinstance(dis_paths, (str, bytes, os.PathLike)):
         raise AdmError("dis_paths must be a list of paths, not one path (score_files takes one)")
+    if not _paths_list(dis_paths):
+        raise AdmError(f"dis_paths must be a list of paths, got {type(dis_paths).__name__}")
     dis_paths = list(dis_paths)
     for what, path in [("ref_path", ref_path)] + [("dis_path", p) for p in dis_paths]:
         if not isinstance(path, (str, os.PathLike)):
@@ -522,6 +536,8 @@ def _run_ladder_api(
     for key in ("width", "height", "bitdepth"):  # their range: check_geometry's messages
         if is_integer(kwargs.get(key)):
             kwargs[key] = int(kwargs[key])
+            if abs(kwargs[key]) > _C_INT_MAX:  # one no message could quote in full
+                raise AdmError(f"{key} must be at most {_C_INT_MAX}, got {shown(kwargs[key])}")
     for key, low in (("threads", 1), ("host_memory", 1), ("batch", 1), ("device", 0)):
         if kwargs.get(key) is not None:
             kwargs[key] = check_integer(key, kwargs[key], low)

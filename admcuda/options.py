@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from admcuda.errors import AdmError, UsageError
-from admcuda.numeric import DECIMAL
+from admcuda.numeric import DECIMAL, NumberTooLong, decimal_integer, shown
 from admcuda.reference.adm import ALL_FEATURES, BASE_FEATURES
 
 __all__ = [
@@ -266,11 +266,16 @@ def _parse_text(spec: OptionSpec, text: str) -> OptionValue:
         whole = text
         if not DECIMAL.fullmatch(text) and _DOUBLE_RE.fullmatch(text):
             whole = _libvmaf_text(text)  # libvmaf keeps 1080.0 or 1.08e3 as "1080"
-        if not DECIMAL.fullmatch(whole):
+        try:
+            value = decimal_integer(whole)
+        except NumberTooLong as exc:
+            raise AdmError(
+                f"option {spec.label} must be in {spec.range_text}, got a {exc.digits}-digit number"
+            ) from None
+        if value is None:
             raise AdmError(
                 f"option {spec.label} expects an integer in {spec.range_text}, got '{text}'"
             )
-        value = int(whole)
         if value == 0 and text.startswith("-"):
             raise _negative_zero(spec, text)
         return value
@@ -309,7 +314,13 @@ def _coerce(spec: OptionSpec, value: object) -> OptionValue:
         )
     if isinstance(value, numbers.Real):
         # As the shortest text that gives this double, read as libvmaf reads it.
-        return _parse_text(spec, repr(float(value))) if math.isfinite(value) else float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond every double
+            raise AdmError(
+                f"option {spec.label} must be in {spec.range_text}, got {shown(value)}"
+            ) from None
+        return _parse_text(spec, repr(number)) if math.isfinite(number) else number
     raise AdmError(f"option {spec.label} expects a number in {spec.range_text}, got {value!r}")
 
 
@@ -317,7 +328,11 @@ def _check_range(spec: OptionSpec, value: OptionValue) -> None:
     if spec.type == "bool":
         return
     assert spec.min is not None and spec.max is not None
-    if not (math.isfinite(value) and spec.min <= value <= spec.max):
+    if isinstance(value, int):  # exact: math.isfinite() overflows on a long integer
+        if not spec.min <= value <= spec.max:
+            got = shown(value) if abs(value) > 2**53 else f"{value:g}"
+            raise AdmError(f"option {spec.label} must be in {spec.range_text}, got {got}")
+    elif not (math.isfinite(value) and spec.min <= value <= spec.max):
         raise AdmError(f"option {spec.label} must be in {spec.range_text}, got {value:g}")
 
 

@@ -84,12 +84,16 @@ def test_tool_subcommand_errors_are_one_line(tmp_path):
         ({"debug": 0}, "debug must be True or False, got 0"),
         ({"ignore_name": "yes"}, "ignore_name must be True or False"),
         ({"frame_cnt": 1.0}, "frame_cnt must be an integer >= 1, got 1.0"),
+        ({"options": {"egl": 10**400}}, r"\[1, 100\], got a 401-digit integer"),
+        ({"options": "csf=" + "1" * 5000}, r"\[0, 3\], got a 5000-digit number"),
+        ({"width": 10**5000}, "width must be at most 2147483647, got a 5001-digit integer"),
+        ({"frame_cnt": 10**5000}, "frame_cnt must be at most 2147483647, got a 5001-digit"),
     ],
 )
 def test_bad_arguments_are_adm_errors(pair, kwargs, needle):
     ref, dis = pair
     with pytest.raises(admcuda.AdmError, match=needle) as info:
-        admcuda.score(ref, dis, width=176, height=144, backend="cpu", **kwargs)
+        admcuda.score(ref, dis, **{"width": 176, "height": 144, "backend": "cpu", **kwargs})
     assert "\n" not in str(info.value)
 
 
@@ -115,6 +119,18 @@ def test_one_path_is_not_a_ladder(pair):
         admcuda.score_files(ref, [dis], width=176, height=144, backend="cpu")
     with pytest.raises(admcuda.AdmError, match="ref_path must be a path .*, got NoneType"):
         admcuda.score(None, dis, width=176, height=144, backend="cpu")
+
+
+@pytest.mark.parametrize("dis", [None, 5, b"dis.yuv", {"a": 1}], ids=repr)
+def test_distorted_inputs_that_are_not_paths_are_named(pair, dis):
+    ref, _ = pair
+    kind = type(dis).__name__
+    with pytest.raises(
+        admcuda.AdmError, match=f"^dis must be a path or a sequence .*, got {kind}$"
+    ):
+        admcuda.score(ref, dis, width=176, height=144, backend="cpu")
+    with pytest.raises(admcuda.AdmError, match="^dis_paths must be a list of paths, "):
+        admcuda.score_ladder(ref, dis, width=176, height=144, backend="cpu")
 
 
 def test_numpy_integers_and_option_strings(pair):

@@ -8,11 +8,14 @@ while a task is running, by construction rather than by timing.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import logging
 import os
 import signal
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -881,6 +884,115 @@ def test_interrupted_batch_keeps_what_was_done(client, tmp_path, monkeypatch):
     assert errors == {"interrupted"}
 
 
+def test_interrupted_before_any_task_is_sent(client, tmp_path, monkeypatch):
+    """Ctrl-C before the tasks are sent: every pair is 'interrupted' in the summary."""
+    clips = make_clips(tmp_path)
+
+    def interrupt(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "_execute", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        batch.score_many(rows_for(clips, tmp_path), client, output=tmp_path / "out",
+                         base_dir=tmp_path, backend="cpu", timeout=WAIT_S)  # fmt: skip
+    summary = read_summary(tmp_path / "out" / "summary.csv")
+    assert {row["error"] for row in summary.values()} == {"interrupted"} and len(summary) == 4
+
+
+def _batch_process(manifest_path: Path, out: Path, *extra: str) -> subprocess.Popen:
+    """``admcuda batch`` in a session of its own (as a terminal's foreground job: Ctrl-C
+    reaches every process of it), on a local cluster of 2 CPU workers."""
+    paths = [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    argv = [sys.executable, "-m", "admcuda", "batch", str(manifest_path), "-o", str(out)]
+    return subprocess.Popen(
+        [*argv, "--workers", "2", "--backend", "cpu", *extra], stderr=subprocess.PIPE,
+        text=True, start_new_session=True, env=env,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals and /proc")
+def test_ctrl_c_is_left_to_the_batch_process(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group) while a pair is being read: the local
+    workers ignore it (they would print a KeyboardInterrupt traceback of their own) and
+    the batch ends with one line, exit status 130 and the summary. The pair's distorted
+    input is a FIFO held open and never written, so the pair is certainly being read when
+    the signal comes; a signal before the tasks are sent is "interrupted" too."""
+    clips = make_clips(tmp_path)
+    os.mkfifo(tmp_path / "stuck.yuv")
+    path = write_csv(tmp_path / "jobs.csv", [
+        {"ref": str(clips["ref_a"]), "dis": str(tmp_path / "stuck.yuv"), "width": W, "height": H},
+    ])  # fmt: skip
+    proc = _batch_process(path, tmp_path / "out")
+    try:
+        lines = []
+        with _deadline(WAIT_S):  # until the notice: the workers are up
+            while not lines or not lines[-1].startswith(("admcuda: batch: ", "admcuda: error")):
+                lines.append(proc.stderr.readline() or "admcuda: error: ended")
+        assert lines[-1].startswith("admcuda: batch: 1 pair(s)"), lines
+        stuck = None
+        for _ in range(int(WAIT_S * 10)):  # until a worker opens the FIFO to read it
+            try:
+                stuck = os.open(tmp_path / "stuck.yuv", os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:  # ENXIO: no reader yet
+                time.sleep(0.1)
+        assert stuck is not None
+        workers = psutil.Process(proc.pid).children(recursive=True)
+        assert workers
+        for worker in workers:
+            ignored = int(_proc_status(worker.pid)["SigIgn"], 16)
+            assert ignored & (1 << (signal.SIGINT - 1)), worker.cmdline()
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=WAIT_S) == 130
+        err = proc.stderr.read()
+        os.close(stuck)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=WAIT_S)
+    assert err.splitlines()[-1] == "admcuda: error: interrupted", err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    summary = read_summary(tmp_path / "out" / "summary.csv")
+    assert summary["stuck"]["error"] == "interrupted"
+
+
+def test_quiet_batch_is_quiet_when_the_dashboard_port_is_taken(tmp_path):
+    """distributed warns when port 8787 is taken (another cluster's dashboard) and moves
+    to another; -q prints nothing at all."""
+    clips = make_clips(tmp_path)
+    path = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path)[:1])
+    with socket.socket() as taken:
+        with contextlib.suppress(OSError):  # taken already: as good
+            taken.bind(("", 8787))
+            taken.listen()
+        proc = _batch_process(path, tmp_path / "out", "-q")
+        _, err = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 0 and err == ""
+    assert read_summary(tmp_path / "out" / "summary.csv")["a1"]["status"] == "done"
+
+
+def _proc_status(pid: int) -> dict[str, str]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):  # type: ignore[no-untyped-def]
+    """Raise in the main thread if the block takes longer (a read that would block)."""
+
+    def expired(signum, frame):  # type: ignore[no-untyped-def]
+        raise TimeoutError(f"no answer in {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def test_integer_cells_are_decimal_digits(tmp_path):
     """Not Python's int(): '5_76' and full-width digits are refused, not read as 576 and 9."""
     rows = [
@@ -893,6 +1005,53 @@ def test_integer_cells_are_decimal_digits(tmp_path):
         "width '0x20' is not an integer", "width '32.0' is not an integer",
     ]  # fmt: skip
     assert [(j.error, j.width) for j in jobs[4:]] == [(None, 32), (None, 32)]
+
+
+def test_numbers_too_long_fail_their_row_alone(tmp_path):
+    """Past Python's int() limit (4,300 digits) or any double, a number fails its row with
+    one line, not the manifest; the other rows are read."""
+    long, longer = "9" * 400, "1" * 5000
+    rows = [
+        {"ref": "r.yuv", "dis": "good.yuv", "width": W, "height": H},
+        {"ref": "r.yuv", "dis": "csf.yuv", "width": W, "height": H, "options": f"csf={long}"},
+        {"ref": "r.yuv", "dis": "wide.yuv", "width": longer, "height": H},
+        {"ref": "r.yuv", "dis": "egl.yuv", "width": W, "height": H, "options": f"egl={longer}"},
+    ]
+    jobs = manifest.read_jobs(write_csv(tmp_path / "jobs.csv", rows))
+    errors = [j.error for j in jobs]
+    assert errors[0] is None and errors[2] == "width: a 5000-digit number is out of range"
+    assert errors[1].startswith("options 'csf=999") and errors[1].endswith("got a 400-digit number")
+    assert errors[3].endswith("[1, 100], got inf") and len(errors[3]) < 200
+    # JSON numbers, as json.dumps writes these ints (json.loads refuses one of 5,000 digits)
+    lines = [
+        '{"ref": "r.yuv", "dis": "good.yuv"}',
+        '{"ref": "r.yuv", "dis": "wide.yuv", "width": ' + longer + "}",
+        '{"ref": "r.yuv", "dis": "csf.yuv", "options": {"csf": ' + long + "}}",
+    ]  # fmt: skip
+    (tmp_path / "jobs.jsonl").write_text("\n".join(lines) + "\n")
+    jobs = manifest.read_jobs(tmp_path / "jobs.jsonl")
+    assert [j.error for j in jobs] == [
+        None, "width: a 5000-digit number is out of range",
+        "options: option adm_csf_mode (alias csf) must be in [0, 3], got a 400-digit number",
+    ]  # fmt: skip
+
+
+def test_a_manifest_is_read_with_a_bound(tmp_path, monkeypatch, capsys):
+    """A binary file (/dev/zero) or one past the limit (a pipe that never ends) fails
+    with one line naming it and the limit, before memory grows."""
+    path = tmp_path / "zero.csv"
+    path.write_bytes(b"ref,dis\n" + b"\0" * 4096)
+    with pytest.raises(AdmError, match=f"^manifest '{path}' is not a text file: it holds NUL"):
+        manifest.read_jobs(path)
+    monkeypatch.setattr(manifest, "MANIFEST_LIMIT", 1024 * 1024)
+    path.write_text("ref,dis\n" + "a.yuv,b.yuv\n" * 100_000)
+    out = tmp_path / "out"
+    assert cli.main(["batch", str(path), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err == f"admcuda: error: manifest '{path}' is larger than 1 MiB, the most admcuda reads\n"
+    )
+    assert not out.exists()
 
 
 def test_usage_errors(tmp_path, capsys):

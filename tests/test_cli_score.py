@@ -151,6 +151,14 @@ def stub_reference(monkeypatch):
         (("score", "a.yuv", "b.yuv", "--frame_skip_dist", "1.5"), "invalid integer"),
         (("score", "a.yuv", "b.yuv", "--subsample", "-2"), "--subsample: -2 is out of range"),
         (("score", "a.yuv", "b.yuv", "--frame-count", "3"), "unrecognized arguments"),
+        # numbers too long for Python's int() (4,300 digits) or for any range
+        (("score", "a.yuv", "b.yuv", "-w", "9" * 400, "-h", "32"), "a 400-digit number is out"),
+        (("score", "a.yuv", "b.yuv", "--frame_cnt", "1" * 5000), "a 5000-digit number is out"),
+        (("score", "a.yuv", "b.yuv", "--option", "csf=" + "9" * 400), "[0, 3], got a 400-digit"),
+        (
+            ("score", "a.yuv", "b.yuv", "--feature", "adm=adm_csf_mode=" + "1" * 5000),
+            "a 5000-digit",
+        ),
         (("score", "--example", "-w", "32"), "--example brings its own input"),
         (("score", "--example", "a.yuv"), "REF"),
         (("scor",), "invalid choice"),

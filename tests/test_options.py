@@ -171,6 +171,23 @@ def test_bad_values_refused(key, value):
         AdmOptions.from_mapping({key: value})
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("csf", "9" * 400, "[0, 3], got a 400-digit number"),
+        ("csf", "0" * 10 + "1" * 5000, "[0, 3], got a 5000-digit number"),  # past int()'s limit
+        ("csf", 10**400, "[0, 3], got a 401-digit integer"),
+        ("egl", 10**400, "[1, 100], got a 401-digit integer"),  # beyond every double
+        ("rdh", -(10**5000), "[1, 4320], got a 5001-digit integer"),
+    ],
+    ids=["text", "text-past-int-limit", "int", "int-beyond-double", "int-past-str-limit"],
+)
+def test_numbers_too_long_are_out_of_range(key, value, words):
+    with pytest.raises(AdmError) as info:
+        AdmOptions.from_mapping({key: value})
+    assert str(info.value).endswith(words)
+
+
 def test_unknown_option_suggests():
     with pytest.raises(AdmError, match=r"unknown ADM option 'eg'.*did you mean 'egl'"):
         AdmOptions.from_mapping({"eg": "1.2"})

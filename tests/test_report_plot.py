@@ -105,6 +105,29 @@ def test_cli(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_cli_reads_xml_as_json(tmp_path, capsys):
+    """The XML a ladder writes by default plots as its JSON does."""
+    pytest.importorskip("matplotlib")
+    _result(0.9, width=32, height=24).to_xml(tmp_path / "a.xml")
+    assert main([str(tmp_path / "a.xml"), "-o", str(tmp_path / "adm.png")]) == 0
+    _png_shape(tmp_path / "adm.png")
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_refuses_a_video_in_one_line(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    video = tmp_path / "ref.y4m"
+    video.write_bytes(b"YUV4MPEG2 W32 H24 F25:1 C420jpeg\nFRAME\n" + bytes(range(128, 256)) * 9)
+    out = tmp_path / "q.png"
+    assert main([str(video), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"admcuda: error: '{video}' is not a score file (libvmaf's JSON or XML, as admcuda "
+        "score writes): not UTF-8 text (invalid start byte)\n"
+    )
+    assert not out.exists()
+
+
 def _error(capsys, argv, status):
     assert main(argv) == status
     err = capsys.readouterr().err

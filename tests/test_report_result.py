@@ -234,6 +234,105 @@ def test_reads_libvmaf_json(tmp_path):
     assert everything.names[0] == "float_ssim" and math.isnan(everything[1]["float_ssim"])
 
 
+def test_xml_round_trip(tmp_path):
+    """admcuda's XML reads back as its JSON does, with the geometry the XML carries."""
+    opts = AdmOptions(adm_enhn_gain_limit=1.2, debug=True)
+    names = list(feature_names(opts).values())
+    frames = [{name: 0.5 + k / 100 + j / 1000 for j, name in enumerate(names)} for k in range(4)]
+    frames[2][names[1]] = math.nan
+    r = AdmResult(frames, {**META, "options": opts, "version": "9.9"}, frame_numbers=[0, 2, 4, 6])
+    r.to_xml(tmp_path / "r.xml")
+    r.to_json(tmp_path / "r.json")
+    back, json_back = (
+        AdmResult.from_xml(tmp_path / "r.xml"),
+        AdmResult.from_json(tmp_path / "r.json"),
+    )
+    assert back.names == names and back.frame_numbers == [0, 2, 4, 6]
+    assert repr(back.frames) == repr(json_back.frames)  # NaN in the same places
+    assert repr(back.pooled) == repr(json_back.pooled) and back.options == opts
+    assert (back.width, back.height, back.fps) == (META["width"], META["height"], 12.5)
+    assert back.metadata["version"] == "9.9" and back.metadata["source"] == str(tmp_path / "r.xml")
+    for path in ("r.xml", "r.json"):  # read() tells them apart by content, not by name
+        (tmp_path / path).rename(tmp_path / "scores.txt")
+        assert repr(AdmResult.read(tmp_path / "scores.txt").frames) == repr(json_back.frames)
+
+
+# libvmaf 3.2.0's XML layout (libvmaf/src/output.c, vmaf_write_output_xml): %.6f values,
+# other features beside ADM, an empty <aggregate_metrics />; the numbers of LIBVMAF_JSON.
+LIBVMAF_XML = """<VMAF version="3.2.0">
+  <params qualityWidth="576" qualityHeight="324" />
+  <fyi fps="31.27" />
+  <frames>
+    <frame frameNum="0" float_ssim="0.912000" integer_adm2_egl_1.2="0.962084" \
+integer_aim_egl_1.2="0.011384" integer_adm3_egl_1.2="0.975350" \
+integer_adm_scale0_egl_1.2="0.944245" integer_adm_scale1_egl_1.2="0.955931" \
+integer_adm_scale2_egl_1.2="0.968254" integer_adm_scale3_egl_1.2="0.978128" />
+    <frame frameNum="1" float_ssim="0.901000" integer_adm2_egl_1.2="0.949766" \
+integer_aim_egl_1.2="nan" integer_adm3_egl_1.2="0.965711" \
+integer_adm_scale0_egl_1.2="0.931172" integer_adm_scale1_egl_1.2="0.942093" \
+integer_adm_scale2_egl_1.2="0.956391" integer_adm_scale3_egl_1.2="0.968860" />
+  </frames>
+  <pooled_metrics>
+    <metric name="float_ssim" min="0.901000" max="0.912000" mean="0.906500" \
+harmonic_mean="0.906467" />
+    <metric name="integer_adm2_egl_1.2" min="0.949766" max="0.962084" mean="0.955925" \
+harmonic_mean="0.955910" />
+  </pooled_metrics>
+  <aggregate_metrics />
+</VMAF>
+"""
+
+
+def test_reads_libvmaf_xml(tmp_path):
+    path = tmp_path / "libvmaf.xml"
+    path.write_text(LIBVMAF_XML)
+    r = AdmResult.read(path)
+    assert len(r) == 2 and len(r.names) == 7 and "float_ssim" not in r.names
+    assert r["integer_adm2"] == [0.962084, 0.949766] and math.isnan(r[1]["integer_aim_egl_1.2"])
+    assert r.pooled["integer_adm2"]["harmonic_mean"] == 0.955910
+    assert r.options == AdmOptions(adm_enhn_gain_limit=1.2)
+    assert (r.width, r.height, r.fps, r.metadata["version"]) == (576, 324, 31.27, "3.2.0")
+    assert AdmResult.from_xml(path, adm_only=False)["float_ssim"] == [0.912, 0.901]
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (b"YUV4MPEG2 W176 H144 F25:1\nFRAME\n\xff\xfe\x80", "not UTF-8 text"),  # a video
+        (b"FRAME\n\x10\x00\x10", "it holds NUL bytes"),
+        (b"Frame,integer_adm2,\n0,0.9,\n", "is not a score file (libvmaf's JSON or XML"),
+        (b"<VMAF><frames>", "is not valid XML"),
+        (b"<html><frames/></html>", "not a libvmaf XML result"),
+        (b'<VMAF><frames><frame frameNum="x" integer_adm2="1" /></frames></VMAF>', "frameNum 'x'"),
+        (b'<VMAF><frames><frame integer_adm2="high" /></frames></VMAF>', "is 'high', not a"),
+        (b'{"frames": [{"metrics": {"integer_adm2": "high"}}]}', "is 'high', not a number"),
+        (b'{"frames": [{"metrics": {"integer_adm2": 1}}], "n": ' + b"9" * 5000 + b"}", "JSON"),
+    ],
+    ids=["y4m", "nul", "csv", "xml", "html", "frame-number", "xml-value", "json-value", "digits"],
+)
+def test_what_is_not_a_score_file_is_one_line(tmp_path, data, needle):
+    path = tmp_path / "scores"
+    path.write_bytes(data)
+    with pytest.raises(AdmError) as info:
+        AdmResult.read(path)
+    message = str(info.value)
+    assert needle in message and message.startswith(f"'{path}'") and "\n" not in message
+
+
+def test_a_score_file_is_read_with_a_bound(tmp_path, monkeypatch):
+    """Past the limit (a device or a pipe that never ends), one line names the file and
+    the limit; nothing more is read."""
+    from admcuda.report import result
+
+    monkeypatch.setattr(result, "RESULT_LIMIT", 2 * 1024 * 1024)
+    path = tmp_path / "big.json"
+    path.write_text(" " * (2 * 1024 * 1024) + "{}")
+    with pytest.raises(AdmError, match=f"^'{path}' is larger than 2 MiB, the most admcuda reads$"):
+        AdmResult.read(path)
+    with pytest.raises(AdmError, match="larger than 2 MiB"), path.open() as handle:
+        AdmResult.from_json(handle)
+
+
 def _six_decimal_file(path, frames, pooled):
     """A JSON file as libvmaf writes it: per-frame values and pooled values each rounded
     to 6 decimals, the pooled ones pooled before rounding."""

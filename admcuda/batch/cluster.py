@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from admcuda.errors import AdmError
 
 __all__ = [
     "INSTALL_HINT",
+    "WORKER_PRELOAD",
     "client_for",
     "dashboard",
     "gpu_count",
@@ -22,6 +24,8 @@ __all__ = [
 ]
 
 INSTALL_HINT = 'admcuda batch needs Dask: pip install ".[dask]"'
+# Run in each local worker process as it starts: it leaves Ctrl-C to the batch's process.
+WORKER_PRELOAD = "admcuda.batch.worker_sigint"
 
 
 # -- clusters
@@ -50,30 +54,43 @@ def gpu_count() -> int:
 def local_cluster(backend: str, workers: int | None) -> Iterator[tuple[Any, str, str]]:
     """(cluster, task backend, description): ``LocalCUDACluster`` where GPUs and dask-cuda
     are there (and the backend allows), else a ``LocalCluster`` of CPU processes."""
+    import dask
     from distributed import LocalCluster
 
-    quiet = {"silence_logs": logging.ERROR}
+    preload = [*dask.config.get("distributed.worker.preload", []), WORKER_PRELOAD]
+    quiet = {"silence_logs": logging.ERROR, "preload": preload}
     if backend in ("auto", "cuda"):
         gpus = gpu_count()
         if gpus:
             from dask_cuda import LocalCUDACluster
 
             n = min(workers, gpus) if workers else gpus
-            with LocalCUDACluster(n_workers=n, threads_per_worker=1, **quiet) as cluster:
+            with _started(LocalCUDACluster, n_workers=n, threads_per_worker=1, **quiet) as cluster:
                 yield cluster, "cuda", f"LocalCUDACluster, {n} GPU worker(s)"
             return
         if backend == "cuda":
             n = workers or 1
-            with LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, **quiet
+            with _started(
+                LocalCluster, n_workers=n, threads_per_worker=1, processes=True, **quiet
             ) as cluster:
                 yield cluster, "cuda", f"LocalCluster, {n} worker(s) on the current GPU"
             return
     from admcuda.backends.cpu import default_threads
 
     n = workers or default_threads()
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, **quiet) as cluster:
+    with _started(
+        LocalCluster, n_workers=n, threads_per_worker=1, processes=True, **quiet
+    ) as cluster:
         yield cluster, "cpu", f"LocalCluster, {n} CPU worker process(es)"
+
+
+def _started(cluster_class: Any, **kwargs: Any) -> Any:
+    """A local cluster, started without distributed's warning that the dashboard's port
+    (8787) is taken, by another cluster: it takes another port, which the notice line
+    gives."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+        return cluster_class(**kwargs)
 
 
 @contextlib.contextmanager

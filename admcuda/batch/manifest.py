@@ -19,14 +19,16 @@ from typing import Any
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import check_scaler
 from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
-from admcuda.numeric import decimal_integer, is_integer
+from admcuda.numeric import LONGEST, NumberTooLong, decimal_integer, is_integer, shown
 from admcuda.options import (
     AdmOptions,
     resolve_options,
 )
+from admcuda.textfiles import MIB, read_text
 
 __all__ = [
     "JSONL_SUFFIXES",
+    "MANIFEST_LIMIT",
     "OPTIONAL_COLUMNS",
     "REQUIRED_COLUMNS",
     "STDIN_MANIFEST",
@@ -45,6 +47,8 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 MODEL_SEPARATOR = ";"  # between the models of one row's model cell
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+MANIFEST_LIMIT = 64 * MIB  # bytes: some 300,000 rows of long paths
+_QUOTED = 80  # characters of a cell quoted in a row's error, at most
 
 
 # -- manifest
@@ -199,17 +203,15 @@ def _manifest_folder(path: Path) -> Path:
 
 
 def _read_manifest(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    source = sys.stdin.buffer if str(path) == STDIN_MANIFEST else path
     try:
-        if str(path) == STDIN_MANIFEST:
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        else:
-            text = path.read_text(encoding="utf-8-sig")
+        text = read_text(
+            source, limit=MANIFEST_LIMIT, what=f"manifest '{path}'", encoding="utf-8-sig"
+        )
     except FileNotFoundError:
         raise AdmError(f"manifest '{path}' not found") from None
     except IsADirectoryError:
         raise AdmError(f"manifest '{path}' is a directory") from None
-    except UnicodeDecodeError as exc:
-        raise AdmError(f"manifest '{path}' is not UTF-8 text: {exc.reason}") from None
     if not text.strip():
         raise AdmError(f"manifest '{path}' is empty")
     suffix = path.suffix.lower()
@@ -255,7 +257,7 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line, object_pairs_hook=_KeyedTwice.build)
+            record = json.loads(line, object_pairs_hook=_KeyedTwice.build, parse_int=_json_int)
         except json.JSONDecodeError as exc:
             raise AdmError(f"manifest '{path}' line {number}: not JSON ({exc.msg})") from None
         except RecursionError:
@@ -269,6 +271,12 @@ def _read_jsonl(text: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
             raise AdmError(f"manifest '{path}' line {number}: key {key!r} given twice{inside}")
         records.append((number, record))
     return records
+
+
+def _json_int(text: str) -> int | str:
+    """A JSON integer; one too long for ``int()`` stays text, so that its cell, not the
+    whole manifest, fails (json.loads would raise ValueError past 4,300 digits)."""
+    return int(text) if len(text) <= LONGEST + 1 else text
 
 
 class _KeyedTwice(dict):  # type: ignore[type-arg]
@@ -403,11 +411,16 @@ def _integer(value: Any, key: str) -> int | None:
     """A cell as an integer: decimal digits, as option values are read (Python's int()
     would also take '5_76' and non-ASCII digits)."""
     if is_integer(value):
+        if abs(value) >= 10**LONGEST:
+            raise AdmError(f"{key}: {shown(value)} is out of range")
         return int(value)
     text = _text(value)
     if text is None:
         return None
-    value = decimal_integer(text)
+    try:
+        value = decimal_integer(text)
+    except NumberTooLong as exc:
+        raise AdmError(f"{key}: {exc}") from None
     if value is None:
         raise AdmError(f"{key} {text!r} is not an integer")
     return value
@@ -422,7 +435,10 @@ def _options(value: Any) -> AdmOptions:
     try:
         return resolve_options(value)
     except AdmError as exc:
-        raise AdmError(f"options {str(value)!r}: {exc}") from None
+        if not isinstance(value, str):  # the error names the option and its value
+            raise AdmError(f"options: {exc}") from None
+        given = value if len(value) <= _QUOTED else value[: _QUOTED - 3] + "..."
+        raise AdmError(f"options {given!r}: {exc}") from None
 
 
 def _models(value: Any, options: AdmOptions) -> tuple[str, ...]:

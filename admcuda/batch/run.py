@@ -667,6 +667,7 @@ def score_many(
         for result in results.values():
             if not result.ok:
                 print(f"{PROG}: failed: {result.name}: {result.error}", file=sys.stderr)
+    unscored = "not run"
     try:
         if plan.tasks:
             require_distributed()
@@ -685,8 +686,11 @@ def score_many(
                     report=report,
                     keep_frames=keep_frames,
                 )
+    except KeyboardInterrupt:  # also before the tasks were submitted
+        unscored = "interrupted"
+        raise
     finally:
-        ordered = [results.get(job.name) or _failed_result(job, "not run") for job in parsed]
+        ordered = [results.get(job.name) or _failed_result(job, unscored) for job in parsed]
         if out is not None:
             write_text(out / SUMMARY_NAME, summary_text(ordered))
     return ordered

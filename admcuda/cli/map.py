@@ -25,6 +25,7 @@ from admcuda.cli.tool import (
     run_tool,
 )
 from admcuda.errors import AdmError
+from admcuda.numeric import NumberTooLong
 from admcuda.options import AdmOptions
 from admcuda.report.distmap import KINDS, load_pyplot, save_distortion_png
 from admcuda.report.writers import (
@@ -48,6 +49,8 @@ def _frame_number(text: str) -> int:
     a negative one is left for the range check to name."""
     try:
         return c_integer(text)
+    except NumberTooLong as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
 

@@ -1,5 +1,5 @@
 """``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``: per-frame VMAF model scores,
-adm2 and its scales from JSON results (:mod:`admcuda.report.plot`)."""
+adm2 and its scales from JSON or XML results (:mod:`admcuda.report.plot`)."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         add_help=False,
         allow_abbrev=False,
-        description="Plot per-frame integer_adm2 and its four scales from JSON results "
+        description="Plot per-frame integer_adm2 and its four scales from JSON or XML results "
         "(admcuda's or libvmaf's), below the VMAF model scores where the results hold "
         "some; several files are overlaid.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
-    parser.add_argument("results", nargs="+", metavar="RESULT.json", help="JSON result files")
+    parser.add_argument(
+        "results", nargs="+", metavar="RESULT.json", help="JSON or XML result files"
+    )
     parser.add_argument(
         "-o",
         "--output",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, NoReturn
 
 from admcuda.errors import AdmError, UsageError
-from admcuda.numeric import c_integer
+from admcuda.numeric import NumberTooLong, c_integer
 from admcuda.options import lookup_option, parse_option_args
 from admcuda.report.writers import drop_stdout, flush_stdout, write_stdout
 
@@ -50,6 +50,8 @@ def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-de
     def parse(text: str) -> int | None:
         try:
             value = c_integer(text)
+        except NumberTooLong as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
         except ValueError:
             raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
         if value == 0 and zero is not None:

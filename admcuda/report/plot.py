@@ -1,15 +1,16 @@
 """Per-frame plots of a VMAF model's score, ``integer_adm2`` and its four scales, for one
 or more results.
 
-Each input is a JSON result in libvmaf's layout, written by admcuda or by libvmaf
-itself; names may carry libvmaf's option suffix (``integer_adm2_egl_1.2``), so
-features are matched by base name. Where a result holds model scores (``vmaf``, or a
-model's ``name=``: any output that is no feature), the top panel plots them, above
-``integer_adm2`` and its scales; ``metric`` picks another output for it. Several inputs
-(for instance the rungs of a bitrate ladder, each scored against the same reference) are
-overlaid, one colour each; a file that holds several ADM option sets gives one line per
-set. The legends give each line's pooled mean as admcuda's writers pool it: ``null``
-where a frame is null, as libvmaf's ``pooled_metrics`` has it then.
+Each input is a JSON or XML result in libvmaf's layout, written by admcuda or by libvmaf
+itself (:meth:`AdmResult.read`); names may carry libvmaf's option suffix
+(``integer_adm2_egl_1.2``), so features are matched by base name. Where a result holds
+model scores (``vmaf``, or a model's ``name=``: any output that is no feature), the top
+panel plots them, above ``integer_adm2`` and its scales; ``metric`` picks another output
+for it. Several inputs (for instance the rungs of a bitrate ladder, each scored against
+the same reference) are overlaid, one colour each; a file that holds several ADM option
+sets gives one line per set. The legends give each line's pooled mean as admcuda's
+writers pool it: ``null`` where a frame is null, as libvmaf's ``pooled_metrics`` has it
+then.
 
 matplotlib is optional: ``pip install ".[plot]"``. It is imported on first use,
 with the non-interactive Agg backend.
@@ -93,7 +94,7 @@ def _load(source: AdmResult | str | os.PathLike[str]) -> tuple[AdmResult, str]:
     if isinstance(source, AdmResult):
         where = source.metadata.get("source") or source.metadata.get("dis_path")
         return source, Path(where).stem if where else "result"
-    return AdmResult.from_json(source, adm_only=False), Path(os.fspath(source)).stem
+    return AdmResult.read(source, adm_only=False), Path(os.fspath(source)).stem
 
 
 def result_series(result: AdmResult, label: str, metric: str | None = None) -> list[Series]:

@@ -3,7 +3,8 @@
 :class:`AdmResult` holds what a run produced: one dict of scores per frame, keyed by
 the names libvmaf writes, and the run's metadata (geometry, options, backend, input
 paths). Pooling and the JSON, XML and CSV layouts come from :mod:`admcuda.report.writers`;
-:meth:`AdmResult.from_json` reads back files written by admcuda or by libvmaf.
+:meth:`AdmResult.from_json` and :meth:`AdmResult.from_xml` (:meth:`AdmResult.read`: either)
+read back files written by admcuda or by libvmaf.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import IO, Any
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.numeric import decimal_integer, shown
 from admcuda.options import (
     OUTPUT_BASE_NAMES,
     AdmOptions,
@@ -26,8 +28,14 @@ from admcuda.options import (
     lookup_option,
 )
 from admcuda.report.writers import POOL_METHODS, pooled_metrics, write_output, written_input
+from admcuda.textfiles import MIB, read_text
 
-__all__ = ["METADATA_KEYS", "AdmResult", "options_from_suffix", "split_feature_name"]
+__all__ = [
+    "METADATA_KEYS", "RESULT_LIMIT", "AdmResult", "options_from_suffix", "split_feature_name",
+]  # fmt: skip
+
+_NOT_SCORE_FILE = "a score file (libvmaf's JSON or XML, as admcuda score writes)"
+RESULT_LIMIT = 256 * MIB  # bytes of a score file: JSON of some 250,000 frames of debug outputs
 
 # Metadata every result carries; a missing key reads as None (fps as NaN).
 METADATA_KEYS: tuple[str, ...] = (
@@ -444,27 +452,117 @@ class AdmResult:
         OSError
             If the file cannot be read.
         """
-        if hasattr(source, "read"):
-            text = source.read()  # type: ignore[union-attr]
-            label = getattr(source, "name", "<stream>")
-            path = None
-        else:
-            path = Path(os.fspath(source))  # type: ignore[arg-type]
-            text = path.read_text(encoding="utf-8")
-            label = str(path)
+        return cls._from_json_text(*_read_source(source), adm_only)
+
+    @classmethod
+    def _from_json_text(cls, text: str, label: str, path: Path | None, adm_only: bool) -> AdmResult:
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
             raise AdmError(f"'{label}' is not valid JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # a number past int()'s limit, deep nesting
+            raise AdmError(f"'{label}' is not a libvmaf JSON result: {exc}") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("frames"), list):
             raise AdmError(f"'{label}' is not a libvmaf JSON result (no \"frames\" list)")
-        frames = []
-        numbers = []
+        entries = []
         for position, entry in enumerate(doc["frames"]):
             metrics = entry.get("metrics") if isinstance(entry, dict) else None
             if not isinstance(metrics, dict):
                 raise AdmError(f"'{label}': frame entry {position} has no \"metrics\" object")
-            number = entry.get("frameNum", position)
+            entries.append((entry.get("frameNum", position), metrics))
+        given = doc.get("pooled_metrics", {})
+        if not isinstance(given, dict):
+            raise AdmError(f"'{label}': \"pooled_metrics\" is not an object")
+        fps = doc.get("fps")
+        metadata = {"fps": math.nan if fps is None else _number(fps, "fps", label)}
+        metadata["version"] = doc.get("version")
+        return cls._from_entries(entries, given, metadata, label, path, adm_only)
+
+    @classmethod
+    def from_xml(
+        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = True
+    ) -> AdmResult:
+        """Read an XML file in libvmaf's layout (``--xml``), written by admcuda or by
+        libvmaf: as :meth:`from_json`, with the ``width`` and ``height`` of its
+        ``<params>`` in the metadata.
+
+        Raises
+        ------
+        AdmError
+            If the file is not XML in that layout, or its frames disagree on names.
+        OSError
+            If the file cannot be read.
+        """
+        return cls._from_xml_text(*_read_source(source), adm_only)
+
+    @classmethod
+    def _from_xml_text(cls, text: str, label: str, path: Path | None, adm_only: bool) -> AdmResult:
+        import xml.etree.ElementTree as ET
+
+        try:
+            root = ET.fromstring(text)
+        except ET.ParseError as exc:
+            raise AdmError(f"'{label}' is not valid XML: {exc}") from None
+        frames = root.find("frames")
+        if root.tag != "VMAF" or frames is None:
+            raise AdmError(f"'{label}' is not a libvmaf XML result (no <VMAF> with <frames>)")
+        entries = []
+        for position, element in enumerate(frames.iter("frame")):
+            metrics = dict(element.attrib)
+            number = metrics.pop("frameNum", None)
+            entries.append((position if number is None else _whole(number), metrics))
+        given: dict[str, Any] = {}
+        for element in root.iterfind("pooled_metrics/metric"):
+            methods = dict(element.attrib)
+            name = methods.pop("name", "")
+            given[name] = {
+                method: _number(value, f"pooled_metrics {name!r} {method}", label)
+                for method, value in methods.items()
+                if method in POOL_METHODS
+            }
+        metadata: dict[str, Any] = {"version": root.get("version")}
+        fyi, params = root.find("fyi"), root.find("params")
+        if fyi is not None and fyi.get("fps") is not None:
+            metadata["fps"] = _number(fyi.get("fps"), "fps", label)
+        if params is not None:
+            for key, attr in (("width", "qualityWidth"), ("height", "qualityHeight")):
+                value = _whole(params.get(attr))
+                metadata[key] = value if isinstance(value, int) and value > 0 else None
+        return cls._from_entries(entries, given, metadata, label, path, adm_only)
+
+    @classmethod
+    def read(cls, source: str | os.PathLike[str], *, adm_only: bool = True) -> AdmResult:
+        """Read a score file in libvmaf's JSON or XML layout, told apart by its first
+        character (``{`` or ``<``), as :meth:`from_json` and :meth:`from_xml` read them.
+
+        Raises
+        ------
+        AdmError
+            If the file is neither, or is not in that layout.
+        OSError
+            If the file cannot be read.
+        """
+        text, label, path = _read_source(source)
+        head = text.lstrip()[:1]
+        if head not in ("{", "<"):
+            raise AdmError(f"'{label}' is not {_NOT_SCORE_FILE}")
+        reader = cls._from_json_text if head == "{" else cls._from_xml_text
+        return reader(text, label, path, adm_only)
+
+    @classmethod
+    def _from_entries(
+        cls,
+        entries: Sequence[tuple[Any, Mapping[str, Any]]],
+        given: Mapping[str, Any],
+        metadata: dict[str, Any],
+        label: str,
+        path: Path | None,
+        adm_only: bool,
+    ) -> AdmResult:
+        """A result from a file's ``(frameNum, metrics)`` per frame and its pooled metrics."""
+        frames = []
+        numbers = []
+        for position, (number, metrics) in enumerate(entries):
             if isinstance(number, bool) or not isinstance(number, int):
                 raise AdmError(f"'{label}': frame entry {position} has frameNum {number!r}")
             numbers.append(number)
@@ -472,18 +570,13 @@ class AdmResult:
             for name, value in metrics.items():
                 if adm_only and not name.startswith(_ADM_PREFIXES):
                     continue
-                frame[name] = math.nan if value is None else float(value)
+                frame[name] = _number(value, f"frame entry {position}: {name}", label)
             frames.append(frame)
         if adm_only and frames and not frames[0]:
             raise AdmError(f"'{label}' holds no integer ADM scores")
-        pooled = _file_pooled(doc, frames[0] if frames else {}, label)
-        fps = doc.get("fps")
-        metadata = {
-            "fps": math.nan if fps is None else float(fps),
-            "version": doc.get("version"),
-            "source": str(path) if path is not None else None,
-            "options": _options_from_names(frames[0]) if frames else None,
-        }
+        pooled = _file_pooled(given, frames[0] if frames else {}, label)
+        metadata["source"] = str(path) if path is not None else None
+        metadata["options"] = _options_from_names(frames[0]) if frames else None
         try:
             return cls(frames, metadata, frame_numbers=numbers, pooled=pooled)
         except AdmError as exc:
@@ -506,14 +599,44 @@ class AdmResult:
         return frame
 
 
+def _read_source(source: str | os.PathLike[str] | IO[str]) -> tuple[str, str, Path | None]:
+    """A score file's text (read with a bound: :data:`RESULT_LIMIT`), its name for
+    messages, and its path (None for a file object)."""
+    if hasattr(source, "read"):
+        label, path = getattr(source, "name", "<stream>"), None
+    else:
+        path = Path(os.fspath(source))  # type: ignore[arg-type]
+        label = str(path)
+    text = read_text(source, limit=RESULT_LIMIT, what=f"'{label}'", kind=_NOT_SCORE_FILE)
+    return text, label, path
+
+
+def _number(value: Any, where: str, label: str) -> float:
+    """A score as a float: a JSON number or null (NaN), or an XML attribute's text."""
+    if value is None:
+        return math.nan
+    if not isinstance(value, bool) and isinstance(value, (int, float, str)):
+        try:
+            return float(value)
+        except (ValueError, OverflowError):
+            pass
+    raise AdmError(f"'{label}': {where} is {shown(value)}, not a number")
+
+
+def _whole(text: str | None) -> int | str | None:
+    """An XML attribute as an int where it is decimal digits; else as it is."""
+    try:
+        number = None if text is None else decimal_integer(text)
+    except AdmError:
+        number = None
+    return text if number is None else number
+
+
 def _file_pooled(
-    doc: Mapping[str, Any], frame: Mapping[str, float], label: str
+    given: Mapping[str, Any], frame: Mapping[str, float], label: str
 ) -> dict[str, dict[str, Any]]:
-    """A JSON file's ``pooled_metrics`` for the features in ``frame`` (other features and
+    """A file's pooled metrics for the features in ``frame`` (other features and
     methods left out; ``null`` read as NaN)."""
-    given = doc.get("pooled_metrics", {})
-    if not isinstance(given, dict):
-        raise AdmError(f"'{label}': \"pooled_metrics\" is not an object")
     pooled: dict[str, dict[str, Any]] = {}
     for name, methods in given.items():
         if name not in frame:
