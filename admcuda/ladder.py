@@ -228,8 +228,9 @@ def _held_warnings(shown: set[str]) -> Iterator[list[logging.LogRecord]]:
 def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: ignore[no-untyped-def]
     """Open the reference and every distorted input; in a ladder, a rung that cannot be
     opened gets its error in ``errors`` and the rest are opened without it."""
-    from admcuda.io.inputs import open_inputs
+    from admcuda.io.inputs import check_distinct_streams, open_inputs
 
+    check_distinct_streams([ref_path, *dis_paths])  # for the whole ladder, not one rung
     shown: set[str] = set()
     with _held_warnings(shown) as held:
         try:

@@ -479,3 +479,18 @@ def test_cli_without_matplotlib(tmp_path, capsys, monkeypatch):
     with example_paths() as (ref, dis):
         argv = [str(ref), str(dis), "-w", "176", "-h", "144", "-o", str(tmp_path / "o.png")]
         assert "pip install admcuda[plot]" in _error(capsys, argv, 1)
+
+
+def test_cli_map_refuses_standard_input_named_twice(tmp_path):
+    """``map - /dev/stdin``: one pipe under two names would feed each frame to one input."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "admcuda", "map", "-", "/dev/stdin", "-w", "176", "-h", "144",
+         "-o", str(tmp_path / "m.png")],
+        input=bytes(176 * 144 * 3 // 2 * 2), capture_output=True, env=env, cwd=tmp_path,
+        timeout=120, check=False,
+    )  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode != 0 and len(err.strip().splitlines()) == 1, err
+    assert "are the same stream (a pipe)" in err
+    assert not (tmp_path / "m.png").exists()

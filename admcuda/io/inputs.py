@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -64,6 +65,7 @@ __all__ = [
     "FrameSelection",
     "FrameStream",
     "InputSet",
+    "check_distinct_streams",
     "input_kind",
     "name_hints",
     "open_input",
@@ -638,6 +640,7 @@ def open_inputs(
     if sum(os.fspath(p) == STDIN for p in paths) > 1:
         raise AdmError("standard input ('-') can be only one of the inputs")
     labels = ["reference"] + ["distorted"] * len(dis)
+    check_distinct_streams(paths, labels)
     sized = width is not None and height is not None
     # Every file is looked at before any is opened (or any pipe waited for).
     kinds = [_classify(p, label, sized) for p, label in zip(paths, labels, strict=True)]
@@ -745,6 +748,58 @@ def open_inputs(
         bitdepth=head.bitdepth,
         pixel_format=head.pixel_format,
     )
+
+
+def _stream_identity(path: str | os.PathLike[str]) -> tuple[int, int, str] | None:
+    """``(st_dev, st_ino, what)`` of an input that is not a regular file (a pipe, a FIFO, a
+    device, a socket), whatever name reaches it (``-``, ``/dev/stdin``, ``/proc/self/fd/0``);
+    None for a regular file, which is read by position, or a name that cannot be looked at."""
+    try:
+        info = os.fstat(0) if os.fspath(path) == STDIN else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    mode = info.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    what = ("a pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
+            stat.S_ISBLK(mode) else "a socket")  # fmt: skip
+    return info.st_dev, info.st_ino, what
+
+
+def check_distinct_streams(
+    paths: Sequence[str | os.PathLike[str]], labels: Sequence[str] | None = None
+) -> None:
+    """Refuse two inputs that are the same pipe, FIFO, device or socket under any names
+    (``-`` and ``/dev/stdin``, one FIFO named twice): read by both, each frame would go to
+    one input only, and the pair would be scored as two different videos. A regular file
+    named twice is fine: each input reads it by position, on its own.
+
+    Raises
+    ------
+    AdmError
+        Naming both inputs.
+    """
+    if labels is None:
+        labels = ["reference"] + ["distorted"] * (len(paths) - 1)
+    seen: dict[tuple[int, int], int] = {}
+    for i, path in enumerate(paths):
+        found = _stream_identity(path)
+        if found is None:
+            continue
+        dev, ino, what = found
+        first = seen.setdefault((dev, ino), i)
+        if first == i:
+            continue
+
+        def shown(k: int) -> str:
+            name = os.fspath(paths[k])
+            extra = " (standard input)" if name == STDIN else ""
+            return f"{labels[k]} input {name!r}{extra}"
+
+        raise AdmError(
+            f"{shown(first)} and {shown(i)} are the same stream ({what}): read by both, each "
+            "frame would go to one of them only; give each input its own file or pipe"
+        )
 
 
 def _plan_nvdec_sessions(readers: Sequence[Any]) -> None:
