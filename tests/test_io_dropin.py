@@ -438,7 +438,9 @@ def test_unsupported_name_refused(tmp_path, name, word, why, planar):
         f"distorted file {str(path)!r}: its name says {word}, {why}: convert it "
         f"(ffmpeg ... -pix_fmt {planar} out.yuv), or give --ignore-name if the name is wrong"
     )
-    with open_input(path, width=W, height=H, ignore_name=True) as reader:
+    # the frames of another layout are not whole frames of this one: read as the flags
+    # say, the file needs allow_partial_frame
+    with open_input(path, width=W, height=H, ignore_name=True, allow_partial_frame=True) as reader:
         frames = lumas(reader)
     assert len(frames) == path.stat().st_size // FRAME
     assert frames[0].tobytes() == path.read_bytes()[: W * H]
@@ -499,7 +501,10 @@ def test_name_says_another_bit_depth(tmp_path):
     )
     with open_input(path, width=W, height=H, bitdepth=10) as reader:
         assert reader.bitdepth == 10
-    with open_input(path, width=W, height=H, ignore_name=True) as reader:
+    # without the name, its 10-bit samples still give it away; -b 8 reads it so all the same
+    with pytest.raises(AdmError, match=r"\(no --bitdepth given\), but every second byte"):
+        open_input(path, width=W, height=H, ignore_name=True)
+    with open_input(path, width=W, height=H, bitdepth=8, ignore_name=True) as reader:
         assert reader.bitdepth == 8
 
 
@@ -538,7 +543,7 @@ def test_name_contradicts_flags(tmp_path, name, given, said):
                        .replace(")", r"\)")) as info:  # fmt: skip
         open_input(path, width=W, height=H, label="distorted", **given)
     assert "\n" not in str(info.value)
-    with open_input(path, width=W, height=H, ignore_name=True, **given):
+    with open_input(path, width=W, height=H, ignore_name=True, allow_partial_frame=True, **given):
         pass
 
 
@@ -648,11 +653,21 @@ def test_scale_refuses_an_unsized_raw_rung_it_cannot_check(tmp_path):
     )
 
 
-def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):
-    """A 160x90 clip read at 100x50: whole frames and a remainder, as libvmaf reads it."""
+def test_wrong_size_without_a_name_is_refused(tmp_path, caplog):
+    """A 160x90 clip read at 100x50 is not whole frames: refused, naming the file's size,
+    the frame's and what is left over; with allow_partial_frame its whole frames are read
+    (as libvmaf's tool reads until a read comes up short), with a warning."""
     clip = write_raw(tmp_path / "clip.yuv", frames=3)
+    with pytest.raises(AdmError) as info:
+        open_input(clip, width=100, height=50)
+    assert str(info.value) == (
+        f"input file {str(clip)!r} has 64800 bytes, not a whole number of 100x50 420 8-bit "
+        "frames of 7500 bytes: 8 whole frames and 4800 bytes over; check --width/--height/"
+        "--pixel-format/--bitdepth, or give --allow-partial-frame if the file really ends in "
+        "a partial frame"
+    )
     with caplog.at_level(logging.WARNING, logger="admcuda"):
-        with open_input(clip, width=100, height=50) as reader:
+        with open_input(clip, width=100, height=50, allow_partial_frame=True) as reader:
             assert len(reader) == 8
     (message,) = warnings_of(caplog)
     assert "not a multiple" in message
@@ -1468,7 +1483,8 @@ def test_scale_of_a_raw_rung_equals_ffmpeg_scaling_the_file(tmp_path, fmt, bits)
         assert _same_planes(_scaled_lumas(ref, dis, flags, **geo), want)
         assert _same_planes(_scaled_lumas(ref, dis, flags, 1, **geo), want[1:])
     partial = _clip_raw(tmp_path / f"cut_40x30_{pix}.yuv", fmt, bits, tail=b"\x01" * 333)
-    assert _same_planes(_scaled_lumas(ref, partial, **geo), _ffmpeg_scaled(dis, fmt, bits, SMALL))
+    got = _scaled_lumas(ref, partial, allow_partial_frame=True, **geo)
+    assert _same_planes(got, _ffmpeg_scaled(dis, fmt, bits, SMALL))
 
 
 def test_scale_scores_a_10_bit_raw_rung_like_a_prescaled_file(tmp_path):

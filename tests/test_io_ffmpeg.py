@@ -97,7 +97,7 @@ def test_gray_pix_fmt_alone_would_change_levels(tmp_path):
     assert not np.array_equal(naive, want)
     with VideoReader(ref) as reader:
         np.testing.assert_array_equal(next(iter(reader)), want)
-        assert "extractplanes=y" in reader.command()
+        assert any(arg.startswith("extractplanes=y,") for arg in reader.command())
 
 
 def test_skip_and_count(tmp_path):

@@ -123,14 +123,32 @@ def test_netflix_10bit_is_8bit_shifted():
             np.testing.assert_array_equal(a.astype(np.uint16) << 2, b)
 
 
-def test_partial_frame_warns_and_scores_whole_frames(tmp_path, caplog):
+def test_partial_frame_is_refused(tmp_path):
+    """A size that is not whole frames is most often flags that do not fit the file
+    (-w/-h/-p/-b): one line naming the file's size, the frame's and the remainder."""
+    w, h = 17, 17
+    path = tmp_path / "partial.yuv"
+    _write_clip(path, w, h, "420", 8, frames=2)
+    with path.open("ab") as f:
+        f.write(b"\x00" * 100)
+    with pytest.raises(AdmError) as info:
+        YuvReader(path, width=w, height=h, label="distorted")
+    assert str(info.value) == (
+        f"distorted file {str(path)!r} has 1002 bytes, not a whole number of 17x17 420 8-bit "
+        "frames of 451 bytes: 2 whole frames and 100 bytes over; check --width/--height/"
+        "--pixel-format/--bitdepth, or give --allow-partial-frame if the file really ends in "
+        "a partial frame"
+    )
+
+
+def test_partial_frame_allowed_warns_and_scores_whole_frames(tmp_path, caplog):
     w, h = 17, 17
     path = tmp_path / "partial.yuv"
     clip = _write_clip(path, w, h, "420", 8, frames=2)
     with path.open("ab") as f:
         f.write(b"\x00" * 100)
     with caplog.at_level(logging.WARNING, logger="admcuda"):
-        reader = YuvReader(path, width=w, height=h, label="distorted")
+        reader = YuvReader(path, width=w, height=h, label="distorted", allow_partial_frame=True)
     with reader:
         assert len(reader) == 2
         np.testing.assert_array_equal(reader.read_luma(1), clip[1][0])
