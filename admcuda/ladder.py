@@ -83,6 +83,8 @@ def run_ladder(
     decoder: str = "auto",
     stats: RunStats | None = None,
     raw_flags: bool = False,
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
 ) -> LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
     outputs.
@@ -97,7 +99,8 @@ def run_ladder(
     and falls back to the CPU where the CUDA path cannot start (the reason lands in
     :data:`admcuda.backends.fallback_reason`). ``raw_flags``: the command line gave
     ``-w/-h/-p/-b``, with which libvmaf's tool reads every input as raw; a Y4M input then
-    gets a warning.
+    gets a warning. ``autorotate`` and ``allow_partial_frame`` go to
+    :func:`admcuda.io.inputs.open_inputs`.
 
     With several distorted inputs (a ladder) a rung that cannot be opened or read does
     not stop the others: its error is in ``errors`` and its ``frames`` are empty. With one
@@ -115,7 +118,17 @@ def run_ladder(
     ladder = len(dis_paths) > 1
     errors: dict[int, str] = {}
     geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
-    extra: dict[str, Any] = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
+    extra: dict[str, Any] = {
+        k: v
+        for k, v in (
+            ("ignore_name", ignore_name),
+            ("scale", scale),
+            ("allow_partial_frame", allow_partial_frame),
+        )
+        if v
+    }
+    if autorotate is not None:
+        extra["autorotate"] = autorotate
     video_decoder = _video_decoder(decoder, backend, scale)
     if video_decoder != "ffmpeg":
         extra.update(decoder=video_decoder, gpu=device or 0)

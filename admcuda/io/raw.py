@@ -28,6 +28,10 @@ __all__ = ["ClosingReader", "PositionedFrames", "YuvReader", "check_input_file"]
 
 _log = logging.getLogger("admcuda")
 
+# Luma bytes of a frame looked at on opening for a sign of a wrong bit depth (an even
+# number: the samples' byte positions stay in step).
+_LOOK_BYTES = 1 << 22
+
 
 def check_input_file(path: Path, where: str, kind: str) -> int:
     """Refuse a missing, directory, unreadable or empty input; return its size.
@@ -223,8 +227,8 @@ class YuvReader(PositionedFrames, ClosingReader):
         """:func:`warn_if_wider` on the first luma plane."""
         if self.width % 2:
             return  # odd rows would mix the byte positions
-        try:
-            plane = self._read(0, self.luma_size, 0)
+        try:  # the first rows tell: a huge frame is not read whole to open the file
+            plane = self._read(0, min(self.luma_size, _LOOK_BYTES), 0)
         except AdmError:
             return
         warn_if_wider(plane, self.width, self.where, geometry, stated=stated)
@@ -237,7 +241,8 @@ class YuvReader(PositionedFrames, ClosingReader):
         peak = 0
         for index in sorted({0, self.num_frames // 2, self.num_frames - 1}):
             try:
-                buf = self._read(index * self.frame_size, self.luma_size, index)
+                size = min(self.luma_size, _LOOK_BYTES)
+                buf = self._read(index * self.frame_size, size, index)
             except AdmError:
                 return
             peak = max(peak, int(np.frombuffer(buf, "<u2").max()))
