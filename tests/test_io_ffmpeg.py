@@ -453,7 +453,7 @@ def test_autorotate_turns_as_ffmpeg_does_and_noautorotate_keeps_stored_pixels(tm
         with VideoReader(rotated, autorotate=True) as reader:
             assert (reader.width, reader.height) == want[0].shape[::-1]
             got = list(reader)
-        assert len(got) == len(want) and all((a == b).all() for a, b in zip(got, want))
+        assert len(got) == len(want) and all((a == b).all() for a, b in zip(got, want, strict=True))
         with VideoReader(rotated, autorotate=False) as reader:
             assert all((a == b).all() for a, b in zip(reader, stored, strict=True))
     upright = tmp_path / "upright180.mp4"

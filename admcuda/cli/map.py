@@ -136,9 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_pair(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int]:
     """Frame ``args.frame`` of both inputs, opened as ``admcuda score`` opens them, and
     their bit depth."""
-    from admcuda.io.inputs import open_inputs
-
     from admcuda.cli.score import input_check_options
+    from admcuda.io.inputs import open_inputs
 
     extra = {"ignore_name": True} if args.ignore_name else {}
     extra.update(input_check_options(args))
