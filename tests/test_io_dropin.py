@@ -1664,3 +1664,28 @@ def test_cli_ignore_name(tmp_path, file_scores):
     assert proc.returncode != 0 and err.count("\n") == 1
     assert "its name says 10-bit but --bitdepth is 8 (default); give -b 10" in err
     assert frames_of(run_cli(REF_RAW, named, *GEOMETRY, "--ignore-name")) == file_scores
+
+
+@pytest.mark.parametrize(
+    ("name", "layout", "bits"),
+    [("sparks_ref_176x144.yuv42010le.yuv", "420", 10), ("c.yuv42212le.yuv", "422", 12),
+     ("c_yuv44416le.yuv", "444", 16), ("c.yuv420p10le.yuv", "420", 10)],
+)  # fmt: skip
+def test_netflix_names_state_their_bit_depth(tmp_path, name, layout, bits):
+    """Netflix's own clips are named ``NAME_WxH.yuv42010le.yuv``: read as 8-bit 4:2:0
+    (exit 0, one warning) until the name was read as ``yuv420p10le`` is."""
+    hints = name_hints(name)
+    assert (hints.pixel_format, hints.bitdepth) == (layout, bits)
+    from admcuda.io.formats import frame_bytes as layout_bytes
+
+    size = layout_bytes(176, 144, layout, bits)
+    path = write_raw(tmp_path / name, frames=2, w=176, h=144, bits=bits, fmt_bytes=size)
+    with pytest.raises(AdmError, match=f"its name says {bits}-bit but --bitdepth is 8"):
+        open_input(path, width=176, height=144, pixel_format=layout)
+    with open_input(path, width=176, height=144, pixel_format=layout, bitdepth=bits) as reader:
+        assert reader.bitdepth == bits
+
+
+def test_netflix_big_endian_and_unsupported_names():
+    assert name_hints("c.yuv42010be.yuv").big_endian_planar == "yuv420p10le"
+    assert name_hints("c.yuv42214le.yuv").unsupported_planar == "yuv422p16le"
