@@ -41,6 +41,9 @@ _FLAG_VALUES = (
         lambda m: f"{m.group(1).replace('-', '_')}={m.group(2)}",
     ),
     (r"--ignore-name", "ignore_name=True"),
+    (r"--autorotate", "autorotate=True"),
+    (r"--noautorotate", "autorotate=False"),
+    (r"--allow-partial-frame", "allow_partial_frame=True"),
     (r"-w/-h/-p/-b", "width/height/pixel_format/bitdepth"),
     (r"--width/--height", "width/height"),
     (r"-w and -h|-w/-h|--width and --height", "width and height"),
@@ -215,6 +218,8 @@ def score_files(
     model: ModelArg = None,
     features: FeaturesArg = None,
     no_prediction: bool = False,
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
 ) -> list[dict[str, float]]:
     """Score a reference and a distorted input, frame by frame.
 
@@ -270,6 +275,14 @@ def score_files(
         ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
+    autorotate : bool, optional
+        For encoded video with a display matrix (a rotation or flip that players apply):
+        True scores it turned as ffmpeg turns it by default (ffmpeg decoder only), False
+        its stored pixels; None (the default) refuses such a video, naming the rotation.
+    allow_partial_frame : bool, optional
+        Read a raw file whose size is not a whole number of frames (its whole frames,
+        with a warning) instead of refusing it: for a file that really ends in a partial
+        frame.
 
     Returns
     -------
@@ -309,6 +322,8 @@ def score_files(
         model=model,
         features=features,
         no_prediction=no_prediction,
+        autorotate=autorotate,
+        allow_partial_frame=allow_partial_frame,
     )[0]
 
 
@@ -335,6 +350,8 @@ def score_ladder(
     model: ModelArg = None,
     features: FeaturesArg = None,
     no_prediction: bool = False,
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
 ) -> list[list[dict[str, float]]]:
     """Score one reference against several distorted inputs (an encoding ladder).
 
@@ -350,7 +367,7 @@ def score_ladder(
         taken as a sequence of characters: use :func:`score_files` for one input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
 frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder, \
-model, features, no_prediction
+model, features, no_prediction, autorotate, allow_partial_frame
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
         distorted input. The reference's motion is computed once per frame for every
         distorted input.
@@ -388,6 +405,8 @@ model, features, no_prediction
             ignore_name=ignore_name,
             scale=scale,
             decoder=decoder,
+            autorotate=autorotate,
+            allow_partial_frame=allow_partial_frame,
         )
     return run.frames
 
@@ -412,6 +431,8 @@ def score(
     ignore_name: bool = False,
     scale: str | None = None,
     decoder: str = "auto",
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
     host_memory: int | None = None,
     batch: int | None = None,
     model: ModelArg = None,
@@ -428,7 +449,7 @@ def score(
         One distorted input (returns one :class:`AdmResult`) or several (a list).
     width, height, pixel_format, bitdepth, backend, options, debug, frame_cnt, \
 frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder, \
-model, features, no_prediction
+model, features, no_prediction, autorotate, allow_partial_frame
         As for :func:`score_files` (the names of the command line's long options).
     host_memory : int, optional
         Bytes of host frame buffers (page-locked on the GPU); default 1 GiB.
@@ -490,6 +511,8 @@ model, features, no_prediction
             ignore_name=ignore_name,
             scale=scale,
             decoder=decoder,
+            autorotate=autorotate,
+            allow_partial_frame=allow_partial_frame,
             host_memory=host_memory,
             batch=batch,
         )
@@ -542,6 +565,9 @@ def _run_ladder_api(
         if kwargs.get(key) is not None:
             kwargs[key] = check_integer(key, kwargs[key], low)
     kwargs["ignore_name"] = _flag("ignore_name", kwargs.get("ignore_name"))
+    kwargs["allow_partial_frame"] = _flag("allow_partial_frame", kwargs.get("allow_partial_frame"))
+    if kwargs.get("autorotate") is not None:
+        kwargs["autorotate"] = _flag("autorotate", kwargs["autorotate"])
     run = run_ladder(ref_path, dis_paths, **kwargs)
     if raise_errors:
         run.raise_first_error()

@@ -85,6 +85,8 @@ def run_ladder(
     stats: RunStats | None = None,
     raw_flags: bool = False,
     plan: Any = None,
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
 ) -> LadderRun:
     """Open the inputs, score them through the streaming pipeline, check lengths, name
     outputs.
@@ -99,7 +101,8 @@ def run_ladder(
     and falls back to the CPU where the CUDA path cannot start (the reason lands in
     :data:`admcuda.backends.fallback_reason`). ``raw_flags``: the command line gave
     ``-w/-h/-p/-b``, with which libvmaf's tool reads every input as raw; a Y4M input then
-    gets a warning.
+    gets a warning. ``autorotate`` and ``allow_partial_frame`` go to
+    :func:`admcuda.io.inputs.open_inputs`.
 
     With several distorted inputs (a ladder) a rung that cannot be opened or read does
     not stop the others: its error is in ``errors`` and its ``frames`` are empty. With one
@@ -131,7 +134,17 @@ def run_ladder(
                 "on the CPU backend so far: use --decoder ffmpeg"
             )
     geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
-    extra: dict[str, Any] = {k: v for k, v in (("ignore_name", ignore_name), ("scale", scale)) if v}
+    extra: dict[str, Any] = {
+        k: v
+        for k, v in (
+            ("ignore_name", ignore_name),
+            ("scale", scale),
+            ("allow_partial_frame", allow_partial_frame),
+        )
+        if v
+    }
+    if autorotate is not None:
+        extra["autorotate"] = autorotate
     video_decoder = _video_decoder(decoder, backend, scale)
     if video_decoder != "ffmpeg":
         extra.update(decoder=video_decoder, gpu=device or 0)
@@ -280,8 +293,9 @@ def _held_warnings(shown: set[str]) -> Iterator[list[logging.LogRecord]]:
 def _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder):  # type: ignore[no-untyped-def]
     """Open the reference and every distorted input; in a ladder, a rung that cannot be
     opened gets its error in ``errors`` and the rest are opened without it."""
-    from admcuda.io.inputs import open_inputs
+    from admcuda.io.inputs import check_distinct_streams, open_inputs
 
+    check_distinct_streams([ref_path, *dis_paths])  # for the whole ladder, not one rung
     shown: set[str] = set()
     with _held_warnings(shown) as held:
         try:

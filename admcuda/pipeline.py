@@ -42,6 +42,8 @@ __all__ = [
     "PlainStream",
     "RunStats",
     "SeekableSource",
+    "available_memory",
+    "check_frame_memory",
     "plan_batch",
     "run",
 ]
@@ -301,6 +303,72 @@ def plan_batch(
     return max(batch, 1)
 
 
+CPU_WORK_BYTES_PER_PIXEL = 28
+"""Memory the CPU reference holds while it scores one frame pair, per pixel (its integer
+wavelet bands and masks; measured at 1080p and 2160p): a worker process needs this much."""
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can still give (Linux's ``MemAvailable``); None where
+    it does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / (1 << 30):.1f} GiB"
+
+
+def check_frame_memory(
+    width: int,
+    height: int,
+    bitdepth: int,
+    inputs: int,
+    *,
+    work: int = 0,
+    available: int | None = None,
+) -> None:
+    """Refuse, in one line, a frame size whose smallest run does not fit in memory: the
+    ring's two slots of one frame of each of ``inputs`` planes, and ``work`` bytes to
+    score a frame (the CPU reference's). ``available`` defaults to
+    :func:`available_memory`; where that is unknown nothing is checked.
+
+    Raises
+    ------
+    AdmError
+        Naming the frame size, what it needs and what there is.
+    """
+    available = available_memory() if available is None else available
+    if available is None:
+        return
+    plane = width * height * (1 if bitdepth == 8 else 2)
+    ring = 2 * inputs * plane
+    if ring + work <= available:
+        return
+    scoring = f" and {_gib(work)} to score a frame on the CPU" if work else ""
+    raise AdmError(
+        f"a {width}x{height} {bitdepth}-bit frame's luma plane is {_gib(plane)}: reading "
+        f"{inputs} inputs needs at least {_gib(ring)} (two frames of each in flight){scoring}, "
+        f"more than the {_gib(available)} of memory available"
+    )
+
+
+def memory_error(width: int, height: int, dtype: Any, frames: int, inputs: int) -> AdmError:
+    """The one-line error for a ring slot that could not be allocated."""
+    plane = width * height * np.dtype(dtype).itemsize
+    return AdmError(
+        f"out of memory for the frame buffers: {frames} frame(s) of {inputs} inputs at "
+        f"{width}x{height} take {_gib(frames * inputs * plane)} a slot ({_gib(plane)} a "
+        "plane); give a smaller --batch or --host-memory, or free memory"
+    )
+
+
 @dataclass
 class RunStats:
     """Timings of one run, on the wall clock (``time.time()``)."""
@@ -406,7 +474,10 @@ def run(
         page-locking them overlaps the first batches instead of delaying them."""
         if made[0] < max(slots, 2) and free.empty():
             made[0] += 1
-            return _Slot(buffer(ref), [buffer(d) for d in dis])
+            try:
+                return _Slot(buffer(ref), [buffer(d) for d in dis])
+            except MemoryError:
+                raise memory_error(width, height, dtype, batch, 1 + len(dis)) from None
         return free.get()
 
     def reader() -> None:

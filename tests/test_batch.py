@@ -537,7 +537,7 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
     once; a rung whose distorted file is the reference gets none of them."""
     clips = make_clips(tmp_path)
     short = tmp_path / "short.yuv"
-    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2 + 100])  # 1 frame and a bit
+    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2])  # 1 frame of 3
     rows = [
         {"ref": "ref_a.yuv", "dis": "a1.yuv", "name": "good"},
         {"ref": "ref_a.yuv", "dis": "missing.yuv", "name": "missing"},
@@ -551,9 +551,9 @@ def test_warnings_go_to_their_pair_once(client, tmp_path):
     good, _, short_result, same = results
     assert good.warnings == () and same.warnings == ()
     warned = short_result.warnings
-    assert len(warned) == len(set(warned)) == 3
+    assert len(warned) == len(set(warned)) == 2
     assert all(f"distorted file '{short}'" in text for text in warned)
-    assert any("is not a multiple" in text for text in warned)
+    assert any("holds 1 (at" in text for text in warned)
     assert "check width/height/pixel_format/bitdepth" in " ".join(warned)  # not -w/-h/-p/-b
     summary = read_summary(tmp_path / "out" / "summary.csv")  # the warnings there too
     assert summary["short"]["warnings"] == records.WARNINGS_SEPARATOR.join(warned)
@@ -567,7 +567,7 @@ def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
     text is not trusted (the pair is scored again)."""
     clips = make_clips(tmp_path)
     short = tmp_path / "short.yuv"
-    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2 + 100])  # 1 frame and a bit
+    short.write_bytes(clips["a1"].read_bytes()[: W * H * 3 // 2])  # 1 frame of 3
     rows = [
         {"ref": "ref_a.yuv", "dis": "a1.yuv", "name": "good", "width": W, "height": H},
         {"ref": "ref_a.yuv", "dis": "short.yuv", "name": "short", "width": W, "height": H},
@@ -582,7 +582,7 @@ def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
         return [(r.status, r.warnings, summary[r.name]["warnings"]) for r in results]
 
     (_, none, _), (_, warned, text) = run()
-    assert none == () and len(warned) == 3
+    assert none == () and len(warned) == 2
     assert json.loads((out / "short.job").read_text())["warnings"] == list(warned)
     assert run() == [("skipped", (), ""), ("skipped", warned, text)]
 
@@ -595,16 +595,19 @@ def test_a_kept_pair_shows_the_warnings_it_gave(client, tmp_path):
 
 
 def _ladder_task(tmp_path):
-    """A three-rung ladder whose middle rung is missing, on a reference with a partial
-    last frame (a warning about the reference alone)."""
+    """A three-rung ladder whose middle rung is missing, on a reference read as 8-bit whose
+    first frame looks like 10-bit samples (a warning about the reference alone)."""
     clips = make_clips(tmp_path)
     ref = tmp_path / "ref_long.yuv"
-    ref.write_bytes(clips["ref_a"].read_bytes() + b"\0" * 100)
+    data = bytearray(clips["ref_a"].read_bytes())
+    data[1::2] = bytes(b & 0x0F for b in data[1::2])  # every odd byte below 16
+    data[0] = 200
+    ref.write_bytes(bytes(data))
     rungs = (("a1", str(clips["a1"])), ("missing", str(tmp_path / "missing.yuv")),
              ("a3", str(clips["a3"])))  # fmt: skip
     task = batch._Task(index=1, ref=str(ref), rungs=rungs, width=W, height=H,
-                       pixel_format=None, bitdepth=None, options=AdmOptions())  # fmt: skip
-    return task, f"reference file '{ref}': size "
+                       pixel_format=None, bitdepth=8, options=AdmOptions())  # fmt: skip
+    return task, f"reference file '{ref}' is read as "
 
 
 def _scores(one):  # type: ignore[no-untyped-def]

@@ -491,16 +491,14 @@ def test_ladder_that_falls_back_warns_once(stub_reference, tmp_path, capsys):
     the other rungs is printed once, not once a pass."""
     ref, short = tmp_path / "r.yuv", tmp_path / "short.yuv"
     write_clip(ref, 20, 18, 3)
-    write_clip(short, 20, 18, 1, seed=2)
-    with short.open("ab") as f:
-        f.write(b"\0" * 7)  # not a whole frame: a warning when it is opened
+    write_clip(short, 20, 18, 1, seed=2)  # 1 frame of 3: a warning when it is opened
     args = ["score", str(ref), str(short), str(tmp_path / "missing.yuv"), "-w", "20", "-h",
             "18", "-o", str(tmp_path / "{name}.json")]  # fmt: skip
     assert main(args) == 1
     lines = capsys.readouterr().err.splitlines()
     assert any("missing.yuv" in line and "not found" in line for line in lines)
     warnings = [line for line in lines if "warning" in line]
-    assert any("not a multiple" in line for line in warnings)
+    assert any("holds 1 (at" in line for line in warnings)
     assert len(warnings) == len(set(warnings)), lines
     assert (tmp_path / "short.json").is_file()
 
@@ -958,3 +956,75 @@ def test_output_onto_a_read_only_file_is_refused_before_scoring(clip_pair, tmp_p
     assert proc.returncode == 0, proc.stderr
     assert json.loads(private.read_text())["frames"]
     assert private.stat().st_mode & 0o777 == 0o600
+
+
+# ---- flags that do not fit the files -----------------------------------------------------------
+
+
+def _score_cli(*args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "admcuda", "score", *map(str, args)], capture_output=True,
+        text=True, cwd=cwd, env=env, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def _shared(name):
+    path = NETFLIX / name
+    if not path.is_file():
+        pytest.skip(f"shared clip {path} not found")
+    return path
+
+
+def test_flags_that_do_not_fit_the_files_stop_in_one_line(tmp_path):
+    """576x324 4:2:0 8-bit files read at 176x144 (or 4:4:4) are not whole frames: refused
+    in one line naming the sizes, nothing written (27 frames of garbage were scored); with
+    --allow-partial-frame the whole frames are read as before, with a warning."""
+    for tag in ("00", "01"):  # names without their size: the size check is the one to fire
+        (tmp_path / f"{tag}.yuv").write_bytes(
+            _shared(f"src01_hrc{tag}_576x324_3f.yuv").read_bytes()
+        )
+    out = tmp_path / "o.json"
+    for flags, said in (
+        (["-w", "176", "-h", "144"], "not a whole number of 176x144 420 8-bit frames of 38016 "
+         "bytes: 22 whole frames and 3456 bytes over"),
+        (["-w", "576", "-h", "324", "-p", "444"], "not a whole number of 576x324 444 8-bit "
+         "frames of 559872 bytes: 1 whole frame and 279936 bytes over"),
+    ):  # fmt: skip
+        proc = _score_cli("00.yuv", "01.yuv", *flags, "-o", out, cwd=tmp_path)
+        assert proc.returncode != 0 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "reference file '00.yuv' has 839808 bytes, " + said in proc.stderr
+        assert "give --allow-partial-frame" in proc.stderr and not out.exists()
+    proc = _score_cli("00.yuv", "01.yuv", "-w", "176", "-h", "144", "--allow-partial-frame",
+                      "-o", out, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "not a multiple of the 176x144 420 8-bit frame size" in proc.stderr
+    assert len(json.loads(out.read_text())["frames"]) == 22
+
+
+def test_bit_depths_that_do_not_fit_the_samples(tmp_path):
+    """The shared 10-bit pair: named the Netflix way it is refused without -b, and so it
+    is unnamed (its samples plainly 10-bit); with -b 12 or -b 16 it scores with a warning
+    that its samples are 10-bit; -b 8 keeps reading it as 8-bit, with the old warning."""
+    pair = []
+    for tag in ("00", "01"):
+        data = _shared(f"src01_hrc{tag}_576x324.yuv420p10le.yuv").read_bytes()
+        (tmp_path / f"n{tag}_576x324.yuv42010le.yuv").write_bytes(data)
+        (tmp_path / f"{tag}.yuv").write_bytes(data)
+        pair.append(f"{tag}.yuv")
+    geo = ["-w", "576", "-h", "324"]
+    named = _score_cli("n00_576x324.yuv42010le.yuv", "n01_576x324.yuv42010le.yuv", *geo,
+                       "--json", cwd=tmp_path)  # fmt: skip
+    assert named.returncode != 0 and named.stderr.count("\n") == 1, named.stderr
+    assert "its name says 10-bit but --bitdepth is 8 (default); give -b 10" in named.stderr
+    plain = _score_cli(*pair, *geo, "--json", cwd=tmp_path)
+    assert plain.returncode != 0 and plain.stderr.count("\n") == 1, plain.stderr
+    assert "(no --bitdepth given), but every second byte of its first frame" in plain.stderr
+    for bits in ("12", "16"):
+        proc = _score_cli(*pair, *geo, "-b", bits, "--json", "--frame-cnt", "1", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count("as in 10-bit samples; if it is, give --bitdepth 10") == 2
+    proc = _score_cli(*pair, *geo, "-b", "10", "--json", "--frame-cnt", "1", cwd=tmp_path)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    proc = _score_cli(*pair, *geo, "-b", "8", "--json", "--frame-cnt", "1", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr.count("every second byte") == 2, proc.stderr

@@ -438,7 +438,9 @@ def test_unsupported_name_refused(tmp_path, name, word, why, planar):
         f"distorted file {str(path)!r}: its name says {word}, {why}: convert it "
         f"(ffmpeg ... -pix_fmt {planar} out.yuv), or give --ignore-name if the name is wrong"
     )
-    with open_input(path, width=W, height=H, ignore_name=True) as reader:
+    # the frames of another layout are not whole frames of this one: read as the flags
+    # say, the file needs allow_partial_frame
+    with open_input(path, width=W, height=H, ignore_name=True, allow_partial_frame=True) as reader:
         frames = lumas(reader)
     assert len(frames) == path.stat().st_size // FRAME
     assert frames[0].tobytes() == path.read_bytes()[: W * H]
@@ -499,7 +501,10 @@ def test_name_says_another_bit_depth(tmp_path):
     )
     with open_input(path, width=W, height=H, bitdepth=10) as reader:
         assert reader.bitdepth == 10
-    with open_input(path, width=W, height=H, ignore_name=True) as reader:
+    # without the name, its 10-bit samples still give it away; -b 8 reads it so all the same
+    with pytest.raises(AdmError, match=r"\(no --bitdepth given\), but every second byte"):
+        open_input(path, width=W, height=H, ignore_name=True)
+    with open_input(path, width=W, height=H, bitdepth=8, ignore_name=True) as reader:
         assert reader.bitdepth == 8
 
 
@@ -538,7 +543,7 @@ def test_name_contradicts_flags(tmp_path, name, given, said):
                        .replace(")", r"\)")) as info:  # fmt: skip
         open_input(path, width=W, height=H, label="distorted", **given)
     assert "\n" not in str(info.value)
-    with open_input(path, width=W, height=H, ignore_name=True, **given):
+    with open_input(path, width=W, height=H, ignore_name=True, allow_partial_frame=True, **given):
         pass
 
 
@@ -648,11 +653,21 @@ def test_scale_refuses_an_unsized_raw_rung_it_cannot_check(tmp_path):
     )
 
 
-def test_wrong_size_without_a_name_only_warns(tmp_path, caplog):
-    """A 160x90 clip read at 100x50: whole frames and a remainder, as libvmaf reads it."""
+def test_wrong_size_without_a_name_is_refused(tmp_path, caplog):
+    """A 160x90 clip read at 100x50 is not whole frames: refused, naming the file's size,
+    the frame's and what is left over; with allow_partial_frame its whole frames are read
+    (as libvmaf's tool reads until a read comes up short), with a warning."""
     clip = write_raw(tmp_path / "clip.yuv", frames=3)
+    with pytest.raises(AdmError) as info:
+        open_input(clip, width=100, height=50)
+    assert str(info.value) == (
+        f"input file {str(clip)!r} has 64800 bytes, not a whole number of 100x50 420 8-bit "
+        "frames of 7500 bytes: 8 whole frames and 4800 bytes over; check --width/--height/"
+        "--pixel-format/--bitdepth, or give --allow-partial-frame if the file really ends in "
+        "a partial frame"
+    )
     with caplog.at_level(logging.WARNING, logger="admcuda"):
-        with open_input(clip, width=100, height=50) as reader:
+        with open_input(clip, width=100, height=50, allow_partial_frame=True) as reader:
             assert len(reader) == 8
     (message,) = warnings_of(caplog)
     assert "not a multiple" in message
@@ -1468,7 +1483,8 @@ def test_scale_of_a_raw_rung_equals_ffmpeg_scaling_the_file(tmp_path, fmt, bits)
         assert _same_planes(_scaled_lumas(ref, dis, flags, **geo), want)
         assert _same_planes(_scaled_lumas(ref, dis, flags, 1, **geo), want[1:])
     partial = _clip_raw(tmp_path / f"cut_40x30_{pix}.yuv", fmt, bits, tail=b"\x01" * 333)
-    assert _same_planes(_scaled_lumas(ref, partial, **geo), _ffmpeg_scaled(dis, fmt, bits, SMALL))
+    got = _scaled_lumas(ref, partial, allow_partial_frame=True, **geo)
+    assert _same_planes(got, _ffmpeg_scaled(dis, fmt, bits, SMALL))
 
 
 def test_scale_scores_a_10_bit_raw_rung_like_a_prescaled_file(tmp_path):
@@ -1648,3 +1664,28 @@ def test_cli_ignore_name(tmp_path, file_scores):
     assert proc.returncode != 0 and err.count("\n") == 1
     assert "its name says 10-bit but --bitdepth is 8 (default); give -b 10" in err
     assert frames_of(run_cli(REF_RAW, named, *GEOMETRY, "--ignore-name")) == file_scores
+
+
+@pytest.mark.parametrize(
+    ("name", "layout", "bits"),
+    [("sparks_ref_176x144.yuv42010le.yuv", "420", 10), ("c.yuv42212le.yuv", "422", 12),
+     ("c_yuv44416le.yuv", "444", 16), ("c.yuv420p10le.yuv", "420", 10)],
+)  # fmt: skip
+def test_netflix_names_state_their_bit_depth(tmp_path, name, layout, bits):
+    """Netflix's own clips are named ``NAME_WxH.yuv42010le.yuv``: read as 8-bit 4:2:0
+    (exit 0, one warning) until the name was read as ``yuv420p10le`` is."""
+    hints = name_hints(name)
+    assert (hints.pixel_format, hints.bitdepth) == (layout, bits)
+    from admcuda.io.formats import frame_bytes as layout_bytes
+
+    size = layout_bytes(176, 144, layout, bits)
+    path = write_raw(tmp_path / name, frames=2, w=176, h=144, bits=bits, fmt_bytes=size)
+    with pytest.raises(AdmError, match=f"its name says {bits}-bit but --bitdepth is 8"):
+        open_input(path, width=176, height=144, pixel_format=layout)
+    with open_input(path, width=176, height=144, pixel_format=layout, bitdepth=bits) as reader:
+        assert reader.bitdepth == bits
+
+
+def test_netflix_big_endian_and_unsupported_names():
+    assert name_hints("c.yuv42010be.yuv").big_endian_planar == "yuv420p10le"
+    assert name_hints("c.yuv42214le.yuv").unsupported_planar == "yuv422p16le"

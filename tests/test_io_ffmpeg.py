@@ -97,7 +97,7 @@ def test_gray_pix_fmt_alone_would_change_levels(tmp_path):
     assert not np.array_equal(naive, want)
     with VideoReader(ref) as reader:
         np.testing.assert_array_equal(next(iter(reader)), want)
-        assert "extractplanes=y" in reader.command()
+        assert any(arg.startswith("extractplanes=y,") for arg in reader.command())
 
 
 def test_skip_and_count(tmp_path):
@@ -385,3 +385,136 @@ def test_read_into_refuses_a_slot_of_another_size(tmp_path):
         finally:
             pipe.close()
         stream.close()
+
+
+# ---- display matrices and frame size changes ------------------------------------------------
+
+SMALL_CASE = "astronaut_160x90_420_8b_boxnoise"
+
+
+def _with_display_rotation(src, dst, degrees):
+    """``src`` remuxed with a display matrix (ffmpeg's -display_rotation, counter-clockwise
+    degrees), its pixels untouched."""
+    subprocess.run(
+        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", "-display_rotation",
+         str(degrees), "-i", str(src), "-c", "copy", str(dst)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    return dst
+
+
+def _turned(src, dst, chain):
+    """``src`` with its pixels turned by the filter ``chain``, losslessly, no matrix."""
+    subprocess.run(
+        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", "-i", str(src),
+         "-vf", chain, *X264_LOSSLESS, str(dst)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    return dst
+
+
+def test_probe_reads_a_display_matrix_of_its_stream():
+    text = (
+        "Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'a.mp4':\n"
+        "  Stream #0:0[0x1](und): Video: h264 (High), yuv420p(progressive), 160x90, 25 fps\n"
+        "    Side data:\n      Display Matrix: rotation of -180.00 degrees\n"
+        "  Stream #0:1[0x2](und): Audio: aac, 48000 Hz, stereo\n"
+        "    Side data:\n      Display Matrix: rotation of 90.00 degrees\n"
+    )
+    assert parse_probe(text).rotation == -180.0
+    plain = text.replace("      Display Matrix: rotation of -180.00 degrees\n", "")
+    assert parse_probe(plain).rotation is None  # the audio stream's is not the video's
+
+
+def test_display_rotation_is_refused_without_a_choice(tmp_path):
+    """A 180-degree display matrix on an MP4 was scored as stored pixels against an upright
+    reference (adm2 0.37 where ffmpeg's libvmaf filter gives 0.98), with no warning."""
+    case, ref, _ = _encode_pair(tmp_path, SMALL_CASE, ".mp4", X264_LOSSLESS)
+    rotated = _with_display_rotation(ref, tmp_path / "rot.mp4", 180)
+    with pytest.raises(AdmError) as info:
+        VideoReader(rotated, label="distorted")
+    assert str(info.value) == (
+        f"distorted file '{rotated}' carries a 180° display rotation, which players and "
+        "ffmpeg apply; admcuda reads stored pixels: give --autorotate to score it turned as "
+        "ffmpeg turns it (ffmpeg decoder only), or --noautorotate to score the stored pixels"
+    )
+    with pytest.raises(AdmError, match="carries a 180° display rotation"):
+        admcuda.score(ref, rotated, backend="cpu")
+
+
+def test_autorotate_turns_as_ffmpeg_does_and_noautorotate_keeps_stored_pixels(tmp_path):
+    case, ref, _ = _encode_pair(tmp_path, SMALL_CASE, ".mp4", X264_LOSSLESS)
+    stored = luma_frames(PAIRS / case["ref"], *_geometry(case))
+    for degrees, chain in ((180, "hflip,vflip"), (90, "transpose=cclock")):
+        rotated = _with_display_rotation(ref, tmp_path / f"rot{degrees}.mp4", degrees)
+        upright = _turned(ref, tmp_path / f"upright{degrees}.mp4", chain)
+        with VideoReader(upright) as reader:
+            want = list(reader)
+        with VideoReader(rotated, autorotate=True) as reader:
+            assert (reader.width, reader.height) == want[0].shape[::-1]
+            got = list(reader)
+        assert len(got) == len(want) and all((a == b).all() for a, b in zip(got, want, strict=True))
+        with VideoReader(rotated, autorotate=False) as reader:
+            assert all((a == b).all() for a, b in zip(reader, stored, strict=True))
+    upright = tmp_path / "upright180.mp4"
+    frames = admcuda.score(upright, tmp_path / "rot180.mp4", backend="cpu", autorotate=True)
+    assert all(f["integer_adm2"] > 0.999 for f in frames)
+
+
+def test_autorotate_is_ffmpeg_s_only(tmp_path):
+    """NVDEC reads stored pixels: --autorotate with it is an error (found before NVDEC is
+    asked); with "auto" the rotated file goes to ffmpeg; without a choice, refused alike."""
+    from admcuda.io.inputs import _decoder_for_rotation
+
+    _, ref, _ = _encode_pair(tmp_path, SMALL_CASE, ".mp4", X264_LOSSLESS)
+    rotated = _with_display_rotation(ref, tmp_path / "rot.mp4", 180)
+    with pytest.raises(AdmError, match="which NVDEC does not; use --decoder ffmpeg"):
+        _decoder_for_rotation(rotated, "distorted", "nvdec", True)
+    with pytest.raises(AdmError, match="carries a 180° display rotation"):
+        _decoder_for_rotation(rotated, "distorted", "nvdec", None)
+    assert _decoder_for_rotation(rotated, "distorted", "auto", True) == "ffmpeg"
+    assert _decoder_for_rotation(rotated, "distorted", "nvdec", False) == "nvdec"
+    assert _decoder_for_rotation(ref, "distorted", "nvdec", None) == "nvdec"
+
+
+def _h264(src, dst, w, h, frames, size):
+    """Annex-B H.264 of the first ``frames`` frames of raw 4:2:0 ``src``, scaled to ``size``."""
+    subprocess.run(
+        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", "-f", "rawvideo",
+         "-pix_fmt", "yuv420p", "-s", f"{w}x{h}", "-i", str(src), "-frames:v", str(frames),
+         "-vf", f"scale={size}", "-c:v", "libx264", "-preset", "ultrafast", "-f", "h264",
+         str(dst)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    return dst
+
+
+def test_a_change_of_frame_size_stops_with_the_frame_number(tmp_path):
+    """Two H.264 streams of 160x90 and 320x180 one after the other: ffmpeg scales every
+    frame to the first one's size by default, so frames were misread (four small ones as
+    one large one) and scored with exit 0. Now the frame where the size changes is named.
+    """
+    case = GOLDENS[SMALL_CASE]["case"]
+    w, h = case["w"], case["h"]
+    src = PAIRS / case["ref"]
+    small = _h264(src, tmp_path / "small.h264", w, h, 3, "160:90")
+    large = _h264(src, tmp_path / "large.h264", w, h, 3, "320:180")
+    joined = tmp_path / "joined.h264"
+    # 24 small frames, then 3 large (with fewer small ones ffmpeg's probe reports 320x180)
+    joined.write_bytes(small.read_bytes() * 8 + large.read_bytes())
+    with VideoReader(joined, label="distorted") as reader:
+        assert (reader.width, reader.height) == (160, 90)
+        frames = reader.iter_luma()
+        for _ in range(24):
+            next(frames)
+        with pytest.raises(AdmError) as info:
+            next(frames)
+    assert str(info.value) == (
+        f"distorted file '{joined}' changes frame size at frame 24: from 160x90 to 320x180; "
+        "admcuda scores frames of one size: cut it where the size changes, or scale it to "
+        "one size (ffmpeg -i IN -vf scale=160:90 OUT)"
+    )
+    with VideoReader(joined) as reader:  # the frames before the change read as they are
+        assert len(list(reader.iter_luma(0, 24))) == 24
+    with pytest.raises(AdmError, match="changes frame size at frame 24"):
+        admcuda.score(joined, joined, backend="cpu")

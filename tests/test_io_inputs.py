@@ -439,3 +439,51 @@ def test_raw_data_named_as_video_is_told_to_take_a_yuv_name(tmp_path):
     with pytest.raises(AdmError, match=r"named as video \(\.mp4\), it is read as video; if it "
                        r"is raw YUV, give it a \.yuv name$"):  # fmt: skip
         open_inputs(ref, [fake], width=W, height=H)
+
+
+# ---- one stream given as two inputs ----------------------------------------------------------
+
+
+def test_one_fifo_named_twice_is_refused_before_it_is_opened(tmp_path):
+    ref = write_raw(tmp_path / "ref.yuv", [10, 20])
+    fifo = tmp_path / "clip.fifo"
+    os.mkfifo(fifo)  # no writer: opening it would block, so refusing must come first
+    for ref_path, dis in ((fifo, [fifo]), (ref, [fifo, fifo]), (ref, [fifo, ref, str(fifo)])):
+        with pytest.raises(AdmError, match=r"are the same stream \(a pipe\)"):
+            open_inputs(ref_path, dis, width=W, height=H)
+
+
+def test_a_ladder_naming_one_fifo_twice_is_refused(tmp_path):
+    ref = write_raw(tmp_path / "ref.yuv", [10, 20])
+    fifo = tmp_path / "rung.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(AdmError, match="distorted input .* and distorted input .* same stream"):
+        admcuda.score(ref, [fifo, fifo], width=W, height=H)
+
+
+@pytest.mark.parametrize(
+    "names", [("-", "/dev/stdin"), ("/proc/self/fd/0", "-"), ("/dev/fd/0", "/dev/stdin")]
+)
+def test_standard_input_under_two_names_is_refused(names):
+    import subprocess
+
+    code = (
+        "import sys\nfrom admcuda.errors import AdmError\nfrom admcuda.io.inputs import "
+        "open_inputs\ntry:\n    open_inputs(sys.argv[1], [sys.argv[2]], width=20, height=18)\n"
+        "except AdmError as exc:\n    print(exc)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, *names], input=bytes(W * H * 3 // 2 * 4), timeout=60,
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr.decode()
+    assert "are the same stream (a pipe)" in run.stdout.decode()
+
+
+def test_a_regular_file_named_twice_is_read_twice(tmp_path):
+    """One file as reference and distorted input is a "same content" run: each input
+    reads it by position, so both get every frame (unlike a pipe named twice)."""
+    clip = write_raw(tmp_path / "clip.yuv", [10, 20, 30])
+    with open_inputs(clip, [clip], width=W, height=H) as inputs:
+        got = [[int(p[0, 0]) for p in reader] for reader in inputs.readers]
+    assert got == [[10, 20, 30], [10, 20, 30]]

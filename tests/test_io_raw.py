@@ -123,14 +123,32 @@ def test_netflix_10bit_is_8bit_shifted():
             np.testing.assert_array_equal(a.astype(np.uint16) << 2, b)
 
 
-def test_partial_frame_warns_and_scores_whole_frames(tmp_path, caplog):
+def test_partial_frame_is_refused(tmp_path):
+    """A size that is not whole frames is most often flags that do not fit the file
+    (-w/-h/-p/-b): one line naming the file's size, the frame's and the remainder."""
+    w, h = 17, 17
+    path = tmp_path / "partial.yuv"
+    _write_clip(path, w, h, "420", 8, frames=2)
+    with path.open("ab") as f:
+        f.write(b"\x00" * 100)
+    with pytest.raises(AdmError) as info:
+        YuvReader(path, width=w, height=h, label="distorted")
+    assert str(info.value) == (
+        f"distorted file {str(path)!r} has 1002 bytes, not a whole number of 17x17 420 8-bit "
+        "frames of 451 bytes: 2 whole frames and 100 bytes over; check --width/--height/"
+        "--pixel-format/--bitdepth, or give --allow-partial-frame if the file really ends in "
+        "a partial frame"
+    )
+
+
+def test_partial_frame_allowed_warns_and_scores_whole_frames(tmp_path, caplog):
     w, h = 17, 17
     path = tmp_path / "partial.yuv"
     clip = _write_clip(path, w, h, "420", 8, frames=2)
     with path.open("ab") as f:
         f.write(b"\x00" * 100)
     with caplog.at_level(logging.WARNING, logger="admcuda"):
-        reader = YuvReader(path, width=w, height=h, label="distorted")
+        reader = YuvReader(path, width=w, height=h, label="distorted", allow_partial_frame=True)
     with reader:
         assert len(reader) == 2
         np.testing.assert_array_equal(reader.read_luma(1), clip[1][0])
@@ -293,3 +311,83 @@ def test_wider_samples_read_as_8_bit_are_warned_about(tmp_path, caplog):
     ):
         pass
     assert not caplog.records
+
+
+def _luma_clip(path, luma, bits):
+    """Frames of the luma planes ``luma`` (frames, h, w) and mid-grey 4:2:0 chroma."""
+    dtype = np.dtype(np.uint8) if bits == 8 else np.dtype("<u2")
+    h, w = luma.shape[1:]
+    chroma = np.full(2 * ((h + 1) // 2) * ((w + 1) // 2), 1 << (bits - 1), dtype)
+    path.write_bytes(b"".join(y.astype(dtype).tobytes() + chroma.tobytes() for y in luma))
+    return path
+
+
+def _first_frame_of_stream(path, **geometry):
+    """Read the first frame of ``path``'s bytes given on a pipe."""
+    from admcuda.io.streams import StreamReader, open_stream
+
+    read, write = os.pipe()
+    writer = threading.Thread(
+        target=lambda: (os.write(write, path.read_bytes()), os.close(write)), daemon=True
+    )
+    writer.start()
+    try:
+        stream = open_stream(f"/dev/fd/{read}", label="distorted")
+        with StreamReader(stream, check_range=False, **geometry) as reader:
+            next(iter(reader))
+    finally:
+        writer.join(10)
+        os.close(read)
+
+
+def test_wider_samples_with_no_bit_depth_given_are_refused(tmp_path, caplog):
+    """10-bit samples read as 8-bit only because no bit depth was given are an error (the
+    name of a Netflix clip, ``yuv42010le``, was not read, and the pair scored with exit 0);
+    with 8 bits stated it stays a warning."""
+    rng = np.random.default_rng(7)
+    path = _luma_clip(tmp_path / "ten.yuv", rng.integers(0, 1024, (2, 24, 32)), 10)
+    message = r"is read as 32x24 420 8-bit \(no --bitdepth given\), but every second byte"
+    with pytest.raises(AdmError, match=message):
+        YuvReader(path, width=32, height=24, bitdepth_stated=False, check_range=False)
+    with pytest.raises(AdmError, match=message):
+        _first_frame_of_stream(path, width=32, height=24)  # no bitdepth: the default
+    with caplog.at_level(logging.WARNING, logger="admcuda"):
+        with YuvReader(path, width=32, height=24, bitdepth=8, check_range=False):
+            pass
+        _first_frame_of_stream(path, width=32, height=24, bitdepth=8)
+    warned = [r.getMessage() for r in caplog.records if "every second byte" in r.getMessage()]
+    assert len(warned) == 2
+
+
+@pytest.mark.parametrize(
+    ("peak", "bits", "fits"), [(1023, 12, 10), (1023, 16, 10), (4095, 16, 12), (1024, 12, None),
+                               (4096, 16, None), (40000, 16, None)],
+)  # fmt: skip
+def test_narrower_samples_read_at_12_or_16_bits_are_warned_about(
+    tmp_path, caplog, peak, bits, fits
+):
+    """10-bit samples read with -b 12 or -b 16 keep their values and were scored with no
+    sign (adm2 0.9682 / 0.9959 against 0.9518 at 10 bits): a warning where no luma sample
+    of the first, middle and last frames needs more bits, as for the opposite mistake."""
+    rng = np.random.default_rng(3)
+    luma = rng.integers(0, 256, (5, 24, 32))
+    luma[2, 3, 4] = peak  # the middle frame holds the largest sample
+    path = _luma_clip(tmp_path / "clip.yuv", luma, 16)
+    for how in ("file", "stream"):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="admcuda"):
+            if how == "file":
+                with YuvReader(path, width=32, height=24, bitdepth=bits, check_range=False):
+                    pass
+            else:
+                _first_frame_of_stream(path, width=32, height=24, bitdepth=bits)
+        warned = [r.getMessage() for r in caplog.records if "no luma sample" in r.getMessage()]
+        # a stream's first frame alone is looked at, whose samples are all below 256
+        expected = 10 if how == "stream" else fits
+        if expected is None:
+            assert warned == [], how
+            continue
+        (said,) = warned
+        assert said.startswith("distorted file " if how == "stream" else "input file ")
+        assert f"is read as 32x24 420 {bits}-bit, but no luma sample of its first frames " in said
+        assert said.endswith(f"as in {expected}-bit samples; if it is, give --bitdepth {expected}")

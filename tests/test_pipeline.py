@@ -303,3 +303,51 @@ def test_cuda_iter_source_copies_device_and_host_planes_into_device_slots():
     for k, plane in enumerate(planes):
         assert np.array_equal(cp.asnumpy(out[k]), plane), k
     assert int(out[4].min()) == int(out[4].max()) == 9  # past the frames: untouched
+
+
+# ---- frame sizes and memory --------------------------------------------------------------------
+
+
+def test_cpu_batch_is_sized_by_the_frames_asked_for():
+    """A one-frame run of 30000x30000 frames allocated eight frames a slot (6.7 GiB) on
+    the CPU; its batch is now the frames scored, and the host budget bounds it."""
+    opts = AdmOptions()
+    with engine_for("cpu", 64, 48, 8, opts, inputs=1, frames=1, threads=1) as one:
+        assert one.batch == 1
+    with engine_for("cpu", 64, 48, 8, opts, inputs=1, frames=None, threads=1) as many:
+        assert many.batch == 8
+    with engine_for("cpu", 64, 48, 8, opts, inputs=1, frames=100, threads=1,
+                    host_memory=3 * 2 * 64 * 48 * 2) as tight:  # fmt: skip
+        assert tight.batch == 2
+
+
+def test_cpu_workers_are_bounded_by_memory(monkeypatch):
+    import admcuda.pipeline as pipeline
+
+    work = pipeline.CPU_WORK_BYTES_PER_PIXEL * 64 * 48
+    ring = 2 * 2 * 64 * 48
+    monkeypatch.setattr(pipeline, "available_memory", lambda: ring + 2 * work + 1)
+    with engine_for("cpu", 64, 48, 8, AdmOptions(), inputs=1, frames=None, threads=4) as engine:
+        assert engine.threads == 2
+
+
+def test_a_frame_size_memory_cannot_hold_is_one_line(monkeypatch, tmp_path):
+    """-w 100000 -h 100000 ended in "internal error: MemoryError"; now one line says what
+    the frame size needs and what there is, before anything is allocated."""
+    import admcuda.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "available_memory", lambda: 8 << 30)
+    clip = tmp_path / "huge.yuv"
+    with clip.open("wb") as f:  # sparse: one 30000x30000 8-bit 4:2:0 frame
+        f.truncate(30000 * 30000 * 3 // 2)
+    with pytest.raises(AdmError) as info:
+        admcuda.score(clip, clip, width=30000, height=30000, backend="cpu")
+    assert str(info.value) == (
+        "a 30000x30000 8-bit frame's luma plane is 0.8 GiB: reading 2 inputs needs at least "
+        "3.4 GiB (two frames of each in flight) and 23.5 GiB to score a frame on the CPU, "
+        "more than the 8.0 GiB of memory available"
+    )
+    with pytest.raises(AdmError, match=r"luma plane is 9\.3 GiB: reading 3 inputs needs at "
+                       r"least 55\.9 GiB \(two frames of each in flight\), more than"):  # fmt: skip
+        pipeline.check_frame_memory(100000, 100000, 8, 3)
+    pipeline.check_frame_memory(1920, 1080, 10, 3, work=1 << 20)  # fits: no error

@@ -515,3 +515,18 @@ def test_cli_read_only_output_is_refused_and_a_replaced_one_keeps_its_mode(tmp_p
         png.chmod(0o600)
         assert main([*geo, "-o", str(png)]) == 0
     assert png.read_bytes().startswith(b"\x89PNG") and png.stat().st_mode & 0o777 == 0o600
+
+
+def test_cli_map_refuses_standard_input_named_twice(tmp_path):
+    """``map - /dev/stdin``: one pipe under two names would feed each frame to one input."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "admcuda", "map", "-", "/dev/stdin", "-w", "176", "-h", "144",
+         "-o", str(tmp_path / "m.png")],
+        input=bytes(176 * 144 * 3 // 2 * 2), capture_output=True, env=env, cwd=tmp_path,
+        timeout=120, check=False,
+    )  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode != 0 and len(err.strip().splitlines()) == 1, err
+    assert "are the same stream (a pipe)" in err
+    assert not (tmp_path / "m.png").exists()

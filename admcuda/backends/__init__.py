@@ -139,30 +139,52 @@ def engine_for(
         ``subsample`` as :class:`admcuda.backends.cpu.CpuEngine` takes it.
     """
     from admcuda.backends.cuda import start as _cuda_start
-    from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
+    from admcuda.pipeline import (
+        CPU_WORK_BYTES_PER_PIXEL,
+        DEFAULT_HOST_MEMORY,
+        available_memory,
+        check_frame_memory,
+        plan_batch,
+    )
 
     _cuda_start.wait()  # the CPU engine forks: not while a thread is inside the driver
+    itemsize = 1 if bitdepth == 8 else 2
+    budget = host_memory if host_memory is not None else DEFAULT_HOST_MEMORY
     if name == "cpu":
-        from admcuda.backends.cpu import CpuEngine
+        from admcuda.backends.cpu import CpuEngine, default_threads
 
+        work = CPU_WORK_BYTES_PER_PIXEL * width * height
+        free = available_memory()
+        check_frame_memory(width, height, bitdepth, 1 + inputs, work=work, available=free)
+        workers = max(1, threads if threads is not None else default_threads())
+        if free is not None:  # no more workers than there is memory to score with
+            ring = 2 * (1 + inputs) * width * height * itemsize
+            workers = max(1, min(workers, (free - ring) // work))
         if plan is not None:
-            return CpuEngine(
-                width, height, bitdepth, opts, threads=threads, frames=frames, plan=plan,
+            engine = CpuEngine(
+                width, height, bitdepth, opts, threads=workers, frames=frames, plan=plan,
                 subsample=subsample, batch=batch,
             )  # fmt: skip
-        return CpuEngine(width, height, bitdepth, opts, threads=threads, frames=frames)
+        else:
+            engine = CpuEngine(width, height, bitdepth, opts, threads=workers, frames=frames)
+        # no more frames a batch than the run scores, nor than the host budget holds
+        engine.batch = plan_batch(
+            width * height * itemsize, 1 + inputs, preferred=engine.batch, frames=frames,
+            host_memory=budget,
+        )  # fmt: skip
+        return engine
     if name != "cuda":
         raise AdmError(f"unknown backend '{name}'; use {', '.join(BACKENDS)}")
     if plan is not None:
         raise AdmError(PLAN_ON_CPU)
+    check_frame_memory(width, height, bitdepth, 1 + inputs)
     cuda = _load("cuda")
-    itemsize = 1 if bitdepth == 8 else 2
     planned = plan_batch(
         width * height * itemsize,
         1 + inputs,
         preferred=batch or cuda.auto_batch(width, height),
         frames=frames,
-        host_memory=host_memory if host_memory is not None else DEFAULT_HOST_MEMORY,
+        host_memory=budget,
     )
     try:
         return cuda.CudaAdm(width, height, bitdepth, opts, batch=planned, device=device)

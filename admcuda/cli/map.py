@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore-name", "--ignore_name", dest="ignore_name", action="store_true",
         help="do not check raw inputs against the size or bit depth their names state",
     )  # fmt: skip
+    from admcuda.cli.score import add_input_checks
+
+    add_input_checks(parser)
     parser.add_argument(
         "--frame",
         type=_frame_number,
@@ -143,9 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_pair(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int]:
     """Frame ``args.frame`` of both inputs, opened as ``admcuda score`` opens them, and
     their bit depth."""
+    from admcuda.cli.score import input_check_options
     from admcuda.io.inputs import open_inputs
 
     extra = {"ignore_name": True} if args.ignore_name else {}
+    extra.update(input_check_options(args))
     with open_inputs(
         args.ref, [args.dis], width=args.width, height=args.height,
         pixel_format=args.pixel_format, bitdepth=args.bitdepth, **extra,

@@ -196,6 +196,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="do not check raw inputs against the size, bit depth or layout their file "
         "names state (e.g. clip_1280x720_10bit.yuv)",
     )  # fmt: skip
+    add_input_checks(score)
     score.add_argument(
         "--scale", type=_scaler, metavar="SCALER",
         help="scale distorted inputs of another size to the reference's with this ffmpeg "
@@ -660,9 +661,42 @@ def _rung_errors(run: LadderRun) -> list[str | None]:
     return errors + [None] * (len(run.dis) - len(errors))
 
 
+def add_input_checks(parser: argparse.ArgumentParser) -> None:
+    """The options that let through an input the input layer refuses by default: a video
+    with a display matrix (--autorotate / --noautorotate), a raw file that is not whole
+    frames (--allow-partial-frame)."""
+    turn = parser.add_mutually_exclusive_group()
+    turn.add_argument(
+        "--autorotate", dest="autorotate", action="store_true", default=None,
+        help="score a video with a display rotation (or flip) turned as ffmpeg turns it by "
+        "default (ffmpeg decoder only); without this or --noautorotate such a video is "
+        "refused",
+    )  # fmt: skip
+    turn.add_argument(
+        "--noautorotate", dest="autorotate", action="store_false",
+        help="score a video with a display rotation (or flip) as its pixels are stored",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-partial-frame", "--allow_partial_frame", dest="allow_partial_frame",
+        action="store_true",
+        help="read a raw file whose size is not a whole number of frames (its whole frames, "
+        "with a warning); without it such a file is refused, as flags that do not fit it",
+    )  # fmt: skip
+
+
+def input_check_options(args: argparse.Namespace) -> dict[str, object]:
+    """The keyword arguments of :func:`add_input_checks`' options, where given."""
+    extra: dict[str, object] = {}
+    if getattr(args, "autorotate", None) is not None:
+        extra["autorotate"] = args.autorotate
+    if getattr(args, "allow_partial_frame", False):
+        extra["allow_partial_frame"] = True
+    return extra
+
+
 def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
     """Keyword arguments for the input layer and the GPU, passed only when set."""
-    extra: dict[str, object] = {}
+    extra: dict[str, object] = input_check_options(args)
     if args.ignore_name:
         extra["ignore_name"] = True
     if args.scale is not None:

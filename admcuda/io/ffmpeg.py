@@ -273,6 +273,11 @@ class VideoInfo:
     video_streams : int
         How many video streams the file has (this one among them; cover art and streams
         without a size not counted).
+    rotation : float or None
+        Where the stream carries a display matrix (side data that tells a player to turn
+        or flip the picture), its rotation as ffmpeg reports it, in degrees
+        counter-clockwise (``av_display_rotation_get``; a flip alone reads as 180 or 0);
+        None without one.
     """
 
     stream: int
@@ -282,6 +287,7 @@ class VideoInfo:
     height: int
     container: str
     video_streams: int = 1
+    rotation: float | None = None
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -300,6 +306,8 @@ def _split_top_level(text: str) -> list[str]:
 
 
 _STREAM = re.compile(r"^\s*Stream #0:([0-9]+)[^:]*: Video: (.*)$")
+_ANY_STREAM = re.compile(r"^\s*Stream #")
+_DISPLAY_MATRIX = re.compile(r"^\s*Display Matrix: rotation of (-?[0-9.]+) degrees")
 _SIZE = re.compile(r"([0-9]+)x([0-9]+)(?:\s|$)")
 
 
@@ -320,11 +328,18 @@ def parse_probe(text: str) -> VideoInfo | None:
     """
     container = ""
     streams: list[VideoInfo] = []
+    current: int | None = None  # the video stream whose side data the lines below list
     for line in text.splitlines():
         head = re.match(r"^Input #0, (.*), from ", line)
         if head:
             container = head.group(1)
             continue
+        turned = _DISPLAY_MATRIX.match(line)
+        if turned and current is not None and streams[current].rotation is None:
+            streams[current] = replace(streams[current], rotation=float(turned.group(1)))
+            continue
+        if _ANY_STREAM.match(line):
+            current = None
         match = _STREAM.match(line)
         if match is None or "(attached pic)" in line:
             continue
@@ -351,6 +366,7 @@ def parse_probe(text: str) -> VideoInfo | None:
                 container=container,
             )
         )
+        current = len(streams) - 1
     if not streams:
         return None
     return replace(streams[0], video_streams=len(streams))
@@ -411,6 +427,57 @@ def probe(path: Path, where: str) -> VideoInfo:
     return info
 
 
+def same_size_filter(width: int, height: int) -> str:
+    """An ffmpeg filter that passes frames of ``width`` x ``height`` untouched and stops
+    ffmpeg at any other size.
+
+    By default ffmpeg scales every frame of a stream that changes resolution to the first
+    frame's size. This crop to the frame's own size becomes a crop to a negative size
+    for a frame of another size, which ffmpeg refuses ("non positive size for width '-W'
+    or height '-H'"), naming that size; :class:`LumaPipe` turns it into a message with
+    the frame number.
+    """
+    same = f"eq(iw,{int(width)})*eq(ih,{int(height)})"
+    return f"crop=w='if({same},iw,-iw)':h='if({same},ih,-ih)':x=0:y=0"
+
+
+_SIZE_CHANGE = re.compile(r"non positive size for width '-([0-9]+)' or height '-([0-9]+)'")
+
+
+def rotation_text(rotation: float) -> str:
+    """A display matrix's rotation (ffmpeg's counter-clockwise degrees) for messages:
+    ``"a 180° display rotation"``, ``"a 90° counter-clockwise display rotation"``."""
+    angle = round(rotation % 360, 2) % 360
+    if angle == 0:
+        return "a display matrix (a flip, no rotation)"
+    if angle == 180:
+        return "a 180° display rotation"
+    return f"a {angle:g}° counter-clockwise display rotation"
+
+
+def check_rotation(where: str, rotation: float | None, autorotate: bool | None) -> None:
+    """Refuse an input with a display matrix unless the caller chose what to score: the
+    picture turned as ffmpeg turns it by default (``autorotate`` True) or the stored pixels
+    (False). Scored against an upright reference, stored pixels that a player would turn
+    give a low score with no sign of why; ffmpeg's own libvmaf filter turns them."""
+    if rotation is None or autorotate is not None:
+        return
+    raise AdmError(
+        f"{where} carries {rotation_text(rotation)}, which players and ffmpeg apply; "
+        "admcuda reads stored pixels: give --autorotate to score it turned as ffmpeg turns "
+        "it (ffmpeg decoder only), or --noautorotate to score the stored pixels"
+    )
+
+
+def turned_size(width: int, height: int, rotation: float | None) -> tuple[int, int]:
+    """The size of frames after ffmpeg's autorotation: sides swapped for a quarter turn
+    (ffmpeg transposes within a degree of 90 or 270), else as stored (a half turn and
+    flips keep it; another angle is rotated within the same size)."""
+    if rotation is not None and abs(rotation % 180 - 90) < 1:
+        return height, width
+    return width, height
+
+
 class VideoReader(ClosingReader):
     """Luma frames of an encoded video, decoded by ffmpeg through a pipe.
 
@@ -420,12 +487,17 @@ class VideoReader(ClosingReader):
         Any file ffmpeg can decode.
     label : str, optional
         How messages name the file, e.g. ``"distorted"``.
+    autorotate : bool, optional
+        For a video with a display matrix (:attr:`VideoInfo.rotation`): True scores its
+        frames turned as ffmpeg turns them by default (a quarter turn swaps width and
+        height), False its stored pixels; None (the default) refuses such a video.
 
     Attributes
     ----------
     info : VideoInfo
         What the probe found.
     width, height : int
+        Of the frames read (after autorotation).
     bitdepth : {8, 10, 12, 16}
     pixel_format : str
         Chroma layout of the source (``"420"`` ...), for messages.
@@ -442,12 +514,17 @@ class VideoReader(ClosingReader):
     kind = "video"
     num_frames: int | None = None
 
-    def __init__(self, path: str | os.PathLike[str], *, label: str = "input") -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, label: str = "input", autorotate: bool | None = None
+    ) -> None:
         self.path = Path(path)
         self.label = label
         self.where = f"{label} file {str(self.path)!r}"
         check_input_file(self.path, self.where, "video file")
         self.info = probe(self.path, self.where)
+        check_rotation(self.where, self.info.rotation, autorotate)
+        #: ffmpeg turns the frames (a display matrix, with autorotate)
+        self.rotated = bool(autorotate) and self.info.rotation is not None
         try:
             layout, bitdepth = source_layout(self.info.pix_fmt)
             if bitdepth not in BITDEPTHS:
@@ -466,17 +543,23 @@ class VideoReader(ClosingReader):
                 self.where, info.video_streams, info.stream, info.codec, info.width, info.height,
             )  # fmt: skip
         self.width, self.height = self.info.width, self.info.height
+        if self.rotated:
+            self.width, self.height = turned_size(self.width, self.height, self.info.rotation)
         self.bitdepth = bitdepth
         self.pixel_format = layout
         self._procs: set[subprocess.Popen[bytes]] = set()
 
+    def _rotate_args(self) -> list[str]:
+        """ffmpeg turns frames by a display matrix unless told not to."""
+        return [] if self.rotated else ["-noautorotate"]
+
     def command(self, count: int | None = None) -> list[str]:
         """The ffmpeg command line that writes the luma planes to stdout."""
         cmd = [
-            ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-noautorotate",
+            ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", *self._rotate_args(),
             "-i", str(self.path), "-map", f"0:{self.info.stream}",
-            "-vf", "extractplanes=y", "-pix_fmt", luma_pixel_format(self.bitdepth),
-            "-fps_mode", "passthrough",
+            "-vf", f"extractplanes=y,{same_size_filter(self.width, self.height)}",
+            "-pix_fmt", luma_pixel_format(self.bitdepth), "-fps_mode", "passthrough",
         ]  # fmt: skip
         if count is not None:
             cmd += ["-frames:v", str(count)]
@@ -692,6 +775,16 @@ class LumaPipe:
         if self._feed_errors:  # the source refused a frame: ffmpeg's input ended before it
             raise self._feed_errors[0]
         if returncode != 0:
+            changed = next((m for m in map(_SIZE_CHANGE.search, self._tail) if m), None)
+            if changed is not None:
+                r = self.reader
+                size = f"{changed.group(1)}x{changed.group(2)}"
+                raise AdmError(
+                    f"{r.where} changes frame size at frame {self._index}: from "
+                    f"{r.width}x{r.height} to {size}; admcuda scores frames of one size: "
+                    f"cut it where the size changes, or scale it to one size (ffmpeg -i IN "
+                    f"-vf scale={r.width}:{r.height} OUT)"
+                )
             message = _last_error("\n".join(self._tail))
             raise AdmError(
                 f"ffmpeg failed decoding {self.reader.where} after {self._index} frames "
@@ -765,7 +858,8 @@ class ScaledReader(VideoReader):
     def _input_args(self) -> list[str]:
         src: object = self.source
         if self.source_kind == "video":
-            return ["-noautorotate", "-i", str(self.path), "-map", f"0:{src.info.stream}"]  # type: ignore[attr-defined]
+            turn = src._rotate_args()  # type: ignore[attr-defined]  # noqa: SLF001
+            return [*turn, "-i", str(self.path), "-map", f"0:{src.info.stream}"]  # type: ignore[attr-defined]
         size = f"{self.source_width}x{self.source_height}"
         demuxer = ["-f", "rawvideo", "-pix_fmt", self._source_pix_fmt(), "-s", size]
         return [*demuxer, "-i", "pipe:0", "-map", "0:v:0"]

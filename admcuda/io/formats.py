@@ -29,6 +29,7 @@ __all__ = [
     "frame_bytes",
     "normalize_format",
     "plane_shapes",
+    "warn_if_narrower",
     "warn_if_wider",
 ]
 
@@ -62,22 +63,54 @@ def normalize_format(pixel_format: str | int) -> str:
 
 
 def warn_if_wider(
-    luma: bytes | bytearray | memoryview, width: int, where: str, geometry: str
+    luma: bytes | bytearray | memoryview,
+    width: int,
+    where: str,
+    geometry: str,
+    *,
+    stated: bool = True,
 ) -> None:
     """Warn where the bytes of a first 8-bit luma plane look like 10- or 12-bit
     little-endian samples: every odd byte below 16 (a sample's high byte) while even bytes
     reach 64 or more. A 10-bit input read as 8-bit is otherwise scored without a sign (its
     values never leave the 8-bit range); a real 8-bit picture does this only if every
-    other column is near black. Rows of odd width would mix the byte positions: no check."""
+    other column is near black. Rows of odd width would mix the byte positions: no check.
+
+    Where the 8 bits are only the default (``stated`` False: no ``--bitdepth``, nothing
+    else stating one), this is an :class:`AdmError` instead: the input is plainly misread,
+    and ``-b 8`` keeps reading it so (with the warning)."""
     if width % 2 or not luma:
         return
     plane = np.frombuffer(luma, np.uint8)
     if int(plane[1::2].max()) < 16 and int(plane[0::2].max()) >= 64:
+        if not stated:
+            raise AdmError(
+                f"{where} is read as {geometry} (no --bitdepth given), but every second byte "
+                "of its first frame is below 16, as in 10- or 12-bit little-endian samples: "
+                "give --bitdepth 10 (or 12), or --bitdepth 8 if it really is 8-bit"
+            )
         _log.warning(
             "%s is read as %s, but every second byte of its first frame is below 16, "
             "as in 10- or 12-bit little-endian samples; if it is, give --bitdepth",
             where, geometry,
         )  # fmt: skip
+
+
+def warn_if_narrower(peak: int, bitdepth: int, where: str, geometry: str) -> None:
+    """Warn where the largest luma sample ``peak`` of the first frames read at 12 or 16
+    bits fits in 10 (or, at 16, in 12) bits: 10-bit samples read as 12- or 16-bit keep
+    their values, so ADM scores them without a sign, and differently (its thresholds
+    scale with the bit depth). The opposite of :func:`warn_if_wider`."""
+    if bitdepth not in (12, 16):
+        return
+    fits = next((bits for bits in (10, 12) if bits < bitdepth and peak < 1 << bits), None)
+    if fits is None:
+        return
+    _log.warning(
+        "%s is read as %s, but no luma sample of its first frames exceeds %d, as in "
+        "%d-bit samples; if it is, give --bitdepth %d",
+        where, geometry, peak, fits, fits,
+    )  # fmt: skip
 
 
 def check_geometry(width: int, height: int, pixel_format: str | int, bitdepth: int) -> None:

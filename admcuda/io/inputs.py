@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,7 +50,16 @@ from typing import Any, Protocol
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.ffmpeg import SNIFF_BYTES, ScaledReader, VideoReader, check_scaler, container_of
+from admcuda.io.ffmpeg import (
+    SNIFF_BYTES,
+    ScaledReader,
+    VideoReader,
+    check_rotation,
+    check_scaler,
+    container_of,
+    probe,
+    rotation_text,
+)
 from admcuda.io.formats import check_geometry, frame_bytes
 from admcuda.io.names import NameHints, name_hints, size_from_name
 from admcuda.io.raw import YuvReader, check_input_file
@@ -64,6 +74,7 @@ __all__ = [
     "FrameSelection",
     "FrameStream",
     "InputSet",
+    "check_distinct_streams",
     "input_kind",
     "name_hints",
     "open_input",
@@ -322,6 +333,7 @@ def _open_raw_file(
     ignore_name: bool,
     distorted: bool = False,
     scale: bool = False,
+    allow_partial_frame: bool = False,
 ) -> YuvReader:
     """A :class:`YuvReader` for ``path``, once its name agrees with ``geo``.
 
@@ -353,6 +365,8 @@ def _open_raw_file(
         pixel_format=geo.pixel_format,
         bitdepth=geo.bitdepth,
         label=label,
+        allow_partial_frame=allow_partial_frame,
+        bitdepth_stated=geo.bits_from != "default",
     )
 
 
@@ -363,6 +377,7 @@ def _open_raw_stream(stream: Stream, geo: _Geometry) -> StreamReader:
         height=geo.height,
         pixel_format=geo.pixel_format,
         bitdepth=geo.bitdepth,
+        bitdepth_stated=geo.bits_from != "default",
     )
 
 
@@ -378,11 +393,16 @@ def _open_described(
     bitdepth: int | None,
     decoder: str = "ffmpeg",
     gpu: int = 0,
+    autorotate: bool | None = None,
 ) -> Y4mReader | VideoReader:
     """A Y4M or video reader, checked against the flags. Video is decoded by ffmpeg, or
     with ``decoder`` "nvdec" on the GPU (an error where it cannot), or with "auto" on the
-    GPU where NVDEC runs and decodes the codec, else by ffmpeg."""
+    GPU where NVDEC runs and decodes the codec, else by ffmpeg. A video with a display
+    matrix needs ``autorotate`` (:class:`~admcuda.io.ffmpeg.VideoReader`); NVDEC reads
+    stored pixels only, so with ``autorotate`` True such a video is ffmpeg's."""
     reader: Any
+    if kind == "video" and decoder != "ffmpeg":
+        decoder = _decoder_for_rotation(path, label, decoder, autorotate)
     nvdec_reader = _nvdec_reader(path, label, decoder, gpu) if kind == "video" else None
     if kind == "y4m":
         reader = Y4mReader(path, label=label)
@@ -390,7 +410,7 @@ def _open_described(
         reader = nvdec_reader
     else:
         try:
-            reader = VideoReader(path, label=label)
+            reader = VideoReader(path, label=label, autorotate=autorotate)
         except AdmError as exc:
             if why != "guess" or "-w and -h" in str(exc):
                 raise
@@ -407,6 +427,28 @@ def _open_described(
         reader.close()
         raise
     return reader
+
+
+def _decoder_for_rotation(path: Any, label: str, decoder: str, autorotate: bool | None) -> str:
+    """The decoder for a video to be read by NVDEC ("nvdec" or "auto"), once its display
+    matrix, if any, allows it: ffmpeg's probe finds one (where ffmpeg is there); without a
+    choice (``autorotate`` None) that is an error, as for ffmpeg; with ``autorotate`` True
+    "auto" becomes "ffmpeg" and "nvdec" is an error."""
+    try:
+        rotation = probe(Path(path), _where(path, label)).rotation
+    except AdmError:  # no ffmpeg, or a file it cannot read: NVDEC's own checks decide
+        return decoder
+    where = _where(path, label)
+    check_rotation(where, rotation, autorotate)
+    if rotation is None or not autorotate:
+        return decoder
+    if decoder == "nvdec":
+        raise AdmError(
+            f"{where} carries {rotation_text(rotation)}: --autorotate turns it as ffmpeg "
+            "does, which NVDEC does not; use --decoder ffmpeg, or --noautorotate to score "
+            "the stored pixels"
+        )
+    return "ffmpeg"
 
 
 def _nvdec_reader(path: Any, label: str, decoder: str, gpu: int) -> Any:
@@ -464,6 +506,8 @@ def open_input(
     bitdepth: int | None = None,
     label: str = "input",
     ignore_name: bool = False,
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
 ) -> FrameReader:
     """Open a raw YUV, Y4M or encoded video file, or a stream, for its luma frames.
 
@@ -482,6 +526,8 @@ def open_input(
         How messages name the file, e.g. ``"reference"``.
     ignore_name : bool, optional
         Do not check a raw file's size, layout and bit depth against its name.
+    autorotate, allow_partial_frame : optional
+        As for :func:`open_inputs`.
 
     Returns
     -------
@@ -506,8 +552,11 @@ def open_input(
         if not sized:
             raise _raw_size_error(path, where)
         geo = _raw_geometry(width, height, pixel_format, bitdepth, None, path, where)
-        return _open_raw_file(Path(path), geo, label, ignore_name=ignore_name)
-    return _open_described(path, kind, why, label=label, **flags)
+        return _open_raw_file(
+            Path(path), geo, label, ignore_name=ignore_name,
+            allow_partial_frame=allow_partial_frame,
+        )  # fmt: skip
+    return _open_described(path, kind, why, label=label, autorotate=autorotate, **flags)
 
 
 _FLAGS = {"width": "--width", "height": "--height", "bitdepth": "--bitdepth",
@@ -580,6 +629,8 @@ def open_inputs(
     scale: str | None = None,
     decoder: str = "ffmpeg",
     gpu: int = 0,
+    autorotate: bool | None = None,
+    allow_partial_frame: bool = False,
 ) -> InputSet:
     """Open a reference and its distorted inputs, agreeing on one geometry.
 
@@ -616,6 +667,13 @@ def open_inputs(
         NVDEC where it runs and decodes the codec, else ffmpeg.
     gpu : int, optional
         The GPU of the NVDEC decoder.
+    autorotate : bool, optional
+        For encoded video with a display matrix (a rotation or flip that players apply):
+        True scores it turned as ffmpeg turns it by default (ffmpeg decoder only), False
+        its stored pixels; None, the default, refuses such a video.
+    allow_partial_frame : bool, optional
+        A raw file whose size is not a whole number of frames is read (its whole frames,
+        with a warning) instead of refused: for a file that really ends in a partial frame.
 
     Returns
     -------
@@ -638,6 +696,7 @@ def open_inputs(
     if sum(os.fspath(p) == STDIN for p in paths) > 1:
         raise AdmError("standard input ('-') can be only one of the inputs")
     labels = ["reference"] + ["distorted"] * len(dis)
+    check_distinct_streams(paths, labels)
     sized = width is not None and height is not None
     # Every file is looked at before any is opened (or any pipe waited for).
     kinds = [_classify(p, label, sized) for p, label in zip(paths, labels, strict=True)]
@@ -668,6 +727,7 @@ def open_inputs(
                     readers[i] = _open_described(
                         path, kind, why, label=labels[i], width=w, height=h,
                         pixel_format=None, bitdepth=bitdepth, decoder=decoder, gpu=gpu,
+                        autorotate=autorotate,
                     )  # fmt: skip
                 except AdmError as exc:
                     text = str(exc)
@@ -706,7 +766,7 @@ def open_inputs(
                                     named)  # fmt: skip
                 readers[i] = _open_raw_file(
                     raw, geo, labels[i], ignore_name=ignore_name, distorted=i > 0,
-                    scale=scaler is not None and i > 0,
+                    scale=scaler is not None and i > 0, allow_partial_frame=allow_partial_frame,
                 )  # fmt: skip
                 if scaler is not None and i > 0 and (hints is None or hints.size is None):
                     unsized_rungs.append(i)
@@ -745,6 +805,58 @@ def open_inputs(
         bitdepth=head.bitdepth,
         pixel_format=head.pixel_format,
     )
+
+
+def _stream_identity(path: str | os.PathLike[str]) -> tuple[int, int, str] | None:
+    """``(st_dev, st_ino, what)`` of an input that is not a regular file (a pipe, a FIFO, a
+    device, a socket), whatever name reaches it (``-``, ``/dev/stdin``, ``/proc/self/fd/0``);
+    None for a regular file, which is read by position, or a name that cannot be looked at."""
+    try:
+        info = os.fstat(0) if os.fspath(path) == STDIN else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    mode = info.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    what = ("a pipe" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
+            stat.S_ISBLK(mode) else "a socket")  # fmt: skip
+    return info.st_dev, info.st_ino, what
+
+
+def check_distinct_streams(
+    paths: Sequence[str | os.PathLike[str]], labels: Sequence[str] | None = None
+) -> None:
+    """Refuse two inputs that are the same pipe, FIFO, device or socket under any names
+    (``-`` and ``/dev/stdin``, one FIFO named twice): read by both, each frame would go to
+    one input only, and the pair would be scored as two different videos. A regular file
+    named twice is fine: each input reads it by position, on its own.
+
+    Raises
+    ------
+    AdmError
+        Naming both inputs.
+    """
+    if labels is None:
+        labels = ["reference"] + ["distorted"] * (len(paths) - 1)
+    seen: dict[tuple[int, int], int] = {}
+    for i, path in enumerate(paths):
+        found = _stream_identity(path)
+        if found is None:
+            continue
+        dev, ino, what = found
+        first = seen.setdefault((dev, ino), i)
+        if first == i:
+            continue
+
+        def shown(k: int) -> str:
+            name = os.fspath(paths[k])
+            extra = " (standard input)" if name == STDIN else ""
+            return f"{labels[k]} input {name!r}{extra}"
+
+        raise AdmError(
+            f"{shown(first)} and {shown(i)} are the same stream ({what}): read by both, each "
+            "frame would go to one of them only; give each input its own file or pipe"
+        )
 
 
 def _plan_nvdec_sessions(readers: Sequence[Any]) -> None:

@@ -51,6 +51,8 @@ _NAME_FORMATS: tuple[tuple[re.Pattern[str], str | None, int | None], ...] = tupl
     for pattern, layout, implied in (
         # ffmpeg pixel formats: yuv420p, yuvj422p, yuv420p10le, yuv444p12 ...
         (r"yuvj?(420|422|444)p(?:(8|10|12|16)(?:le|be)?)?", None, 8),
+        # Netflix's names (libvmaf's test clips): sparks_ref_480x270.yuv42010le.yuv
+        (r"yuv(420|422|444)(10|12|16)(?:le|be)", None, None),
         (r"yuv(420|422|444|400)", None, None),
         (r"gr[ae]y(?:(8|10|12|16)(?:le|be)?)?", "400", 8),
         (r"y800", "400", 8),
@@ -70,7 +72,7 @@ _NAME_FORMATS: tuple[tuple[re.Pattern[str], str | None, int | None], ...] = tupl
 )
 # A name stating big-endian samples (yuv420p16be, gray10be, p010be, 12be): read here as
 # little-endian, its samples would be byte-swapped (at 16 bits every value is in range).
-_BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p|gr[ae]y|p[024]|)(?:10|12|16)be"))
+_BIG_ENDIAN = re.compile(_WORD.format(r"(?:yuvj?(?:420|422|444)p?|gr[ae]y|p[024]|)(?:10|12|16)be"))
 # MSB-aligned 10- and 12-bit samples (ffmpeg's p010, p210, p410, p012 ...: value << 6 or
 # << 4 in 16 bits); read as raw files are, low-bit-aligned, every value is too large.
 # p016/p216/p416 fill all 16 bits: read right as 16-bit.
@@ -135,7 +137,8 @@ _UNSUPPORTED_NAMES: tuple[tuple[str, str, str, str | None], ...] = (
     (r"yuvj(410|411|440)p", "subsampling", "", "yuvj444p"),
     (rf"yuv(410|411|440)(?:p(?:(8|10|12|16){_LE})?)?", "subsampling", "", None),
     # bit depths that admcuda does not read
-    (rf"yuvj?(420|422|444)p(9|14){_LE}|(420|422|444)p(9|14)", "depth", "", None),
+    (rf"yuvj?(420|422|444)p(9|14){_LE}|(420|422|444)p(9|14)|yuv(420|422|444)(9|14)(?:le|be)",
+     "depth", "", None),
     (rf"gr[ae]y(9|14|32){_LE}", "gray", "", None),
     (rf"gr[ae]yf(?:16|32){_LE}", "fixed",
      "floating-point samples; admcuda reads integer samples of 8, 10, 12 or 16 bits", "gray16le"),
@@ -169,6 +172,8 @@ def _big_endian_planar(word: str, named_layout: str | None) -> str:
     depth (yuv422p10be: yuv422p10le; gray12be: gray12le; a bare 10be: yuv420p10le, or the
     layout the name states)."""
     bits = word[-4:-2]
+    if re.fullmatch(r"yuv(420|422|444)[0-9]+be", word):  # Netflix's spelling: yuv42010be
+        return f"yuv{word[3:6]}p{bits}le"
     if word.startswith(("yuv", "p")):
         return word[:-2] + "le"
     if word.startswith("gr"):

@@ -19,6 +19,7 @@ from admcuda.io.formats import (
     decode_planes,
     frame_bytes,
     normalize_format,
+    warn_if_narrower,
     warn_if_wider,
 )
 from admcuda.io.names import size_from_name
@@ -26,6 +27,10 @@ from admcuda.io.names import size_from_name
 __all__ = ["ClosingReader", "PositionedFrames", "YuvReader", "check_input_file"]
 
 _log = logging.getLogger("admcuda")
+
+# Luma bytes of a frame looked at on opening for a sign of a wrong bit depth (an even
+# number: the samples' byte positions stay in step).
+_LOOK_BYTES = 1 << 22
 
 
 def check_input_file(path: Path, where: str, kind: str) -> int:
@@ -121,18 +126,26 @@ class YuvReader(PositionedFrames, ClosingReader):
     check_range : bool, optional
         For 10 and 12 bits, refuse samples that do not fit the bit depth (a sign
         of a wrong ``bitdepth``). Default True.
+    allow_partial_frame : bool, optional
+        Read a file whose size is not a whole number of frames (its whole frames, with a
+        warning on the ``admcuda`` logger). By default that is an error: the size, layout
+        or bit depth given most likely does not fit the file.
+    bitdepth_stated : bool, optional
+        ``bitdepth`` was given (default), rather than assumed: an 8-bit file whose first
+        frame looks like 10- or 12-bit samples then gets a warning; otherwise an error
+        (:func:`~admcuda.io.formats.warn_if_wider`).
 
     Attributes
     ----------
     num_frames : int
-        Number of whole frames in the file; a partial frame at the end is
-        ignored with a warning on the ``admcuda`` logger.
+        Number of whole frames in the file.
 
     Raises
     ------
     AdmError
         If the geometry is not supported, or the file is missing, a directory,
-        empty, or smaller than one frame.
+        empty, smaller than one frame, or (without ``allow_partial_frame``) not a whole
+        number of frames.
     """
 
     def __init__(
@@ -145,6 +158,8 @@ class YuvReader(PositionedFrames, ClosingReader):
         bitdepth: int = 8,
         label: str = "input",
         check_range: bool = True,
+        allow_partial_frame: bool = False,
+        bitdepth_stated: bool = True,
     ) -> None:
         check_geometry(width, height, pixel_format, bitdepth)
         self.path = Path(path)
@@ -175,6 +190,18 @@ class YuvReader(PositionedFrames, ClosingReader):
             )
         self.num_frames = size // self.frame_size
         trailing = size % self.frame_size
+        if trailing and not allow_partial_frame:
+            guess = size_from_name(self.path)
+            hint = ""
+            if guess and guess != (width, height):
+                hint = f" (the name suggests {guess[0]}x{guess[1]})"
+            whole = f"{self.num_frames} whole frame{'' if self.num_frames == 1 else 's'}"
+            raise AdmError(
+                f"{where} has {size} bytes, not a whole number of {geometry} frames of "
+                f"{self.frame_size} bytes: {whole} and {trailing} bytes over; check "
+                f"--width/--height/--pixel-format/--bitdepth{hint}, or give "
+                "--allow-partial-frame if the file really ends in a partial frame"
+            )
         if trailing:
             _log.warning(
                 "%s: size %d is not a multiple of the %s frame size %d; "
@@ -185,20 +212,41 @@ class YuvReader(PositionedFrames, ClosingReader):
             self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise AdmError(f"{where} cannot be read: {exc.strerror or exc}") from None
-        if bitdepth == 8:
-            self._warn_if_wider(geometry)
+        try:
+            if bitdepth == 8:
+                self._warn_if_wider(geometry, bitdepth_stated)
+            else:
+                self._warn_if_narrower(geometry)
+        except BaseException:
+            self._file.close()
+            raise
 
     kind = "yuv"
 
-    def _warn_if_wider(self, geometry: str) -> None:
+    def _warn_if_wider(self, geometry: str, stated: bool) -> None:
         """:func:`warn_if_wider` on the first luma plane."""
         if self.width % 2:
             return  # odd rows would mix the byte positions
-        try:
-            plane = self._read(0, self.luma_size, 0)
+        try:  # the first rows tell: a huge frame is not read whole to open the file
+            plane = self._read(0, min(self.luma_size, _LOOK_BYTES), 0)
         except AdmError:
             return
-        warn_if_wider(plane, self.width, self.where, geometry)
+        warn_if_wider(plane, self.width, self.where, geometry, stated=stated)
+
+    def _warn_if_narrower(self, geometry: str) -> None:
+        """:func:`warn_if_narrower` on the luma of the first, middle and last frames (a
+        dark first frame alone would fit in fewer bits)."""
+        if self.bitdepth not in (12, 16):
+            return
+        peak = 0
+        for index in sorted({0, self.num_frames // 2, self.num_frames - 1}):
+            try:
+                size = min(self.luma_size, _LOOK_BYTES)
+                buf = self._read(index * self.frame_size, size, index)
+            except AdmError:
+                return
+            peak = max(peak, int(np.frombuffer(buf, "<u2").max()))
+        warn_if_narrower(peak, self.bitdepth, self.where, geometry)
 
     def __len__(self) -> int:
         return self.num_frames

@@ -42,7 +42,13 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.io.ffmpeg import SNIFF_BYTES, container_of
-from admcuda.io.formats import check_geometry, decode_plane, frame_bytes, warn_if_wider
+from admcuda.io.formats import (
+    check_geometry,
+    decode_plane,
+    frame_bytes,
+    warn_if_narrower,
+    warn_if_wider,
+)
 from admcuda.io.raw import ClosingReader
 from admcuda.io.y4m import (
     MAGIC,
@@ -386,11 +392,15 @@ class StreamReader(ClosingReader):
         pixel_format: str | None = None,
         bitdepth: int | None = None,
         check_range: bool = True,
+        bitdepth_stated: bool | None = None,
     ) -> None:
         self.stream = stream
         self.path, self.label, self.where = stream.path, stream.label, stream.where
         self.stream_format = stream.format
         self.check_range = check_range
+        # a raw 8-bit stream whose first frame looks 10- or 12-bit: a warning where the 8
+        # bits were stated, an error where they are the default
+        self.bitdepth_stated = bitdepth is not None if bitdepth_stated is None else bitdepth_stated
         if stream.header is not None:
             header = stream.header
             geometry = (header.width, header.height, header.pixel_format, header.bitdepth)
@@ -510,9 +520,13 @@ class StreamReader(ClosingReader):
                 f"of a {geometry} frame{hint})",
             )  # fmt: skip
             return False
-        if index == 0 and self.stream_format == "raw" and self.bitdepth == 8:
-            geometry = f"{self.width}x{self.height} {self.pixel_format} 8-bit"
-            warn_if_wider(luma, self.width, self.where, geometry)
+        if index == 0 and self.stream_format == "raw":
+            geometry = f"{self.width}x{self.height} {self.pixel_format} {self.bitdepth}-bit"
+            if self.bitdepth == 8:
+                warn_if_wider(luma, self.width, self.where, geometry, stated=self.bitdepth_stated)
+            else:
+                peak = int(np.frombuffer(luma, "<u2").max())
+                warn_if_narrower(peak, self.bitdepth, self.where, geometry)
         return True
 
     def _decode(self, luma: bytearray | memoryview, index: int) -> np.ndarray:
