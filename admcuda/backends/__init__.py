@@ -14,6 +14,7 @@ checks names with :func:`check_backend` and falls back the same way.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -138,10 +139,13 @@ def engine_for(
         Compute this :mod:`admcuda.vmaf` plan in place of ADM alone (CPU only);
         ``subsample`` as :class:`admcuda.backends.cpu.CpuEngine` takes it.
     """
-    from admcuda.backends.cuda import start as _cuda_start
     from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
 
-    _cuda_start.wait()  # the CPU engine forks: not while a thread is inside the driver
+    # The CPU engine forks: not while a thread is inside the driver. Looked up, not
+    # imported: only a run that began the start has it, and a CPU run loads no CUDA code.
+    cuda_start = sys.modules.get("admcuda.backends.cuda.start")
+    if cuda_start is not None:
+        cuda_start.wait()
     if name == "cpu":
         from admcuda.backends.cpu import CpuEngine
 
