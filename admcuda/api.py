@@ -150,7 +150,6 @@ def _plan_and_options(
     ``options``/``debug``'s ADM where given, then ``features``, as the command line
     registers them. ``features`` of ADM alone (one ``"adm=..."``) are ADM options."""
     from admcuda.model import Model, ModelError
-    from admcuda.vmaf import build_plan, parse_feature_arg
 
     no_prediction = _flag("no_prediction", no_prediction)
     models = _model_list(model)
@@ -166,12 +165,16 @@ def _plan_and_options(
         if len(features) > 1:
             raise AdmError("features: give one ADM configuration (or options=...)")
         if features:
+            from admcuda.vmaf import parse_feature_arg
+
             given = features[0]
             _, adm = parse_feature_arg(given) if isinstance(given, str) else given
             if options is not None:
                 raise AdmError("give the ADM options in options= or in features, not both")
             opts = adm.replace(debug=True) if _flag("debug", debug) else adm
         return None, opts  # no_prediction: as -n without a model, nothing to leave out
+    from admcuda.vmaf import build_plan  # VIF and motion load only for a plan
+
     own = options is not None or _flag("debug", debug)
     loaded = []
     for item in models:

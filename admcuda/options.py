@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import difflib
 import functools
 import math
 import numbers
@@ -198,6 +197,8 @@ def lookup_option(key: str) -> OptionSpec:
         return _BY_KEY[key]
     except KeyError:
         pass
+    import difflib  # only for a name that is not an option
+
     close = difflib.get_close_matches(key, list(_BY_KEY), n=1)
     hint = f"did you mean '{close[0]}'? " if close else ""
     known = ", ".join(spec.label for spec in OPTIONS)

@@ -8,14 +8,18 @@ helpers pin each of those behaviours down in one place.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import math
 
 import numpy as np
 
 f32 = np.float32
 
-_libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+try:
+    _libm = ctypes.CDLL("libm.so.6")  # glibc's name, found without ctypes.util's ldconfig run
+except OSError:
+    import ctypes.util
+
+    _libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
 _powf = _libm.powf
 _powf.restype = ctypes.c_float
 _powf.argtypes = (ctypes.c_float, ctypes.c_float)

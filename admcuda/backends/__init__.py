@@ -14,6 +14,7 @@ checks names with :func:`check_backend` and falls back the same way.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -138,7 +139,6 @@ def engine_for(
         Compute this :mod:`admcuda.vmaf` plan in place of ADM alone (CPU only);
         ``subsample`` as :class:`admcuda.backends.cpu.CpuEngine` takes it.
     """
-    from admcuda.backends.cuda import start as _cuda_start
     from admcuda.pipeline import (
         CPU_WORK_BYTES_PER_PIXEL,
         DEFAULT_HOST_MEMORY,
@@ -147,7 +147,11 @@ def engine_for(
         plan_batch,
     )
 
-    _cuda_start.wait()  # the CPU engine forks: not while a thread is inside the driver
+    # The CPU engine forks: not while a thread is inside the driver. Looked up, not
+    # imported: only a run that began the start has it, and a CPU run loads no CUDA code.
+    cuda_start = sys.modules.get("admcuda.backends.cuda.start")
+    if cuda_start is not None:
+        cuda_start.wait()
     itemsize = 1 if bitdepth == 8 else 2
     budget = host_memory if host_memory is not None else DEFAULT_HOST_MEMORY
     if name == "cpu":

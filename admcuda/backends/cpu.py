@@ -14,12 +14,14 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from admcuda.errors import AdmError
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["CpuEngine", "default_threads"]
 
@@ -207,6 +209,7 @@ class CpuEngine:
         ``__main__`` guard; the workers run NumPy only, never CUDA, so a parent that
         initialised CUDA is no obstacle."""
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(

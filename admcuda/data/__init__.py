@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 __all__ = ["EXAMPLE", "ExamplePair", "example_paths"]
@@ -48,6 +47,14 @@ def example_paths() -> Iterator[tuple[Path, Path]]:
     (pathlib.Path, pathlib.Path)
         Valid inside the ``with`` block (the package may live in a zip file).
     """
+    here = Path(__file__).parent
+    if (here / EXAMPLE.ref).is_file() and (here / EXAMPLE.dis).is_file():
+        # installed as plain files: no need for importlib.resources (and its zipfile,
+        # tempfile, compression imports) to find them
+        yield here / EXAMPLE.ref, here / EXAMPLE.dis
+        return
+    from importlib import resources
+
     root = resources.files(__name__)
     with (
         resources.as_file(root / EXAMPLE.ref) as ref,

@@ -28,7 +28,6 @@ import json
 import math
 import os
 import re
-import secrets
 import select
 import stat
 import sys
@@ -220,6 +219,8 @@ def render_json(
         ``{"version", "fps", "frames": [{"frameNum", "metrics"}], "pooled_metrics",
         "aggregate_metrics"}``, ending in a newline.
     """
+    import secrets  # here, not at the top: only JSON and file outputs need it
+
     names = _feature_order(frames)
     pooled = _pooled_values(frames, pooled)
     numbers = _numbers(frames, frame_numbers)
@@ -508,6 +509,8 @@ class StagedOutput:
         # so a new file has the same permissions a plain open() would give, and an
         # existing one's mode is copied. The name does not grow with the target's, which
         # may be as long as names may be.
+        import secrets
+
         tmp = path.with_name(f".admcuda-{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
