@@ -736,7 +736,7 @@ def test_map_of_a_10_bit_y4m(tmp_path):
         (lambda r, d, v: [r, d], "is raw YUV: give --width and --height", 1),
         (lambda r, d, v: [r, v, "-w", "64", "-h", "64"], "64x64", 1),
         (lambda r, d, v: [r, v, "-w", "176", "-h", "144", "--frame", "3"], "out of range", 1),
-        (lambda r, d, v: [r, d, "-w", "176", "-h", "144", "--feature", "motion"], "ADM only", 2),
+        (lambda r, d, v: [r, d, "-w", "176", "-h", "144", "--feature", "motion"], "ADM alone", 2),
     ],
 )
 def test_map_errors(tmp_path, capsys, make_args, needle, code):

@@ -80,8 +80,9 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
 
     As libvmaf's ``parse_feature_config``, the feature name ends at the first ``=`` and
     the rest is a ``:``-separated option list. ``adm_cuda`` is the same feature; any other
-    name is a usage error, and so is a second ``--feature``, since one run computes one
-    ADM configuration.
+    name is a usage error (``admcuda score`` hands vif, motion and models to
+    :mod:`admcuda.vmaf` before this), and so is a second ``--feature``, since one run
+    computes one ADM configuration.
 
     Where libvmaf would silently ignore an option, it is a usage error here, so that a
     libvmaf command line never scores differently: libvmaf looks a feature's options up
@@ -98,8 +99,9 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
         name, sep, rest = item.partition("=")
         if name not in ADM_FEATURES:
             raise UsageError(
-                f"--feature {name or item}: admcuda computes ADM only; use --feature adm "
-                "(or adm_cuda), with options as adm=NAME=VALUE:NAME=VALUE"
+                f"--feature {name or item}: this command computes ADM alone (admcuda score "
+                "computes adm, vif and motion, also named adm_cuda, vif_cuda and motion_cuda); "
+                "use --feature adm (or adm_cuda), with options as adm=NAME=VALUE:NAME=VALUE"
             )
         if not sep:
             continue
