@@ -1,4 +1,4 @@
-"""admcuda: libvmaf's integer ADM feature, bit for bit, on the CPU and with CUDA.
+"""admcuda: libvmaf's VMAF, bit for bit: ADM, VIF, motion and its models on the CPU, ADM with CUDA.
 
 The Python API:
 

@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         "local cluster (one worker per GPU with dask-cuda, else CPU processes) or a "
         "running one (--scheduler).",
         epilog="Manifest: CSV with a header (or JSON Lines with the same keys): ref, dis, "
-        "and optionally name, width, height, pixel_format, bitdepth, options (K=V:K=V), "
+        "and optionally name, width, height, pixel_format, bitdepth, options (ADM's, K=V:K=V), "
         "scale (a rung's ffmpeg scaler, as score's --scale), ignore_name (true/false) and "
         "model (score's --model strings, several separated by ';': VMAF on the CPU "
         "backend; the summary then gives the first model's pooled score beside adm2's). "

@@ -26,9 +26,9 @@ __all__ = ["TOOLS", "build_parser", "main"]
 
 # Subcommands that parse their own arguments: name -> (module with main(argv), help).
 TOOLS = {
-    "plot": ("admcuda.cli.plot", "plot per-frame adm2 and scales from result JSON files"),
-    "map": ("admcuda.cli.map", "write one frame's distortion heat map as a PNG"),
-    "bench": ("admcuda.cli.bench", "frames/s of the backends, beside libvmaf's when given"),
+    "plot": ("admcuda.cli.plot", "plot per-frame VMAF, adm2 and its scales from result files"),
+    "map": ("admcuda.cli.map", "write one frame's ADM distortion map as a PNG (or .npy)"),
+    "bench": ("admcuda.cli.bench", "ADM's frames/s on the backends, beside libvmaf's when given"),
     "batch": ("admcuda.cli.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
 }
 
@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         add_help=False,
         allow_abbrev=False,
-        description="libvmaf's integer ADM feature, on the CPU or with CUDA.",
+        description="libvmaf's VMAF, bit for bit: ADM, VIF, motion and its models on the CPU, "
+        "ADM also with CUDA.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__}")

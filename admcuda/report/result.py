@@ -1,4 +1,5 @@
-"""Per-frame ADM scores with their metadata, pooling, and libvmaf-layout files.
+"""Per-frame scores (ADM, VIF, motion, models) with their metadata, pooling, and
+libvmaf-layout files.
 
 :class:`AdmResult` holds what a run produced: one dict of scores per frame, keyed by
 the names libvmaf writes, and the run's metadata (geometry, options, backend, input
@@ -176,7 +177,7 @@ def _base_aliases(names: Sequence[str]) -> dict[str, str]:
 
 
 class AdmResult:
-    """Per-frame ADM scores of one reference/distorted pair, and how they were made.
+    """Per-frame scores of one reference/distorted pair, and how they were made.
 
     Parameters
     ----------

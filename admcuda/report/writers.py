@@ -1,8 +1,8 @@
 """Score files in libvmaf's JSON, XML, CSV and subtitle layouts.
 
 The keys, element names and ordering follow libvmaf's ``src/output.c`` (checked
-against the output of libvmaf 3.2.0's ``vmaf -n --feature adm``). The differences
-are deliberate:
+against the files libvmaf 3.2.0's ``vmaf`` writes with ADM, VIF and motion features and
+with its models, ``testdata/libvmaf_outputs/``). The differences are deliberate:
 
 - precision: libvmaf prints ``%.6f`` (or ``%.16f`` for tiny values), while these
   writers print every double with Python's shortest round-trip repr, so
