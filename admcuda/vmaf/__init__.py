@@ -5,6 +5,24 @@ to run and the names and order libvmaf prints; :mod:`.compute` runs a plan on th
 the bit-exact NumPy reference, frame by frame (:func:`score_pair`), then over the clip
 (:func:`finish_clip`, :func:`pooled`).
 
+Where a feature plugs in: admcuda computes three of libvmaf's features, ADM, VIF and
+motion, and each has
+
+- its integer reference stages in ``reference/`` (``reference/adm.py`` and the stage
+  modules it calls, ``reference/vif.py``, ``reference/motion.py``), one function per
+  libvmaf stage;
+- its option table and output names (ADM's in :mod:`admcuda.options`, VIF's and motion's
+  extractor tables in :mod:`admcuda.model.features`);
+- its place in a run's plan (:mod:`.plan`), which registers extractors as libvmaf does,
+  computed on the CPU backend by :mod:`.compute`.
+
+ADM also runs on the GPU: its CUDA kernels in ``kernels/`` (``adm_*.cu``, the same stage
+names), compiled only through :mod:`admcuda.backends.cuda.kernels`, its launchers and
+engine in ``admcuda/backends/cuda/`` and its host-side finish in
+:mod:`admcuda.backends.cuda.finish`. VIF and motion kernels are to follow the same
+pattern (``kernels/vif_*.cu``, ``kernels/motion_*.cu``). libvmaf's SVM models over the
+features are in ``admcuda/model/``.
+
 >>> from admcuda.vmaf import build_plan
 >>> plan = build_plan(["version=vmaf_v0.6.1", "version=vmaf_4k_v0.6.1:name=vmaf_4k"])
 >>> [ex.name for ex in plan.extractors], plan.model_outputs
