@@ -335,6 +335,29 @@ def test_wrong_json_types_and_messages_in_column_names(tmp_path):
     assert job.error is None and job.dis == str(tmp_path / "d.yuv")
 
 
+def test_model_path_points_into_the_manifest_folder(tmp_path, monkeypatch):
+    """A relative ``path=`` in a model cell is the manifest's folder's file, as ``ref`` and
+    ``dis`` are, whatever the working folder holds under that name."""
+    from importlib import resources
+
+    shipped = resources.files("admcuda.model.data")
+    folder, elsewhere = tmp_path / "jobs", tmp_path / "cwd"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "m.json").write_text((shipped / "vmaf_v0.6.1.json").read_text())
+    (elsewhere / "m.json").write_text((shipped / "vmaf_4k_v0.6.1.json").read_text())
+    path = folder / "jobs.jsonl"
+    model = "path=m.json:name=phone:enable_transform;version=vmaf_v0.6.1neg"
+    path.write_text(json.dumps({"ref": "r.yuv", "dis": "d.yuv", "model": model}) + "\n")
+    monkeypatch.chdir(elsewhere)
+    (job,) = manifest.read_jobs(path)
+    assert job.error is None
+    assert job.model == (
+        f"path={folder / 'm.json'}:name=phone:enable_transform",
+        "version=vmaf_v0.6.1neg",
+    )
+
+
 def test_scale_column_scores_lower_rungs_as_score_does(client, tmp_path):
     """A rung of another size with ``scale`` scores as ``admcuda.score(scale=...)``;
     without it that row fails, naming the column; a bad scaler fails its row."""

@@ -409,6 +409,17 @@ def test_load_refusals(text, message):
     assert "\n" not in str(info.value)
 
 
+def test_model_file_read_with_a_bound(tmp_path):
+    """A huge model path, or a device that never ends, fails in one line."""
+    spaces = tmp_path / "spaces.json"
+    spaces.write_bytes(b" " * (65 * (1 << 20)))
+    with pytest.raises(ModelError, match="larger than 64 MiB"):
+        parse_model_arg(f"path={spaces}").load()
+    with pytest.raises(ModelError, match="model /dev/zero is not a model file") as info:
+        parse_model_arg("path=/dev/zero").load()
+    assert "\n" not in str(info.value)
+
+
 # --- unsupported model files ---------------------------------------------------------------
 
 

@@ -521,3 +521,14 @@ def test_writers_refuse_the_results_own_inputs(tmp_path, writer):
     assert (ref.read_bytes(), dis.read_bytes()) == before
     getattr(result, writer)(tmp_path / "out.txt")
     assert (tmp_path / "out.txt").stat().st_size > 0
+
+
+@pytest.mark.parametrize("fmt", ["json", "xml", "csv"])
+def test_a_rung_that_was_not_scored_writes_no_file(tmp_path, fmt):
+    """A failed ladder rung's result refuses to write: an empty file would read as a clip
+    with no frames."""
+    failed = AdmResult([], {**META, "error": "distorted file 'q2.mp4' not found"})
+    dest = tmp_path / f"q2.{fmt}"
+    with pytest.raises(AdmError, match="not scored .distorted file 'q2.mp4' not found"):
+        getattr(failed, f"to_{fmt}")(dest)
+    assert not dest.exists()

@@ -381,7 +381,7 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         scale = _text(record.get("scale"))
         fields["scale"] = None if scale is None else check_scaler(scale)
         fields["ignore_name"] = _true_false(record.get("ignore_name"), "ignore_name")
-        fields["model"] = _models(record.get("model"), fields["options"])
+        fields["model"] = _models(record.get("model"), fields["options"], base)
     except AdmError as exc:
         fields = {"error": str(exc)}
     return Job(
@@ -441,9 +441,10 @@ def _options(value: Any) -> AdmOptions:
         raise AdmError(f"options {given!r}: {exc}") from None
 
 
-def _models(value: Any, options: AdmOptions) -> tuple[str, ...]:
+def _models(value: Any, options: AdmOptions, base: Path) -> tuple[str, ...]:
     """A model cell: ``--model`` strings separated by ``;`` (in JSON, also a list of
-    them), each checked by loading it."""
+    them), each checked by loading it; a relative ``path=`` points into ``base``, the
+    manifest's folder, as ``ref`` and ``dis`` do."""
     if value is None:
         return ()
     if isinstance(value, str):
@@ -455,13 +456,23 @@ def _models(value: Any, options: AdmOptions) -> tuple[str, ...]:
             f"model must be a string (several separated by '{MODEL_SEPARATOR}') or a list of "
             f"strings, got {type(value).__name__} {value!r}"
         )
-    models = tuple(item.strip() for item in items if item.strip())
+    models = tuple(_model_in(item.strip(), base) for item in items if item.strip())
     if models:
         try:
             model_plan(models, options)
         except AdmError as exc:
             raise AdmError(f"model {MODEL_SEPARATOR.join(models)!r}: {exc}") from None
     return models
+
+
+def _model_in(model: str, base: Path) -> str:
+    """``model`` with its ``path=`` value resolved against ``base`` (libvmaf splits a model
+    string at every ``:``, so no path holds one)."""
+    fields = model.split(":")
+    for k, part in enumerate(fields):
+        if part.startswith("path=") and part != "path=":
+            fields[k] = "path=" + os.path.normpath(base / Path(part[5:]).expanduser())
+    return ":".join(fields)
 
 
 def _unique_names(jobs: list[Job]) -> list[Job]:

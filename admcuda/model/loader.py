@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from admcuda.errors import AdmError
 from admcuda.model import predict as _steps
 from admcuda.model.features import (
     COMPUTED_EXTRACTORS,
@@ -32,6 +33,7 @@ from admcuda.model.features import (
 )
 from admcuda.model.predict import ScoreTransform
 from admcuda.model.svm import SvmModel, parse_libsvm
+from admcuda.textfiles import MIB, read_text
 
 __all__ = [
     "BUILTIN_VERSIONS",
@@ -44,6 +46,9 @@ __all__ = [
 
 # The models shipped in admcuda/model/data, as libvmaf 3.2.0 builds them in.
 BUILTIN_VERSIONS = ("vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg")
+
+# The most bytes a model file may have: libvmaf's are tens of kB, its largest a few MB.
+MODEL_LIMIT = 64 * MIB
 
 # read_json_model.c's limits.
 _MAX_FEATURES = 64
@@ -333,9 +338,13 @@ def load_model(
     else:
         label = str(path)
         try:
-            text = Path(path).read_text("utf-8")  # type: ignore[arg-type]
-        except (OSError, UnicodeDecodeError) as exc:
+            # bounded: a device that never ends (/dev/zero) fails in one line, not in memory
+            what = f"model {label}"
+            text = read_text(path, limit=MODEL_LIMIT, what=what, kind="a model file")
+        except OSError as exc:
             raise ModelError(f"cannot read model {label}: {exc}") from None
+        except AdmError as exc:
+            raise ModelError(str(exc)) from None
     return _parse_model(
         text,
         label,

@@ -389,6 +389,8 @@ class AdmResult:
             raise AdmError(f"{shown} is the input '{name}' this result was scored from")
 
     def _write(self, fmt: str, dest: str | os.PathLike[str] | IO[str]) -> None:
+        if self.error is not None:  # an empty file would pass for a clip with no frames
+            raise AdmError(f"nothing to write: this input was not scored ({self.error})")
         if not hasattr(dest, "write"):
             self._check_not_input(dest)  # type: ignore[arg-type]
         numbered: dict[str, Any] = {}

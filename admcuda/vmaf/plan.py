@@ -84,6 +84,10 @@ _CUDA_OPTIONS: Mapping[str, frozenset[str]] = {
     "motion_cuda": frozenset({"debug", "motion_force_zero"}),
 }
 
+# A model's name is written bare into XML attribute names, the CSV header and the SUB
+# lines: these characters, and the names the layouts print themselves, would corrupt them.
+_NAME_BREAKS = re.compile(r"[\s\x00-\x1f\x7f\"'<>&,|=]")
+_LAYOUT_NAMES = ("frameNum", "Frame", "frame")
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
@@ -451,6 +455,12 @@ def build_plan(
         seen.add(model.name)
         if predict and out in printed:
             raise AdmError(f"model {model.label}: its name '{out}' is a feature's output name")
+        if predict and (_NAME_BREAKS.search(out) or out in _LAYOUT_NAMES):
+            raise AdmError(
+                f"model {model.label}: its name {out!r} cannot be written into libvmaf's XML, "
+                "CSV and SUB outputs (no spaces, quotes, <, >, &, commas, | or =, and not "
+                f"{', '.join(_LAYOUT_NAMES)})"
+            )
         for f in model.features:
             options = _options_from_model(f.extractor, f.options, f"model {model.label}")
             ex = plan.extractor_for(f.extractor, options)
