@@ -4,8 +4,11 @@ A model names each input by one of the features an extractor provides
 (``VMAF_integer_feature_adm2_score``) and may give that extractor options
 (``adm_enhn_gain_limit: 1.0``). libvmaf then reads the feature from its collector under a
 name built from the options (``vmaf_feature_name_from_options``, feature_name.c), and its
-output files print that name through an alias table (alias.c). This module keeps the
+output files print that name through an alias table (alias.c). This module holds the
 tables of libvmaf 3.2.0's integer adm, vif and motion extractors and reproduces both names.
+The adm rows are :data:`admcuda.options.OPTIONS`'s; the vif and motion rows are written
+here, as importing their reference modules would load VIF and motion code into an ADM run
+(tests check they agree with those modules).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from admcuda import options as _adm_options
 
 __all__ = [
     "ADM",
@@ -74,7 +79,14 @@ class Extractor:
         return None
 
 
-# libvmaf 3.2.0 src/feature/integer_adm.c, adm_options.h.
+def _rows(specs: tuple[_adm_options.OptionSpec, ...]) -> tuple[Option, ...]:
+    """Extractor rows from :data:`admcuda.options.OPTIONS`-style specs."""
+    return tuple(
+        Option(s.name, s.alias, s.type, s.default, s.min, s.max, s.feature_param) for s in specs
+    )
+
+
+# libvmaf 3.2.0 src/feature/integer_adm.c; the option rows are admcuda.options's table.
 ADM = Extractor(
     "adm",
     (
@@ -86,20 +98,7 @@ ADM = Extractor(
         "integer_adm_den_scale1", "integer_adm_num_scale2", "integer_adm_den_scale2",
         "integer_adm_num_scale3", "integer_adm_den_scale3",
     ),
-    (
-        Option("debug", None, "bool", False, feature_param=False),
-        Option("adm_csf_scale", "scf", "double", 1.0, 0.0, 50.0),
-        Option("adm_csf_diag_scale", "scfd", "double", 1.0, 0.0, 50.0),
-        Option("adm_dlm_weight", "dlmw", "double", 0.5, 0.0, 1.0),
-        Option("adm_enhn_gain_limit", "egl", "double", 100.0, 1.0, 100.0),
-        Option("adm_norm_view_dist", "nvd", "double", 3.0, 0.75, 24.0),
-        Option("adm_ref_display_height", "rdh", "int", 1080, 1, 4320),
-        Option("adm_csf_mode", "csf", "int", 0, 0, 3),
-        Option("adm_noise_weight", "nw", "double", 0.03125, 0.0, 1500.0),
-        Option("adm_skip_aim", None, "bool", False, feature_param=False),
-        Option("adm_skip_scale0", "ssz", "bool", False),
-        Option("adm_min_val", "min", "double", 0.0, 0.0, 1.0),
-    ),
+    _rows(_adm_options.OPTIONS),
 )  # fmt: skip
 
 # libvmaf 3.2.0 src/feature/integer_vif.c, integer_vif.h.
