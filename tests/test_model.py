@@ -8,6 +8,7 @@ score ``vmaf``, and the pooled scores.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -15,11 +16,17 @@ from importlib import resources
 
 import numpy as np
 import pytest
+from admcuda.reference import motion as motion_ref
+from admcuda.reference import vif as vif_ref
+from admcuda.reference import vif_constants
 from conftest import NETFLIX
 
 from admcuda.model import (
+    ADM,
     BUILTIN_VERSIONS,
     COMPUTED_EXTRACTORS,
+    MOTION,
+    VIF,
     Extractor,
     ModelError,
     ScoreTransform,
@@ -30,7 +37,9 @@ from admcuda.model import (
     parse_model_arg,
     pool,
 )
+from admcuda.model.features import collector_name
 from admcuda.model.predict import transform
+from admcuda.options import OPTIONS
 
 GOLDENS = NETFLIX / "vmaf_goldens.json"
 DATA = resources.files("admcuda.model.data")
@@ -527,3 +536,59 @@ def test_pool_edges():
         pool([], "mean")
     with pytest.raises(ModelError, match="unknown pooling method 'median'"):
         pool([1.0], "median")
+
+
+# --- the extractor tables agree with the modules that compute the features ---------------
+
+
+def test_adm_rows_are_the_adm_option_table():
+    rows = [
+        (o.name, o.alias, o.type, o.default, o.min, o.max, o.feature_param) for o in ADM.options
+    ]
+    specs = [(s.name, s.alias, s.type, s.default, s.min, s.max, s.feature_param) for s in OPTIONS]
+    assert rows == specs
+    # one row as libvmaf's integer_adm.c has it
+    egl = ADM.option("adm_enhn_gain_limit")
+    assert (egl.alias, egl.type, egl.default, egl.min, egl.max) == ("egl", "double", 100.0, 1, 100)
+    assert not ADM.option("adm_skip_aim").feature_param
+
+
+def test_motion_rows_agree_with_the_motion_reference():
+    kinds = {bool: "bool", float: "double"}
+    ours = [(o.name, o.alias, o.type, o.default, o.feature_param) for o in MOTION.options]
+    theirs = [
+        (o.name, o.alias, kinds[o.kind], o.default, o.feature_param)
+        for o in motion_ref.OPTION_TABLE
+    ]
+    assert ours == theirs
+    for opt, ref in zip(MOTION.options, motion_ref.OPTION_TABLE, strict=True):
+        assert type(opt.default) is type(ref.default)
+        if opt.type == "double":
+            assert (opt.min, opt.max) == (ref.lo, ref.hi)
+    fields = {f.name: f.default for f in dataclasses.fields(motion_ref.MotionOptions)}
+    assert fields == {o.name: o.default for o in MOTION.options}
+    # every option away from its default names the outputs alike
+    for opt in MOTION.options:
+        value = (not opt.default) if opt.type == "bool" else opt.min
+        names = motion_ref.collector_names(motion_ref.MotionOptions(**{opt.name: value}))
+        for feature in MOTION.provided_features:
+            assert names[feature] == collector_name(feature, MOTION, {opt.name: value}), opt.name
+
+
+def test_vif_rows_agree_with_the_vif_reference():
+    fields = {f.name: f.default for f in dataclasses.fields(vif_ref.VifOptions)}
+    assert fields == {o.name: o.default for o in VIF.options}
+    egl = VIF.option("vif_enhn_gain_limit")
+    assert (egl.min, egl.max) == (
+        vif_constants.MIN_ENHN_GAIN_LIMIT,
+        vif_constants.MAX_ENHN_GAIN_LIMIT,
+    )
+    for bad in (egl.min - 0.5, egl.max + 0.5):
+        with pytest.raises(ValueError, match="out of range"):
+            vif_ref.VifOptions(vif_enhn_gain_limit=bad)
+    vif_ref.VifOptions(vif_enhn_gain_limit=egl.min)
+    for opt in VIF.options:
+        value = (not opt.default) if opt.type == "bool" else 1.5
+        suffix = vif_ref.feature_suffix(vif_ref.VifOptions(**{opt.name: value}))
+        name = collector_name("VMAF_integer_feature_vif_scale0_score", VIF, {opt.name: value})
+        assert output_name(name) == "integer_vif_scale0" + suffix, opt.name
