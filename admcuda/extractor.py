@@ -41,6 +41,7 @@ __all__ = [
     "AdmExtractor",
     "as_array",
     "check_plain_array",
+    "check_plane",
     "check_sample_range",
     "resolve_options",
 ]
@@ -83,6 +84,25 @@ def check_plain_array(x: Any, what: str) -> None:
             f"{what} is a {type(x).__name__}; pass a plain array (np.asarray, with any "
             "masked samples filled)"
         )
+
+
+def check_plane(
+    arr: Any,
+    what: str,
+    frame_shape: tuple[int, ...],
+    width: int,
+    height: int,
+    dtype: Any,
+    bitdepth: int,
+) -> None:
+    """An extractor's input plane (or stack, whose planes are ``frame_shape``): its shape,
+    dtype and value range, each refused in one line; ``arr`` is NumPy or CuPy."""
+    want = (height, width)
+    if tuple(frame_shape) != want:
+        raise AdmError(f"{what} has shape {tuple(arr.shape)}, expected (height, width) = {want}")
+    if arr.dtype != dtype:
+        raise AdmError(f"{what} is {arr.dtype}, expected {dtype} for {bitdepth}-bit input")
+    check_sample_range(arr, bitdepth, what)
 
 
 def check_sample_range(arr: Any, bitdepth: int, what: str) -> None:
@@ -365,17 +385,7 @@ class AdmExtractor(Closing):
         return ScoreDict(((self.names[b], float(scores[b])) for b in self._bases), self.names)
 
     def _check(self, arr: Any, what: str, frame_shape: tuple[int, ...]) -> None:
-        """Shape, dtype and value range; ``arr`` is NumPy or CuPy."""
-        want = (self.height, self.width)
-        if tuple(frame_shape) != want:
-            raise AdmError(
-                f"{what} has shape {tuple(arr.shape)}, expected (height, width) = {want}"
-            )
-        if arr.dtype != self.dtype:
-            raise AdmError(
-                f"{what} is {arr.dtype}, expected {self.dtype} for {self.bitdepth}-bit input"
-            )
-        check_sample_range(arr, self.bitdepth, what)
+        check_plane(arr, what, frame_shape, self.width, self.height, self.dtype, self.bitdepth)
 
     def _plane(self, x: Any, what: str, on_gpu: bool) -> Any:
         arr = as_array(x, on_gpu=on_gpu, what=what)

@@ -36,7 +36,7 @@ import numpy as np
 
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
-from admcuda.extractor import as_array, check_sample_range
+from admcuda.extractor import as_array, check_plane
 from admcuda.io.formats import BITDEPTHS, check_geometry
 from admcuda.model import Model, ModelSpec, output_name
 from admcuda.numeric import is_integer
@@ -433,13 +433,4 @@ class VmafExtractor(Closing):
         return [self._plane(p, f"{what}[{k}]") for k, p in enumerate(frames)]
 
     def _check(self, arr: np.ndarray, what: str, frame_shape: tuple[int, ...]) -> None:
-        want = (self.height, self.width)
-        if tuple(frame_shape) != want:
-            raise AdmError(
-                f"{what} has shape {tuple(arr.shape)}, expected (height, width) = {want}"
-            )
-        if arr.dtype != self.dtype:
-            raise AdmError(
-                f"{what} is {arr.dtype}, expected {self.dtype} for {self.bitdepth}-bit input"
-            )
-        check_sample_range(arr, self.bitdepth, what)
+        check_plane(arr, what, frame_shape, self.width, self.height, self.dtype, self.bitdepth)
