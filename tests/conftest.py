@@ -1,4 +1,10 @@
-"""Shared fixtures: where the Netflix goldens live, and the ``cuda`` marker."""
+"""Shared fixtures: where the Netflix goldens live, and the ``cuda`` marker.
+
+The Netflix parity data (Netflix's own test clips with libvmaf's outputs on them) is not
+part of the repository: it is read from ``../shared/netflix`` beside the checkout, or from
+the folder ``ADMCUDA_NETFLIX`` names. Every test that needs it skips, saying so, where it
+is absent.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NETFLIX = ROOT.parent / "shared" / "netflix"
+NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
 TESTDATA = ROOT / "testdata"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import NETFLIX
 
 import admcuda
 import admcuda.ladder
@@ -24,7 +25,6 @@ from admcuda.data import EXAMPLE
 from admcuda.options import NON_DEBUG_BASE_NAMES, OUTPUT_BASE_NAMES, AdmOptions, feature_names
 
 ROOT = Path(__file__).resolve().parent.parent
-NETFLIX = ROOT.parent / "shared" / "netflix"
 DATA = ROOT / "admcuda" / "data"
 
 # sha256 of the committed example pair, as printed by `python -m admcuda.data.make_example`.

@@ -5,16 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import NETFLIX
 
 from admcuda.errors import AdmError
 from admcuda.io.formats import check_geometry, frame_bytes, plane_shapes
 from admcuda.io.raw import YuvReader
-
-NETFLIX = Path(__file__).resolve().parent.parent.parent / "shared" / "netflix"
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ import json
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import NETFLIX
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,8 +24,6 @@ from admcuda.options import (
     feature_suffix,
     lookup_option,
 )
-
-NETFLIX = Path(__file__).resolve().parent.parent.parent / "shared" / "netflix"
 
 # libvmaf 3.2.0, src/feature/integer_adm.c options[] and adm_options.h defaults:
 # (name, alias, type, default, min, max, FEATURE_PARAM)

@@ -283,7 +283,10 @@ def test_dlpack_planes_score_as_numpy():
         assert a.flush() == b.flush()
 
 
-@pytest.mark.skipif(not GOLDENS, reason="no VMAF goldens found")
+@pytest.mark.skipif(
+    not (NETFLIX / "vmaf_goldens.json").exists(),
+    reason=f"shared Netflix VMAF goldens not found at {NETFLIX}",
+)
 def test_several_models_and_each_way_to_name_one():
     entries = {k: (e, b) for k, e, b in GOLDENS}
     plain, base = entries["src01_160x90_48f__model__vmaf_v0.6.1"]
@@ -318,9 +321,10 @@ def test_several_models_and_each_way_to_name_one():
 
 @pytest.mark.skipif(not GOLDENS, reason="no VMAF goldens found")
 def test_no_prediction_gives_the_features_alone():
-    (key, entry, base) = GOLDENS[0]
+    key, entry, base = next(e for e in GOLDENS if e[1]["mode"] == "model")
     refs, diss = _clip(entry, base)
-    with VmafExtractor(576, 324, no_prediction=True) as ext:
+    case = entry["case"]
+    with VmafExtractor(case["w"], case["h"], bitdepth=case["bitdepth"], no_prediction=True) as ext:
         ext.extract_batch(refs, diss)
         assert ext.model_names == ()
         frames = ext.flush()
