@@ -38,6 +38,7 @@ def _cli(*args):
 
 
 def test_plot_and_map_subcommands_write_pngs(tmp_path, pair):
+    pytest.importorskip("matplotlib")
     ref, dis = pair
     res = tmp_path / "res.json"
     run = _cli(

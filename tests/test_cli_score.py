@@ -846,6 +846,7 @@ def test_full_standard_output_is_named_in_one_line(run, unbuffered):
 def test_a_failing_subcommand_with_a_full_standard_output_is_one_line(tmp_path, unbuffered):
     """A subcommand that fails (its line printed, status 1) and wrote nothing to a full
     standard output: that line alone (flushing stdout after it added a second)."""
+    pytest.importorskip("matplotlib")  # plot checks for it before reading its inputs
     missing = tmp_path / "nope.json"
     with open("/dev/full", "w") as full:
         proc = _run_with_stdout(["plot", str(missing), "-o", str(tmp_path / "p.png")], full,

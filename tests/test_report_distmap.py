@@ -519,6 +519,7 @@ def test_cli_read_only_output_is_refused_and_a_replaced_one_keeps_its_mode(tmp_p
 
 def test_cli_map_refuses_standard_input_named_twice(tmp_path):
     """``map - /dev/stdin``: one pipe under two names would feed each frame to one input."""
+    pytest.importorskip("matplotlib")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-m", "admcuda", "map", "-", "/dev/stdin", "-w", "176", "-h", "144",
