@@ -592,3 +592,14 @@ def test_vif_rows_agree_with_the_vif_reference():
         suffix = vif_ref.feature_suffix(vif_ref.VifOptions(**{opt.name: value}))
         name = collector_name("VMAF_integer_feature_vif_scale0_score", VIF, {opt.name: value})
         assert output_name(name) == "integer_vif_scale0" + suffix, opt.name
+
+
+def test_the_exp_predictions_call_is_the_c_librarys():
+    """Predictions call ``math.exp``, which must be the C library's ``exp`` that libsvm
+    calls: the two agree on every kernel argument drawn here (a wrong exp would differ
+    from it in the last bit somewhere in this range)."""
+    import math
+
+    rng = np.random.default_rng(7)
+    args = np.concatenate([rng.uniform(-60.0, 0.0, 200_000), -rng.exponential(2.0, 100_000)])
+    assert [math.exp(a) for a in args.tolist()] == [libm_exp(a) for a in args.tolist()]

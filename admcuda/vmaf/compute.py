@@ -199,11 +199,14 @@ def finish_clip(
                 f"frame {k * subsample} has no {missing[0]}: score it with score_pair(..., "
                 "scored=True)"
             )
-        out = {n: row[n] for n in features}
-        if plan.predict:
-            for model in plan.models:
-                out[output_name(model.name)] = model.predict(out)
-        result.append(out)
+        result.append({n: row[n] for n in features})
+    if plan.predict and result:
+        # every frame at once: Model.predict_many equals Model.predict frame by frame
+        columns = {n: np.array([f[n] for f in result], dtype=np.float64) for n in features}
+        for model in plan.models:
+            name = output_name(model.name)
+            for out, score in zip(result, model.predict_many(columns).tolist(), strict=True):
+                out[name] = score
     return result
 
 
