@@ -272,7 +272,7 @@ def score_files(
         VMAF models, as libvmaf's ``--model`` takes them (``"version=vmaf_v0.6.1"``,
         ``"path=model.json:name=mine"``; a bare ``"vmaf_v0.6.1"`` is a version): each
         frame gets every feature the models read and each model's score under its name
-        (``vmaf`` by default), computed on the CPU backend.
+        (``vmaf`` by default), on either backend.
     features : list of str, optional
         libvmaf's ``--feature`` strings: ``"vif"``, ``"motion=motion_force_zero=true"``,
         ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), after the models'.

@@ -109,9 +109,9 @@ def run_ladder(
     distorted input its error is raised.
 
     ``plan`` (an :class:`admcuda.vmaf.FeaturePlan`) computes VIF, motion and models beside
-    or in place of ``opts``' ADM, on the CPU backend (``"auto"`` takes it; ``"cuda"`` is
-    refused): every frame is read once and the plan's features computed over it, the
-    reference's motion once per reference frame for every rung. With motion, every frame
+    or in place of ``opts``' ADM, on either backend: every frame is read once and the
+    plan's features computed over it, the reference's motion once per reference frame for
+    every rung. With motion, every frame
     is read and those ``subsample`` passes over feed motion only, as in libvmaf. Each
     rung's frames then hold the plan's outputs in libvmaf's order, model scores included.
     """
@@ -126,13 +126,6 @@ def run_ladder(
     dis_paths = list(dis_paths)
     ladder = len(dis_paths) > 1
     errors: dict[int, str] = {}
-    if plan is not None:
-        backend = _plan_backend(backend)
-        if decoder == "nvdec":
-            raise AdmError(
-                "the NVDEC decoder feeds the CUDA backend, and VIF, motion and VMAF models run "
-                "on the CPU backend so far: use --decoder ffmpeg"
-            )
     geometry = dict(width=width, height=height, pixel_format=pixel_format, bitdepth=bitdepth)
     extra: dict[str, Any] = {
         k: v
@@ -195,23 +188,6 @@ def run_ladder(
         decoded=decoded,
         plan=plan,
     )
-
-
-def _plan_backend(backend: str) -> str:
-    """The backend of a run with a feature plan: the CPU. ``auto`` takes it (noting why in
-    :data:`admcuda.backends.fallback_reason` where CUDA would have been taken); ``cuda``
-    is refused."""
-    backends.check_backend(backend)
-    if backend == "cuda":
-        raise AdmError(backends.PLAN_ON_CPU)
-    if backend == "auto":
-        try:
-            would = backends.select_backend("auto")[0]
-        except AdmError:
-            would = "cpu"
-        if would == "cuda":
-            backends.fallback_reason = backends.PLAN_ON_CPU
-    return "cpu"
 
 
 def _finish_plan(

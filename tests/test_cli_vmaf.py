@@ -1,4 +1,4 @@
-"""``admcuda score`` with libvmaf's ``--model`` and ``--feature vif/motion`` (CPU backend).
+"""``admcuda score`` with libvmaf's ``--model`` and ``--feature vif/motion``.
 
 Truth:
 
@@ -288,10 +288,6 @@ def test_adm_alone_without_model(tmp_path):
         (["--model", "version=vmaf_v9"], "vmaf_v9"),
         (["--model", "path=/nonexistent/model.json"], "/nonexistent/model.json"),
         (["--model", "version=vmaf_v0.6.1:bogus"], "bogus"),
-        (["--model", "version=vmaf_v0.6.1", "--backend", "cuda"], "VIF, motion and VMAF models"),
-        (["--feature", "vif", "--backend", "cuda"], "run on the CPU backend (--backend cpu)"),
-        (["--model", "version=vmaf_v0.6.1", "--gpu", "0"], "so far; drop --gpu 0"),
-        (["--feature", "motion", "--decoder", "nvdec"], "use --decoder ffmpeg"),
         (["--feature", "motion=motion_fps_weight=9"], "motion_fps_weight"),
         (["--feature", "cambi"], "--feature cambi"),
         (["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], "named 'vmaf'"),
@@ -327,30 +323,28 @@ def test_a_model_needing_cambi_is_refused(tmp_path, capsys):
 
 
 @needs_netflix
-def test_auto_takes_the_cpu_and_says_why(tmp_path, monkeypatch, capsys):
-    """Where ``auto`` would take CUDA, a run with a model takes the CPU, and the notice
-    (printed to a terminal) gives the reason."""
+def test_auto_hands_a_model_to_the_cuda_engine(tmp_path, monkeypatch):
+    """Where ``auto`` would take CUDA, a run with a model asks the CUDA backend for an
+    engine with its feature plan (and falls back to the CPU, with the same numbers,
+    where that engine cannot start)."""
     from admcuda import backends
-    from admcuda.cli import score as cli_score
 
     real = backends.select_backend
     monkeypatch.setattr(
         backends, "select_backend", lambda name: ("cuda", None) if name == "auto" else real(name)
     )
-    monkeypatch.setattr(cli_score.sys.stderr, "isatty", lambda: True, raising=False)
+    asked = []
+    real_engine = backends.engine_for
+
+    def engine_for(name, *args, **kwargs):
+        asked.append((name, kwargs.get("plan") is not None))
+        if name == "cuda":
+            raise RuntimeError("no GPU in this test")
+        return real_engine(name, *args, **kwargs)
+
+    monkeypatch.setattr(backends, "engine_for", engine_for)
     ref, dis = (str(NETFLIX / p) for p in PAIR_48F)
-    args = [
-        "score",
-        "-q",
-        ref,
-        dis,
-        *GEOM_48F,
-        "--frame_cnt",
-        "2",
-        "--model",
-        "version=vmaf_v0.6.1",
-    ]
-    assert main([*args, "--json", "-o", str(tmp_path / "o.json")]) == 0
-    assert backends.fallback_reason == backends.PLAN_ON_CPU
-    err = capsys.readouterr().err
-    assert err == f"admcuda: notice: {backends.PLAN_ON_CPU}; scored on the CPU\n"
+    args = ["-q", ref, dis, *GEOM_48F, "--frame_cnt", "2", "--model", "version=vmaf_v0.6.1"]
+    assert main(["score", *args, "--json", "-o", str(tmp_path / "o.json")]) == 0
+    assert asked == [("cuda", True), ("cpu", True)]
+    assert "the CUDA backend cannot start" in backends.fallback_reason

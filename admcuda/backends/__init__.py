@@ -40,10 +40,6 @@ BACKENDS: tuple[str, ...] = ("cuda", "cpu")
 BACKEND_NAMES: tuple[str, ...] = ("auto", "cpu", "cuda")
 
 
-PLAN_ON_CPU = "VIF, motion and VMAF models run on the CPU backend (--backend cpu) so far"
-"""Why a run with a feature plan (:mod:`admcuda.vmaf`) does not take the CUDA backend."""
-
-
 def check_backend(backend: object) -> None:
     """Refuse a backend name not in :data:`BACKEND_NAMES`."""
     if backend not in BACKEND_NAMES:
@@ -136,8 +132,9 @@ def engine_for(
     device : int, optional
         CUDA device ordinal.
     plan : FeaturePlan, optional
-        Compute this :mod:`admcuda.vmaf` plan in place of ADM alone (CPU only);
-        ``subsample`` as :class:`admcuda.backends.cpu.CpuEngine` takes it.
+        Compute this :mod:`admcuda.vmaf` plan in place of ADM alone
+        (:class:`admcuda.backends.cuda.vmaf.CudaVmaf` on the GPU); ``subsample`` as
+        :class:`admcuda.backends.cpu.CpuEngine` takes it.
     """
     from admcuda.pipeline import (
         CPU_WORK_BYTES_PER_PIXEL,
@@ -179,8 +176,6 @@ def engine_for(
         return engine
     if name != "cuda":
         raise AdmError(f"unknown backend '{name}'; use {', '.join(BACKENDS)}")
-    if plan is not None:
-        raise AdmError(PLAN_ON_CPU)
     check_frame_memory(width, height, bitdepth, 1 + inputs)
     cuda = _load("cuda")
     planned = plan_batch(
@@ -191,6 +186,11 @@ def engine_for(
         host_memory=budget,
     )
     try:
+        if plan is not None:
+            from admcuda.backends.cuda.vmaf import CudaVmaf
+
+            return CudaVmaf(width, height, bitdepth, plan, batch=planned, device=device,
+                            subsample=subsample)  # fmt: skip
         return cuda.CudaAdm(width, height, bitdepth, opts, batch=planned, device=device)
     except ValueError as exc:
         raise AdmError(str(exc)) from None

@@ -190,7 +190,7 @@ class CpuEngine:
         self.batch = 4 * self.threads if self._use_pool else 8
         self.plan = plan
         self._plans = None if plan is None else (plan, _rest_plan(plan))
-        self._keys = [] if plan is None else _plan_keys(plan)
+        self._keys = [] if plan is None else plan.pair_keys()
         self.subsample = subsample
         self._index = 0  # frames submitted so far (with a plan)
         self._prevs: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
@@ -307,21 +307,6 @@ class CpuEngine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _plan_keys(plan: Any) -> list[str]:
-    """What :func:`admcuda.vmaf.score_pair` gives a scored frame under ``plan``."""
-    from admcuda.reference.motion import MOTION
-
-    keys: list[str] = []
-    for ex in plan.extractors:
-        if ex.kind != "motion":
-            keys += ex.extract_outputs
-            continue
-        keys.append(ex.score_key)
-        if ex.options.debug:
-            keys.append(ex.names[MOTION])
-    return list(dict.fromkeys(keys))
 
 
 def _plan_arrays(

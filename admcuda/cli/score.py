@@ -473,10 +473,6 @@ def _check_arguments(args: argparse.Namespace) -> None:
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
         raise UsageError(f"--gpu {args.gpu} picks a CUDA device; drop it or --backend cpu")
-    if _wants_plan(args) and (args.backend == "cuda" or args.gpu is not None):
-        from admcuda.backends import PLAN_ON_CPU
-
-        raise UsageError(PLAN_ON_CPU + ("" if args.gpu is None else f"; drop --gpu {args.gpu}"))
     if args.example:
         from admcuda.data import EXAMPLE
 

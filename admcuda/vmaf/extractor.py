@@ -5,8 +5,9 @@ each frame pair in order (every extractor's ``extract``), ``vmaf_read_pictures(N
 NULL)`` flushes it once the clip has ended (motion's ``flush`` writes ``integer_motion2``
 and ``integer_motion3`` for every frame), ``vmaf_score_at_index`` predicts a model's
 score for one frame and ``vmaf_score_pooled`` pools a clip. :class:`VmafExtractor` keeps
-that lifecycle on the CPU with the bit-exact NumPy reference
-(:func:`admcuda.vmaf.score_pair` and :func:`admcuda.vmaf.finish_clip`):
+that lifecycle with the bit-exact NumPy reference (:func:`admcuda.vmaf.score_pair` and
+:func:`admcuda.vmaf.finish_clip`) or, on a GPU, the CUDA engine
+(:class:`admcuda.backends.cuda.vmaf.CudaVmaf`), which gives the same doubles:
 
 - :meth:`VmafExtractor.extract` scores one frame pair and returns what libvmaf's
   extractors write for it there and then: ADM's and VIF's outputs and motion's per-frame
@@ -34,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from admcuda.backends import check_backend
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
 from admcuda.extractor import as_array, check_plane
@@ -98,6 +100,15 @@ class VmafExtractor(Closing):
         models' extractors as libvmaf's tool registers them.
     no_prediction : bool, optional
         libvmaf's ``-n``: the models' features without their scores.
+    backend : {"auto", "cpu", "cuda"}, optional
+        ``"auto"`` scores on the GPU where CuPy sees one and the frame size suits it
+        (16x16 and up with VIF, above 16x16 with ADM), else on the CPU; ``"cuda"`` where
+        the GPU cannot be used is an error. Both give the same doubles. On the GPU, CuPy
+        and DLPack device arrays are scored where they are, without a copy to the host.
+    device : int, optional
+        CUDA device ordinal.
+    batch : int, optional
+        Frames per GPU batch for :meth:`extract_batch` (default 32).
 
     Attributes
     ----------
@@ -113,6 +124,8 @@ class VmafExtractor(Closing):
         ``no_prediction``.
     frames_extracted : int
         Frame pairs extracted so far; the next frame's index.
+    backend : {"cpu", "cuda"}
+        The backend in use.
 
     Raises
     ------
@@ -143,7 +156,11 @@ class VmafExtractor(Closing):
         model: ModelArg | Iterable[ModelArg] | None = "vmaf_v0.6.1",
         features: Iterable[str | tuple[str, ExtractorOptions]] = (),
         no_prediction: bool = False,
+        backend: str = "auto",
+        device: int | None = None,
+        batch: int | None = None,
     ) -> None:
+        check_backend(backend)
         if not is_integer(bitdepth) or bitdepth not in BITDEPTHS:
             raise AdmError(
                 f"unsupported bit depth {bitdepth!r}; use one of {', '.join(map(str, BITDEPTHS))}"
@@ -190,6 +207,15 @@ class VmafExtractor(Closing):
         self._prev_prev: np.ndarray | None = None
         self._flushed = False
         self._closed = False
+        self._engine: Any = None
+        self.backend = "cpu"
+        if backend != "cpu":
+            try:
+                self._engine = _open_cuda_vmaf(self, batch, device)
+                self.backend = "cuda"
+            except AdmError:
+                if backend == "cuda":
+                    raise
 
     # -- lifecycle
 
@@ -198,6 +224,9 @@ class VmafExtractor(Closing):
         no-op."""
         self._rows, self._final = [], []
         self._prev = self._prev_prev = None
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
         self._closed = True
 
     @property
@@ -245,8 +274,9 @@ class VmafExtractor(Closing):
         ----------
         ref, dis : array
             2-D luma planes of shape ``(height, width)``: NumPy, or any array
-            :class:`admcuda.AdmExtractor` takes (CuPy and DLPack arrays are copied to the
-            host); ``uint8`` for 8 bits, ``uint16`` otherwise.
+            :class:`admcuda.AdmExtractor` takes (CuPy and DLPack device arrays stay on
+            the GPU with the CUDA backend, and are copied to the host with the CPU's);
+            ``uint8`` for 8 bits, ``uint16`` otherwise.
 
         Returns
         -------
@@ -386,6 +416,8 @@ class VmafExtractor(Closing):
     ) -> list[dict[str, float]]:
         """score_pair over the frames in order; the state changes only once all are
         scored."""
+        if self._engine is not None:
+            return self._score_on_gpu(refs, dis)
         keep = self.plan.history > 0
         prev, prev_prev = self._prev, self._prev_prev
         rows: list[dict[str, float]] = []
@@ -395,6 +427,21 @@ class VmafExtractor(Closing):
                 prev_prev, prev = prev, np.array(ref, copy=True)  # the caller may reuse ref
         self._rows.extend(rows)
         self._prev, self._prev_prev = prev, prev_prev
+        return [{n: row[n] for n in self.extract_names if n in row} for row in rows]
+
+    def _score_on_gpu(self, refs: Sequence[Any], dis: Sequence[Any]) -> list[dict[str, float]]:
+        """The frames through the CUDA engine, a batch at a time; device planes stay on the
+        device (stacked there), host planes are uploaded."""
+        engine = self._engine
+        rows: list[dict[str, float]] = []
+        for c0 in range(0, len(refs), engine.batch):
+            ref = _stack(refs[c0 : c0 + engine.batch])
+            d = _stack(dis[c0 : c0 + engine.batch])
+            arrays = engine.collect(engine.submit(ref, [d], len(ref)))[0]
+            names = list(arrays)
+            table = np.stack([arrays[n] for n in names], axis=1).tolist()
+            rows += [dict(zip(names, r, strict=True)) for r in table]
+        self._rows.extend(rows)
         return [{n: row[n] for n in self.extract_names if n in row} for row in rows]
 
     def _finish(self) -> None:
@@ -409,7 +456,7 @@ class VmafExtractor(Closing):
         self._final.extend(done[start - begin : stop - begin])
 
     def _plane(self, x: Any, what: str) -> np.ndarray:
-        arr = as_array(x, on_gpu=False, what=what)
+        arr = as_array(x, on_gpu=self._engine is not None, what=what)
         if arr.ndim != 2:
             raise AdmError(f"{what} must be a 2-D luma plane, got {arr.ndim} dimensions")
         self._check(arr, what, arr.shape)
@@ -417,7 +464,7 @@ class VmafExtractor(Closing):
 
     def _planes(self, frames: Any, what: str) -> list[np.ndarray]:
         if isinstance(frames, np.ndarray) or hasattr(frames, "__dlpack__"):
-            arr = as_array(frames, on_gpu=False, what=what)
+            arr = as_array(frames, on_gpu=self._engine is not None, what=what)
             if arr.ndim != 3:
                 raise AdmError(
                     f"{what} must be a 3-D (n, height, width) array or a sequence of 2-D "
@@ -434,3 +481,30 @@ class VmafExtractor(Closing):
 
     def _check(self, arr: np.ndarray, what: str, frame_shape: tuple[int, ...]) -> None:
         check_plane(arr, what, frame_shape, self.width, self.height, self.dtype, self.bitdepth)
+
+
+def _stack(planes: Sequence[Any]) -> Any:
+    """Planes as one (n, height, width) array, on the device where they are CuPy arrays."""
+    if any(type(p).__module__.startswith("cupy") for p in planes):
+        import cupy as cp
+
+        return cp.stack([cp.asarray(p) for p in planes])
+    return np.stack(planes)
+
+
+def _open_cuda_vmaf(ext: VmafExtractor, batch: int | None, device: int | None) -> Any:
+    """The CUDA engine of ``ext``'s plan, or AdmError naming why it cannot start."""
+    try:
+        from admcuda.backends.cuda import cuda_available
+        from admcuda.backends.cuda.vmaf import CudaVmaf
+    except ImportError as exc:
+        raise AdmError(f"CUDA backend unavailable: {exc}") from None
+    if not cuda_available():
+        raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
+    try:
+        return CudaVmaf(ext.width, ext.height, ext.bitdepth, ext.plan, batch=batch or 32,
+                        device=device)  # fmt: skip
+    except AdmError as exc:
+        raise AdmError(f"CUDA backend unavailable: {exc}") from None
+    except (ImportError, ValueError, RuntimeError) as exc:
+        raise AdmError(f"CUDA backend unavailable: {type(exc).__name__}: {exc}") from None

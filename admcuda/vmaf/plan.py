@@ -205,6 +205,20 @@ class FeaturePlan:
         needs: 0, 1 (``prev_ref``) or 2 (also ``prev_prev_ref``)."""
         return max((ex.history for ex in self.extractors), default=0)
 
+    def pair_keys(self) -> list[str]:
+        """The keys :func:`admcuda.vmaf.compute.score_pair` gives a scored frame: every
+        extractor's per-frame outputs, motion's by :attr:`Extractor.score_key` (and
+        ``integer_motion`` under ``debug``), in registration order."""
+        keys: list[str] = []
+        for ex in self.extractors:
+            if ex.kind != "motion":
+                keys += ex.extract_outputs
+                continue
+            keys.append(ex.score_key)
+            if ex.options.debug:  # type: ignore[union-attr]
+                keys.append(ex.names[_motion.MOTION])
+        return list(dict.fromkeys(keys))
+
     def extractor_for(self, kind: str, options: ExtractorOptions) -> Extractor:
         """The plan's extractor that computes ``kind`` with ``options`` (as libvmaf would
         find it: same name and feature parameters)."""
