@@ -234,22 +234,49 @@ def ceiling_fps(ref: Path, dis: Path, w: int, h: int, bitdepth: int, batch: int)
 # ---- frames resident on the GPU ----------------------------------------------------------------
 
 
-def resident_fps(w: int, h: int, bitdepth: int, repeats: int) -> dict[str, float]:
-    """GPU stages alone and with the batched finish, frames already on the device."""
+def resident_fps(w: int, h: int, bitdepth: int, repeats: int, model: str | None = None
+                 ) -> dict[str, float]:  # fmt: skip
+    """GPU stages alone and with the batched finish, frames already on the device; with
+    ``model``, the whole feature plan of that ``--model`` (ADM, VIF, motion on the GPU,
+    every frame's features finished on the host; the model's prediction, made once the
+    clip has ended, is timed in ``e2e``)."""
     import cupy as cp
 
     from admcuda.backends import engine_for
     from admcuda.options import AdmOptions
 
-    with engine_for("cuda", w, h, bitdepth, AdmOptions(), host_memory=1 << 62) as adm:
-        n = adm.batch * 4
+    plan = None
+    if model:
+        from admcuda.vmaf import build_plan, finish_clip
+
+        plan = build_plan([model], [])
+    with engine_for("cuda", w, h, bitdepth, AdmOptions(), host_memory=1 << 62, plan=plan) as eng:
+        n = eng.batch * 4
         ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, bitdepth, seed=w * h + bitdepth)
         reps = -(-n // _UNIQUE_FRAMES)
         ref = cp.asarray(np.concatenate([ref_h] * reps)[:n])
         dis = cp.asarray(np.concatenate([dis_h] * reps)[:n])
-        gpu = n / _median_time(lambda: adm.integer_accumulators(ref, [dis]), repeats)
-        e2e = n / _median_time(lambda: adm.score_arrays_multi(ref, [dis]), repeats)
-        return {"batch": adm.batch, "gpu_fps": gpu, "e2e_fps": e2e}
+        if plan is None:
+            gpu = n / _median_time(lambda: eng.integer_accumulators(ref, [dis]), repeats)
+            e2e = n / _median_time(lambda: eng.score_arrays_multi(ref, [dis]), repeats)
+            return {"batch": eng.batch, "gpu_fps": gpu, "e2e_fps": e2e}
+
+        def batches(finish: bool) -> None:
+            pending, parts = None, []
+            for c0 in range(0, n, eng.batch):
+                ticket = eng.submit(ref[c0 : c0 + eng.batch], [dis[c0 : c0 + eng.batch]])
+                if pending is not None:
+                    parts.append(eng.collect(pending)[0])
+                pending = ticket
+            parts.append(eng.collect(pending)[0])
+            if finish:
+                names = list(parts[0])
+                rows = np.concatenate([np.stack([p[k] for k in names], 1) for p in parts])
+                finish_clip(plan, [dict(zip(names, r, strict=True)) for r in rows.tolist()])
+
+        gpu = n / _median_time(lambda: batches(False), repeats)
+        e2e = n / _median_time(lambda: batches(True), repeats)
+        return {"batch": eng.batch, "gpu_fps": gpu, "e2e_fps": e2e}
 
 
 def d2d_copy_gbps(nbytes: int = 1 << 30, repeats: int = 5) -> float:
@@ -651,6 +678,8 @@ def _bench_size(w: int, h: int, args: argparse.Namespace, so: str | None) -> dic
         _write_yuv420(dp, dis_h, n)
         flags = [str(rp), str(dp), "-w", str(w), "-h", str(h), "-b", str(bd)]
         flags += ["--backend", "cuda", "--json", "-o", str(Path(tmp) / "out.json")]
+        if args.model:
+            flags += ["--model", args.model]
         cold = cli_run(flags)
         warm = cli_run(flags)
         out.update(
@@ -668,7 +697,7 @@ def _bench_size(w: int, h: int, args: argparse.Namespace, so: str | None) -> dic
         out["ceiling_fps"] = statistics.median(
             ceiling_fps(rp, dp, w, h, bd, batch) for _ in range(3)
         )
-        if so:
+        if so and not args.model:  # libvmaf's C API is timed on ADM alone
             from admcuda.libvmaf import libvmaf_has_cuda, time_libvmaf
 
             rv, dv = _luma_view(rp, n, w, h, ref_h.dtype), _luma_view(dp, n, w, h, ref_h.dtype)
@@ -681,7 +710,8 @@ def _bench_size(w: int, h: int, args: argparse.Namespace, so: str | None) -> dic
                         so, rv[:lim], dv[:lim], bd, cuda=True, device_resident=True
                     )["fps"]
             del rv, dv
-    out.update({f"resident_{k}": v for k, v in resident_fps(w, h, bd, args.repeats).items()})
+    resident = resident_fps(w, h, bd, args.repeats, args.model)
+    out.update({f"resident_{k}": v for k, v in resident.items()})
     return out
 
 
@@ -767,6 +797,11 @@ def _parser() -> argparse.ArgumentParser:
         help="frames for libvmaf's CPU path (default: all)",
     )
     p.add_argument("--skip-gpu", action="store_true", help="skip the GPU measurements")
+    p.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="time VMAF with this --model (version=vmaf_v0.6.1) instead of ADM alone",
+    )
     p.add_argument(
         "--cpu-scaling",
         action="store_true",
@@ -880,8 +915,10 @@ def _run(argv: Sequence[str] | None) -> int:
 
     if rows:
         print()
+        what = f"--model {args.model}" if args.model else "ADM"
         print(
-            f"admcuda score --backend cuda, {args.bitdepth}-bit 4:2:0 raw files in the page cache"
+            f"admcuda score --backend cuda, {what}, {args.bitdepth}-bit 4:2:0 raw files in the "
+            "page cache"
         )
         head = (
             f"{'size':>10} {'frames':>6} {'cli fps':>9} {'start s':>8} {'ceiling':>9} "
