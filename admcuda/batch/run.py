@@ -9,7 +9,7 @@ The manifest is CSV with a header row, or JSON Lines with the same keys (by the
 suffix ``.jsonl``/``.ndjson``, or by content). ``ref`` and ``dis`` are required;
 ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``, ``options``
 (libvmaf's ``K=V:K=V``) and ``model`` (``--model`` strings, several separated by ``;``:
-VMAF on the CPU backend) are optional. Relative paths resolve against the manifest's
+VMAF, on the workers' backend) are optional. Relative paths resolve against the manifest's
 folder, and every worker must see the inputs at those paths.
 
 How the work is cut and who writes what:
