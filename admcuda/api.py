@@ -113,7 +113,7 @@ def _model_list(model: ModelArg) -> list[Any]:
     """``model`` as a list of ``--model`` strings, ModelSpec or Model objects: a bare name
     (``"vmaf_v0.6.1"``, ``"vmaf_v0.6.1:name=x"``) is a version, a ``.json`` file or an
     os.PathLike a path."""
-    from admcuda.model import Model, ModelSpec
+    from admcuda.model import Model, ModelSpec, model_arg
 
     if model is None:
         return []
@@ -129,10 +129,7 @@ def _model_list(model: ModelArg) -> list[Any]:
         if isinstance(item, os.PathLike):
             item = f"path={os.fspath(item)}"
         elif isinstance(item, str):
-            head = item.split(":", 1)[0]
-            if head and "=" not in head and head not in ("enable_transform", "disable_clip"):
-                key = "path" if head.endswith(".json") else "version"
-                item = f"{key}={item}"
+            item = model_arg(item)
         elif not isinstance(item, (ModelSpec, Model)):
             raise AdmError(
                 f"model entries must be strings, ModelSpec or Model, got {type(item).__name__}"

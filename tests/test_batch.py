@@ -358,6 +358,19 @@ def test_model_path_points_into_the_manifest_folder(tmp_path, monkeypatch):
     )
 
 
+def test_a_bare_model_name_in_a_model_cell_is_read_as_score_reads_it(tmp_path):
+    """``vmaf_v0.6.1neg`` is ``version=vmaf_v0.6.1neg`` and ``m.json`` the manifest
+    folder's ``path=m.json``, as ``admcuda score --model`` and the API take them."""
+    from importlib import resources
+
+    shipped = resources.files("admcuda.model.data") / "vmaf_v0.6.1.json"
+    (tmp_path / "m.json").write_text(shipped.read_text())
+    rows = [{"ref": "r.yuv", "dis": "d.yuv", "model": "vmaf_v0.6.1neg:name=neg; m.json"}]
+    (job,) = manifest.read_jobs(rows, base_dir=tmp_path)
+    assert job.error is None
+    assert job.model == ("version=vmaf_v0.6.1neg:name=neg", f"path={tmp_path / 'm.json'}")
+
+
 def test_scale_column_scores_lower_rungs_as_score_does(client, tmp_path):
     """A rung of another size with ``scale`` scores as ``admcuda.score(scale=...)``;
     without it that row fails, naming the column; a bad scaler fails its row."""

@@ -443,8 +443,11 @@ def _options(value: Any) -> AdmOptions:
 
 def _models(value: Any, options: AdmOptions, base: Path) -> tuple[str, ...]:
     """A model cell: ``--model`` strings separated by ``;`` (in JSON, also a list of
-    them), each checked by loading it; a relative ``path=`` points into ``base``, the
-    manifest's folder, as ``ref`` and ``dis`` do."""
+    them; a bare shipped name is a ``version=``, as on the command line), each checked by
+    loading it; a relative ``path=`` points into ``base``, the manifest's folder, as ``ref``
+    and ``dis`` do."""
+    from admcuda.model import model_arg
+
     if value is None:
         return ()
     if isinstance(value, str):
@@ -456,7 +459,7 @@ def _models(value: Any, options: AdmOptions, base: Path) -> tuple[str, ...]:
             f"model must be a string (several separated by '{MODEL_SEPARATOR}') or a list of "
             f"strings, got {type(value).__name__} {value!r}"
         )
-    models = tuple(_model_in(item.strip(), base) for item in items if item.strip())
+    models = tuple(_model_in(model_arg(item.strip()), base) for item in items if item.strip())
     if models:
         try:
             model_plan(models, options)

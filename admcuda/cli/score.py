@@ -278,7 +278,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     score.add_argument(
         "-m", "--model", action="append", default=[], metavar="version=NAME|path=FILE[:...]",
         help="a VMAF model, as libvmaf takes it: version=vmaf_v0.6.1 (also vmaf_v0.6.1neg, "
-        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg) or path=model.json, then optionally :name=LABEL, "
+        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg; the bare name works too) or path=model.json, "
+        "then optionally :name=LABEL, "
         ":enable_transform, :disable_clip, :FEATURE.OPTION=VALUE; repeatable. Its score is "
         "written under its name (vmaf by default) beside every feature it reads. Without "
         "--model, admcuda computes ADM alone (libvmaf's vmaf adds vmaf_v0.6.1)",
@@ -508,13 +509,15 @@ def _wants_plan(args: argparse.Namespace) -> bool:
 def _plan(args: argparse.Namespace, opts: AdmOptions) -> Any:
     """The :class:`admcuda.vmaf.FeaturePlan` of ``--model`` and ``--feature`` as libvmaf
     registers them; admcuda's own ``--option``/``--debug`` add an ADM after the models."""
+    from admcuda.model import model_arg
     from admcuda.vmaf import build_plan
 
     own = bool(args.option) or args.debug
     features = [f for f in args.feature if not (own and f.partition("=")[0] == "adm")]
+    models = [model_arg(m) for m in args.model]
     try:
         return build_plan(
-            args.model, features, adm=opts if own else None, predict=not args.no_prediction
+            models, features, adm=opts if own else None, predict=not args.no_prediction
         )
     except AdmError as exc:
         raise UsageError(str(exc)) from None

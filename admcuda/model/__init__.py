@@ -28,6 +28,7 @@ from admcuda.model.loader import (
     ModelFeature,
     ModelSpec,
     load_model,
+    model_arg,
     parse_model_arg,
 )
 from admcuda.model.pool import POOL_METHODS, pool
@@ -52,6 +53,7 @@ __all__ = [
     "SvmModel",
     "libm_exp",
     "load_model",
+    "model_arg",
     "output_name",
     "parse_model_arg",
     "pool",

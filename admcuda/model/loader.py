@@ -232,6 +232,18 @@ class ModelSpec:
         )
 
 
+def model_arg(text: str) -> str:
+    """``text`` as libvmaf's ``--model`` argument, where it starts with a bare name: a
+    shipped model's name (``vmaf_v0.6.1``, ``vmaf_v0.6.1:name=x``) is a ``version=``, a
+    ``.json`` file a ``path=``, as :func:`admcuda.score` takes a model. Any other text is
+    returned as it is, for :func:`parse_model_arg` to read or refuse as libvmaf would.
+    """
+    head = text.split(":", 1)[0]
+    if not head or "=" in head or head in ("enable_transform", "disable_clip"):
+        return text
+    return f"{'path' if head.lower().endswith('.json') else 'version'}={text}"
+
+
 def parse_model_arg(text: str) -> ModelSpec:
     """Parse libvmaf's ``--model`` argument.
 
