@@ -15,6 +15,7 @@ import subprocess
 import sys
 from importlib import resources
 
+import pytest
 from conftest import ROOT
 
 from admcuda.cli.main import main
@@ -68,3 +69,58 @@ def test_an_unknown_bare_model_name_is_refused_naming_the_shipped_ones(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown model version 'vmaf_v9'" in err
     assert "vmaf_v0.6.1, vmaf_v0.6.1neg" in err
+
+
+# --- -h and mistyped options -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["-h"], "admcuda"),
+        (["score", "-h"], "admcuda score"),
+        (["score", "--example", "-h"], "admcuda score"),
+        (["score", "-h", "ref.yuv", "dis.yuv"], "admcuda score"),
+        (["map", "-h"], "admcuda map"),
+        (["plot", "-h"], "admcuda plot"),
+        (["plot", "a.json", "-o", "a.png", "-h"], "admcuda plot"),
+        (["batch", "-h"], "admcuda batch"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_h_for_help_points_to_help(argv, where, capsys):
+    """``-h`` is libvmaf's height (score, map) or no option (the others): the one-line
+    error says where help is."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("admcuda: error: ")
+    assert f"for help use '{where} --help'" in err
+
+
+def test_h_as_a_height_gets_no_help_pointer(capsys):
+    assert main([*EXAMPLE_ARGS, "-h", "0"]) == 2
+    assert "--help" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        ([*EXAMPLE_ARGS, "--modle", "vmaf_v0.6.1"], "--modle (did you mean --model?)"),
+        ([*EXAMPLE_ARGS, "--thread", "2"], "--thread (did you mean --threads?)"),
+        ([*EXAMPLE_ARGS, "--thr", "2"], "(did you mean --threads?)"),
+        ([*EXAMPLE_ARGS, "--modle=x", "--thread", "2"], "--model for --modle, --threads for"),
+        (["--verison"], "(did you mean --version?)"),
+        (["plot", "a.json", "--outptu", "a.png"], "(did you mean --output for --outptu?)"),
+        (["batch", "m.csv", "-o", "out", "--forc"], "(did you mean --force?)"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_a_mistyped_long_option_gets_the_closest(argv, hint, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and hint in err
+
+
+def test_an_option_far_from_any_gets_no_guess(capsys):
+    assert main([*EXAMPLE_ARGS, "--zzzzzz"]) == 2
+    assert capsys.readouterr().err == "admcuda: error: unrecognized arguments: --zzzzzz\n"

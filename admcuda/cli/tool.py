@@ -24,10 +24,77 @@ EXIT_INTERRUPTED = 130
 
 
 class Parser(argparse.ArgumentParser):
-    """ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting."""
+    """ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting.
+
+    Its messages help where argparse's alone would not: where ``-h`` was meant as help
+    (``-h`` is libvmaf's height in ``score`` and ``map``, and no option elsewhere) they
+    name ``--help``, and an unknown long option gets the option it is closest to
+    (``--modle``: did you mean --model?).
+    """
+
+    _argv: Sequence[str] = ()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            hint = _closest_options(extras, self._long_options(parsed))
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return parsed
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        if message.startswith("the following arguments are required"):
+            # argparse finds the missing ones before it reports an unknown option, which
+            # may be the missing one mistyped (--ouptut)
+            given = [
+                t for t in self._given() if t.partition("=")[0] not in self._option_string_actions
+            ]
+            message += _closest_options(given, self._long_options(argparse.Namespace()), True)
+        raise UsageError(message + self._help_hint(message))
+
+    def _given(self) -> list[str]:
+        """The arguments this parser was given, up to a ``--``."""
+        argv = list(self._argv)
+        return argv[: argv.index("--")] if "--" in argv else argv
+
+    def _long_options(self, parsed: argparse.Namespace) -> list[str]:
+        """This parser's long options and those of the subcommand ``parsed`` chose (whose
+        unknown arguments argparse reports here)."""
+        parsers: list[argparse.ArgumentParser] = [self]
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(parsed, action.dest, None))
+                parsers += [chosen] if chosen is not None else []
+        return [
+            flag
+            for parser in parsers
+            for action in parser._actions
+            if action.help != argparse.SUPPRESS
+            for flag in action.option_strings
+            if flag.startswith("--")
+        ]
+
+    def _help_hint(self, message: str) -> str:
+        """Where ``-h`` was given for help: a pointer to ``--help``."""
+        where = f"'{self.prog} --help'"
+        action = self._option_string_actions.get("-h")
+        if action is not None and not isinstance(action, argparse._HelpAction):
+            if message.startswith("argument -h/") and (
+                "expected one argument" in message or "invalid" in message
+            ):
+                return f" (-h is the height, as in libvmaf; for help use {where})"
+            return ""
+        unknown = message.startswith("unrecognized arguments:") and "-h" in message.split()
+        missing = message.startswith("the following arguments are required")
+        missing = missing and "-h" in self._given()
+        return f" (for help use {where})" if action is None and (unknown or missing) else ""
 
     def _print_message(self, message: str, file: IO[str] | None = None) -> None:
         # argparse drops an OSError writing --help; raised, a full disk or a reader gone
@@ -40,6 +107,24 @@ class Parser(argparse.ArgumentParser):
             write_stdout(message)
         else:
             file.write(message)
+
+
+def _closest_options(given: Sequence[str], options: Sequence[str], named: bool = False) -> str:
+    """`` (did you mean --model?)`` for unknown long options near a known one, else "";
+    with ``named`` or several, each with the option given (``--model for --modle``)."""
+    import difflib  # only for a command line with a mistake
+
+    pairs = []
+    for token in given:
+        name = token.partition("=")[0]
+        close = difflib.get_close_matches(name, options, n=1) if name.startswith("--") else []
+        if close:
+            pairs.append((name, close[0]))
+    if not pairs:
+        return ""
+    if len(pairs) == 1 and not named:
+        return f" (did you mean {pairs[0][1]}?)"
+    return f" (did you mean {', '.join(f'{want} for {name}' for name, want in pairs)}?)"
 
 
 def counter(low: int, *, zero: int | None = None):  # type: ignore[no-untyped-def]
