@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT
 
 from admcuda.cli.main import main
+from admcuda.data import EXAMPLE
 
 EXAMPLE_ARGS = ["score", "--example"]
 DATA = ROOT / "admcuda" / "data"
@@ -124,3 +125,57 @@ def test_a_mistyped_long_option_gets_the_closest(argv, hint, capsys):
 def test_an_option_far_from_any_gets_no_guess(capsys):
     assert main([*EXAMPLE_ARGS, "--zzzzzz"]) == 2
     assert capsys.readouterr().err == "admcuda: error: unrecognized arguments: --zzzzzz\n"
+
+
+# --- the score beside a written file -----------------------------------------------------
+
+
+def test_a_written_file_comes_with_each_models_pooled_score(tmp_path, capsys):
+    """As libvmaf's ``vmaf`` prints ``vmaf_v0.6.1: 81.555395``: a line per model, under the
+    version or path it was loaded from (and its ``name=`` where one is given)."""
+    out = tmp_path / "vmaf.json"
+    models = ["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1neg:name=neg"]
+    assert main([*EXAMPLE_ARGS, *models, "--json", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    captured = capsys.readouterr()
+    assert captured.out == (
+        f"vmaf_v0.6.1: {_mean(doc, 'vmaf')}\nvmaf_v0.6.1neg (neg): {_mean(doc, 'neg')}\n"
+    )
+    assert captured.err == ""
+    assert main([*EXAMPLE_ARGS, *models, "-q", "--json", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_without_a_model_the_line_is_adm2s_mean(tmp_path, capsys):
+    out = tmp_path / "adm.json"
+    assert main([*EXAMPLE_ARGS, "--option", "egl=1.2", "--json", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    want = f"integer_adm2_egl_1.2: {_mean(doc, 'integer_adm2_egl_1.2')}\n"
+    assert capsys.readouterr().out == want
+
+
+@pytest.mark.parametrize("dest", [["-o", "-"], ["-o", "/dev/stdout"], []], ids=str)
+def test_standard_output_as_the_output_keeps_the_document_alone(dest):
+    """Where the document goes to standard output, the score line goes to stderr."""
+    proc = _cli(*EXAMPLE_ARGS, "--model", "vmaf_v0.6.1", "--json", *dest)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert proc.stderr == f"vmaf_v0.6.1: {_mean(doc, 'vmaf')}\n"
+
+
+def test_a_ladder_gets_a_line_per_rung(tmp_path, capsys):
+    ref, dis = str(DATA / EXAMPLE.ref), str(DATA / EXAMPLE.dis)
+    geometry = ["-w", "176", "-h", "144"]
+    out = str(tmp_path / "{index}.json")
+    assert main(["score", ref, dis, ref, *geometry, "-m", "vmaf_v0.6.1", "-o", out]) == 0
+    docs = [json.loads((tmp_path / f"{i}.json").read_text()) for i in (1, 2)]
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    want = zip([dis, ref], docs, strict=True)
+    assert lines == [[path, "vmaf_v0.6.1:", _mean(doc, "vmaf")] for path, doc in want]
+
+
+def test_the_summary_gives_the_models_score_first(capsys):
+    assert main([*EXAMPLE_ARGS, "--model", "vmaf_v0.6.1", "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "pooled mean:" and lines[2].split()[0] == "vmaf"
+    assert [line.split()[0] for line in lines[3:]].count("vmaf") == 0

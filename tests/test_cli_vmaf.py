@@ -264,7 +264,7 @@ def test_summary_without_output(capsys):
     assert main(["score", "-q", ref, dis, *args]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1] == "pooled mean:"
-    assert [line.split()[0] for line in out[2:]][-1] == "vmaf"
+    assert [line.split()[0] for line in out[2:]][0] == "vmaf"  # the model's score first
     assert main(["score", "-q", ref, dis, dis, *args]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 3 and all(" vmaf mean " in line for line in lines[1:])

@@ -324,7 +324,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "else from the suffix (.json .xml .csv .sub), else XML as in libvmaf. With several "
         "DIS: a path with {name} or {index}, or a folder",
     )
-    score.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    score.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no progress bar on stderr, and no pooled score lines beside an output file",
+    )  # fmt: skip
     return score
 
 
@@ -581,7 +584,10 @@ def _summary(run: LadderRun, backend: str, subsample: int, scored: list[int]) ->
     if len(run.dis) == 1:
         lines = [head + f"{len(run.frames[0])} frames, {geometry}{extras}", "pooled mean:"]
         if plan is not None:
-            return "\n".join(lines + _plan_pooled_lines(run.frames[0], plan.output_order()))
+            order = plan.output_order()
+            first = [n for n in order if n in plan.model_outputs]
+            names = first + [n for n in order if n not in first]
+            return "\n".join(lines + _plan_pooled_lines(run.frames[0], names))
         return "\n".join(lines + _pooled_lines(run.frames[0], run.opts))
     lines = [head + f"{geometry}{extras}, reference {run.ref}"]
     width = max((len(run.dis[k]) for k in scored), default=0)
@@ -601,6 +607,56 @@ def _headline(plan: Any) -> str:
     order = plan.output_order()
     adm2 = [n for n in order if n.startswith("integer_adm2")]
     return adm2[0] if adm2 else order[0]
+
+
+def _score_lines(run: LadderRun, scored: list[int]) -> list[str]:
+    """What libvmaf's ``vmaf`` prints once it has scored: each model's pooled mean under
+    the version or path it was loaded from (``vmaf_v0.6.1: 81.555395``; its ``name=``
+    beside that where one is given), or, without a model's score, adm2's mean (the
+    first output where there is no ADM). A ladder's lines start with the rung's file."""
+    plan = getattr(run, "plan", None)
+    if plan is not None and plan.model_outputs:
+        named = [
+            (out, m.label if out == "vmaf" else f"{m.label} ({out})")
+            for m, out in zip(plan.models, plan.model_outputs, strict=True)
+        ]
+    elif plan is not None:
+        named = [(_headline(plan),) * 2]
+    else:  # ADM's frames answer to the base name whatever the options
+        named = [("integer_adm2", feature_names(run.opts)["integer_adm2"])]
+    width = max((len(run.dis[k]) for k in scored), default=0)
+    lines = []
+    for k in scored:
+        rung = f"{run.dis[k]:{width}}  " if len(run.dis) > 1 else ""
+        for out, label in named:
+            mean = pool([frame[out] for frame in run.frames[k]])["mean"]
+            lines.append(f"{rung}{label}: {mean:.6f}")
+    return lines
+
+
+def _is_standard_output(dest: Path | None) -> bool:
+    """Whether an output written to ``dest`` lands on standard output (``-o -``,
+    ``/dev/stdout``, a descriptor or file that standard output is open on)."""
+    if dest is None:
+        return True
+    try:
+        out = os.fstat(sys.stdout.fileno())
+        target = output_target(dest)
+        there = os.fstat(target.fd) if target.kind == "fd" else os.stat(target.path)
+    except (AttributeError, OSError, ValueError):  # stdout closed or not a file; no file
+        return False
+    return (out.st_dev, out.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _print_scores(run: LadderRun, outputs: list[Path | None], scored: list[int]) -> None:
+    """The pooled score lines (:func:`_score_lines`) once the outputs are written: on
+    standard output, as the summary is, or on stderr where standard output is an output
+    (or closed)."""
+    text = "\n".join(_score_lines(run, scored)) + "\n"
+    if sys.stdout is None or any(_is_standard_output(outputs[k]) for k in scored):
+        sys.stderr.write(text)
+    else:
+        write_text(None, text)
 
 
 def _plan_pooled_lines(frames: list[dict[str, float]], names: list[str]) -> list[str]:
@@ -780,6 +836,8 @@ def run(args: argparse.Namespace) -> int:
                 item.partition("=")[0] == "adm_cuda" for item in args.feature
             )
             _write_all(out_format, run, outputs, fps, scored, adm_cuda=adm_cuda)
+            if not args.quiet:
+                _print_scores(run, outputs, scored)
     for path, error in zip(run.dis, errors, strict=True):
         if error is not None:
             _fail(error if path in error else f"{path}: {error}")
