@@ -15,6 +15,9 @@ import json
 
 import numpy as np
 import pytest
+from admcuda.reference import motion as M
+from admcuda.reference import vif as R
+from admcuda.reference.vif_filters import pad_top_and_bottom, subsample_rd_8, subsample_rd_16
 from conftest import NETFLIX, TESTDATA
 from test_cli_vmaf import (
     GEOM_48F,
@@ -27,9 +30,6 @@ from test_cli_vmaf import (
 
 from admcuda.backends.cuda import cuda_available
 from admcuda.cli.main import main
-from admcuda.reference import motion as M
-from admcuda.reference import vif as R
-from admcuda.reference.vif_filters import pad_top_and_bottom, subsample_rd_8, subsample_rd_16
 
 cp = pytest.importorskip("cupy")
 if not cuda_available():

@@ -4,8 +4,9 @@ state they keep across batches.
 - :class:`CudaVif`: libvmaf's integer VIF of a batch of frame pairs already on the device,
   scale by scale (:func:`vif_vertical`, :func:`vif_statistic`, :func:`subsample_rd`, as
   :mod:`reference.vif` and :mod:`reference.vif_filters` name them); each frame's four
-  int64 accumulators per scale come back to the host, where :func:`finish_vif` makes the
-  outputs exactly as :func:`reference.vif.write_scores` does, vectorised over frames.
+  int64 accumulators per scale come back to the host, where
+  :func:`admcuda.backends.host.finish_vif` makes the outputs exactly as
+  :func:`reference.vif.write_scores` does, vectorised over frames.
 - :class:`CudaMotion`: libvmaf's integer motion SAD of each reference frame against the
   one (or, with the five-frame window, two) read before it
   (:func:`reference.motion.motion_score_pipeline`); the last two reference planes stay on
@@ -19,22 +20,20 @@ frames need 16x16 (:data:`VIF_MIN_SIDE`); smaller ones stay on the CPU backend.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from admcuda.backends.cuda import kernels as K
 from admcuda.reference import vif_constants as V
-from admcuda.reference.motion import MotionOptions
-from admcuda.reference.vif import ALL_FEATURES, BASE_FEATURES, VifOptions
+from admcuda.reference.vif import VifOptions
 from admcuda.reference.vif_filters import mirror_indices
 
 __all__ = [
     "VIF_MIN_SIDE",
     "CudaMotion",
     "CudaVif",
-    "finish_vif",
     "motion_score_pipeline",
     "subsample_rd",
     "vif_statistic",
@@ -85,9 +84,7 @@ class _Tables:
         return np.uint64(self.array.data.ptr + 4 * self._at[(kind, scale)])
 
 
-def vif_vertical(
-    ref: Any, dis: Any, scale: int, bitdepth: int, tables: _Tables, out: Any
-) -> None:
+def vif_vertical(ref: Any, dis: Any, scale: int, bitdepth: int, tables: _Tables, out: Any) -> None:
     """The vertical pass of :func:`reference.vif.vif_vertical_8` (8-bit scale 0) or
     :func:`reference.vif.vif_vertical_16`: ``ref``, ``dis`` (n, h, w) planes of the scale
     into ``out``'s (n, 5, h, w) uint32 row buffers."""
@@ -156,8 +153,8 @@ class CudaVif:
     """libvmaf's integer VIF on the device for one frame size and bit depth.
 
     :meth:`queue` adds a batch's accumulators to a device array on the current stream;
-    :func:`finish_vif` turns them into outputs on the host. The row buffers hold
-    ``chunk`` frames; longer batches run chunk by chunk.
+    :func:`admcuda.backends.host.finish_vif` turns them into outputs on the host. The row
+    buffers hold ``chunk`` frames; longer batches run chunk by chunk.
     """
 
     def __init__(self, width: int, height: int, bitdepth: int, batch: int) -> None:
@@ -180,9 +177,7 @@ class CudaVif:
             K.feature_function("vif", f"vif_stat<{s}>")
         K.log2_table()
 
-    def queue(
-        self, ref: Any, dis: Any, n: int, acc: Any, options: Sequence[VifOptions]
-    ) -> None:
+    def queue(self, ref: Any, dis: Any, n: int, acc: Any, options: Sequence[VifOptions]) -> None:
         """Add frames ``0..n-1`` of ``ref`` and ``dis`` (device planes) to ``acc``
         ((len(options), n, 4, 4) int64, zeroed by the caller): one accumulator set per
         VIF extractor's options, sharing the filtering."""
@@ -203,46 +198,6 @@ class CudaVif:
                 for k in wanted:
                     egl = float(options[k].vif_enhn_gain_limit)
                     vif_statistic(tmp, m, h, w, s, self.tables, egl, acc[k, c0:c1])
-
-
-def finish_vif(acc: np.ndarray, opts: VifOptions) -> dict[str, np.ndarray]:
-    """:func:`reference.vif.write_scores` of each frame from its accumulators ((n, 4, 4)
-    int64), vectorised: every element rounds as the reference's scalar steps do. Keys are
-    the printed names, in libvmaf's order."""
-    from admcuda.reference.vif import feature_names
-
-    names = feature_names(opts)
-    div_a, div_b = V.NON_LOG_NUM_DIV
-    one = float(V.LOG2_ONE)
-    a = acc.astype(np.float64)
-    num = (a[..., 0] / one + (a[..., 3] - (a[..., 2] / div_a) / div_b)).astype(np.float32)
-    den = (a[..., 1] / one + a[..., 3]).astype(np.float32)
-    skip = bool(opts.vif_skip_scale0)
-    out: dict[str, np.ndarray] = {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for s in range(V.N_SCALES):
-            score = (num[:, s] / den[:, s]).astype(np.float64)
-            out[names[BASE_FEATURES[s]]] = np.zeros(len(acc)) if (skip and s == 0) else score
-        if not opts.debug:
-            return out
-        score_num = np.zeros(len(acc))
-        score_den = np.zeros(len(acc))
-        for s in range(1 if skip else 0, V.N_SCALES):
-            score_num = score_num + num[:, s].astype(np.float64)
-            score_den = score_den + den[:, s].astype(np.float64)
-        safe = np.where(score_den == 0.0, 1.0, score_den)
-        out[names["integer_vif"]] = np.where(score_den == 0.0, 1.0, score_num / safe)
-    out[names["integer_vif_num"]] = score_num
-    out[names["integer_vif_den"]] = score_den
-    for s in range(V.N_SCALES):
-        if skip and s == 0:
-            n0 = np.full(len(acc), V.SKIP_SCALE0_NUM)
-            d0 = np.full(len(acc), V.SKIP_SCALE0_DEN)
-        else:
-            n0, d0 = num[:, s].astype(np.float64), den[:, s].astype(np.float64)
-        out[names[f"integer_vif_num_scale{s}"]] = n0
-        out[names[f"integer_vif_den_scale{s}"]] = d0
-    return {names[b]: out[names[b]] for b in ALL_FEATURES if names[b] in out}
 
 
 class CudaMotion:
@@ -283,48 +238,3 @@ class CudaMotion:
             copy(self._keep[1].data.ptr, ref[0].data.ptr, nbytes, d2d, stream)
         self.seen += n
         return first
-
-
-def motion_scores(
-    sad: np.ndarray, backs: Sequence[int], first: int, extractors: Sequence[Any],
-    width: int, height: int,
-) -> dict[str, np.ndarray]:  # fmt: skip
-    """Each motion extractor's per-frame score (its ``score_key``, and ``integer_motion``
-    under ``debug``) from the SADs, as :func:`admcuda.vmaf.compute.score_pair` gives
-    them: 0 for a frame without the previous plane it compares with."""
-    from admcuda.reference.motion import MOTION, motion_score
-
-    n = sad.shape[1] if sad.ndim == 2 else 0
-    out: dict[str, np.ndarray] = {}
-    for ex in extractors:
-        opts: MotionOptions = ex.options
-        back = ex.history
-        values = np.zeros(n)
-        if back:
-            row = sad[backs.index(back)].tolist()
-            for i in range(n):
-                if first + i >= back:
-                    values[i] = motion_score(int(row[i]), width, height, opts)
-        out[ex.score_key] = values
-        if opts.debug:
-            out[ex.names[MOTION]] = values
-    return out
-
-
-def plan_vif_options(extractors: Sequence[Any]) -> list[VifOptions]:
-    """The VIF extractors' options, in plan order."""
-    return [ex.options for ex in extractors if ex.kind == "vif"]
-
-
-def vif_outputs(
-    acc: np.ndarray, extractors: Sequence[Any]
-) -> dict[str, np.ndarray]:
-    """Every VIF extractor's per-frame outputs (those it writes at extract) from
-    :meth:`CudaVif.queue`'s accumulators."""
-    out: dict[str, np.ndarray] = {}
-    vifs = [ex for ex in extractors if ex.kind == "vif"]
-    for k, ex in enumerate(vifs):
-        values: Mapping[str, np.ndarray] = finish_vif(acc[k], ex.options)
-        for name in ex.extract_outputs:
-            out[name] = values[name]
-    return out

@@ -23,9 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from admcuda.backends.host import motion_scores, plan_rows, plan_vif_options
+
 from .engine import CudaAdm, CudaAdmError, cuda_available
 from .hostmem import HostBlock, pinned_array
-from .vifmotion import CudaMotion, CudaVif, motion_scores, plan_vif_options, vif_outputs
+from .vifmotion import CudaMotion, CudaVif
 
 __all__ = ["CudaVmaf", "check_plan_size"]
 
@@ -93,11 +95,9 @@ class CudaVmaf:
         self.subsample = subsample if plan.needs_every_frame else 1
         exs = plan.extractors
         self._adm_ex = [ex for ex in exs if ex.kind == "adm"]
-        self._vif_ex = [ex for ex in exs if ex.kind == "vif"]
         self._motion_ex = [ex for ex in exs if ex.kind == "motion"]
         self._vif_opts = plan_vif_options(exs)
         self._backs = sorted({ex.history for ex in self._motion_ex if ex.history})
-        self._keys = plan.pair_keys()
         self._device = cp.cuda.Device(device if device is not None else cp.cuda.Device().id)
         self._host_blocks: list[Any] = []
         self._pinned: list[tuple[int, int]] = []
@@ -112,7 +112,7 @@ class CudaVmaf:
                     self._adms.append(adm)
                     batch = min(batch, adm.batch)
                 self.batch = batch
-                self._vif = CudaVif(width, height, bitdepth, batch) if self._vif_ex else None
+                self._vif = CudaVif(width, height, bitdepth, batch) if self._vif_opts else None
                 self._motion = (
                     CudaMotion(width, height, bitdepth, self._backs) if self._backs else None
                 )
@@ -134,7 +134,9 @@ class CudaVmaf:
                 self._device.synchronize()
         except cp.cuda.memory.OutOfMemoryError as exc:
             self.close()
-            raise CudaAdmError(f"not enough GPU memory for VMAF at {width}x{height}: {exc}") from None
+            raise CudaAdmError(
+                f"not enough GPU memory for VMAF at {width}x{height}: {exc}"
+            ) from None
         except BaseException:
             self.close()
             raise
@@ -196,8 +198,10 @@ class CudaVmaf:
         src = np.ascontiguousarray(src[:n])
         view = dst[:n]
         if self._is_pinned(src):
-            cp.cuda.runtime.memcpyAsync(view.data.ptr, src.ctypes.data, src.nbytes,
-                                        cp.cuda.runtime.memcpyHostToDevice, self._copy.ptr)  # fmt: skip
+            h2d = cp.cuda.runtime.memcpyHostToDevice
+            cp.cuda.runtime.memcpyAsync(
+                view.data.ptr, src.ctypes.data, src.nbytes, h2d, self._copy.ptr
+            )
         else:
             view.set(src, stream=self._copy)
         return view
@@ -210,7 +214,9 @@ class CudaVmaf:
         if batch.ndim != 3 or batch.shape[1:] != (self.height, self.width):
             raise ValueError(f"{name} must be (n, {self.height}, {self.width}), got {batch.shape}")
         if batch.dtype != self.dtype:
-            raise ValueError(f"{self.bitdepth}-bit {name} must be {self.dtype.name}, got {batch.dtype}")
+            raise ValueError(
+                f"{self.bitdepth}-bit {name} must be {self.dtype.name}, got {batch.dtype}"
+            )
         return batch
 
     def submit(self, ref: Any, dis: Sequence[Any], frames: int | None = None) -> _Ticket:
@@ -298,35 +304,7 @@ class CudaVmaf:
         adm = [a.collect(t) for a, t in zip(self._adms, ticket.adm, strict=True)]
         motion = motion_scores(sad, self._backs, ticket.first, self._motion_ex, self.width,
                                self.height)  # fmt: skip
-
-        def widen(values: np.ndarray) -> np.ndarray:
-            if ns == n:
-                return np.asarray(values, dtype=np.float64)
-            full = np.full(n, np.nan)
-            full[ticket.scored] = values
-            return full
-
-        out = []
-        for m in range(sets):
-            row: dict[str, np.ndarray] = {}
-            for ex, res in zip(self._adm_ex, adm, strict=False):
-                for base, name in ex.names.items():
-                    if name in ex.extract_outputs:
-                        row[name] = widen(res[m][base])
-            if vif is not None:
-                for name, values in vif_outputs(vif[m], self._vif_ex).items():
-                    row[name] = widen(values)
-            elif self._vif_ex:
-                for ex in self._vif_ex:
-                    for name in ex.extract_outputs:
-                        row[name] = np.full(n, np.nan)
-            if not ns:
-                for ex in self._adm_ex:
-                    for name in ex.extract_outputs:
-                        row[name] = np.full(n, np.nan)
-            row.update(motion)
-            out.append({k: row[k] for k in self._keys if k in row})
-        return out
+        return plan_rows(self.plan, n, ticket.scored, sets, adm, vif, motion)
 
     def close(self) -> None:
         """Release the device and host buffers; the engine is unusable after."""
@@ -355,9 +333,10 @@ def check_plan_size(width: int, height: int, plan: Any) -> None:
     """Refuse, as ValueError, a frame size the GPU path does not take for ``plan``."""
     kinds = {ex.kind for ex in plan.extractors}
     if "adm" in kinds and (width <= 16 or height <= 16):
-        raise ValueError(f"frame {width}x{height} is too small: ADM needs width and height above 16")
+        raise ValueError(
+            f"frame {width}x{height} is too small: ADM needs width and height above 16"
+        )
     if "vif" in kinds and (width < 16 or height < 16):
         raise ValueError(f"frame {width}x{height} is too small for VIF on the GPU (16x16 or more)")
     if width < 3 or height < 3:
         raise ValueError(f"frame {width}x{height} is too small for motion (3x3 or more)")
-
