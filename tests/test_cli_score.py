@@ -525,16 +525,25 @@ def _without_notice(stderr: str) -> str:
     return "".join(line for line in stderr.splitlines(True) if ": notice: " not in line)
 
 
-def test_auto_backend_notice_is_one_line(capsys, monkeypatch):
+def test_auto_takes_the_cpu_quietly_and_a_gpu_asked_for_gets_one_notice(capsys, monkeypatch):
+    """``auto`` falling back to the CPU is what it is for: not said, even to a terminal.
+    ``--gpu N`` asked for a GPU: its being dropped is said, in one line, unless -q."""
     from admcuda import backends
-    from admcuda.cli import score as cli
+
+    def notices() -> list[str]:
+        err = capsys.readouterr().err.replace("\r", "\n")  # a progress bar, on a terminal
+        return [line for line in err.splitlines() if line.startswith("admcuda:")]
 
     monkeypatch.setattr(backends, "BACKENDS", ("nope", "cpu"))
-    monkeypatch.setattr(cli, "BACKENDS", ("nope", "cpu"))
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    assert main(["score", "--example", "--backend", "auto", "-q"]) == 0
-    notes = [line for line in capsys.readouterr().err.splitlines() if ": notice: " in line]
-    assert len(notes) == 1 and "scored on the CPU" in notes[0] and "nope" in notes[0]
+    assert main(["score", "--example", "--backend", "auto"]) == 0
+    assert notices() == []
+    assert main(["score", "--example", "--gpu", "0"]) == 0
+    notes = notices()
+    assert len(notes) == 1 and notes[0].startswith("admcuda: notice: --gpu 0 was given, but ")
+    assert "nope" in notes[0] and notes[0].endswith("; scored on the CPU")
+    assert main(["score", "--example", "--gpu", "0", "-q"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_example_matches_libvmaf(tmp_path):

@@ -8,6 +8,7 @@ exactness against libvmaf is checked in test_cli_score.py and test_cli_vmaf.py.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -18,6 +19,7 @@ from importlib import resources
 import pytest
 from conftest import ROOT
 
+from admcuda.cli import score as cli_score
 from admcuda.cli.main import main
 from admcuda.data import EXAMPLE
 
@@ -179,3 +181,43 @@ def test_the_summary_gives_the_models_score_first(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "pooled mean:" and lines[2].split()[0] == "vmaf"
     assert [line.split()[0] for line in lines[3:]].count("vmaf") == 0
+
+
+# --- notices -----------------------------------------------------------------------------
+
+
+def _args(**given: object) -> argparse.Namespace:
+    return argparse.Namespace(**{"backend": "auto", "gpu": None, "decoder": "auto", **given})
+
+
+def test_notices_only_where_an_explicit_choice_was_changed():
+    decoded = {"/clips/a.mkv": "ffmpeg"}
+    assert cli_score._notices(_args(), "cpu", decoded) == []
+    assert cli_score._notices(_args(decoder="ffmpeg"), "cpu", decoded) == []
+    assert cli_score._notices(_args(decoder="nvdec"), "cuda", decoded) == [
+        "--decoder nvdec was given, but video decoded: a.mkv by ffmpeg"
+    ]
+    assert cli_score._notices(_args(backend="cuda"), "cuda", {}) == []
+    (note,) = cli_score._notices(_args(backend="cuda"), "cpu", {})
+    assert note.startswith("--backend cuda was given, but ") and note.endswith("on the CPU")
+
+
+def test_video_decoded_by_ffmpeg_is_no_news(tmp_path, capsys, monkeypatch):
+    """The decoder ``auto`` (or ``ffmpeg``) picks for a video is not said, even to a
+    terminal, nor the CPU that ``auto`` takes without a GPU."""
+    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    dis = tmp_path / "dis.mkv"
+    subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-nostdin", "-v", "error", "-f", "rawvideo",
+         "-pix_fmt", "yuv420p", "-s", "176x144", "-i", str(DATA / EXAMPLE.dis), "-c:v", "ffv1",
+         str(dis)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    ref = str(DATA / EXAMPLE.ref)
+    for decoder in ("auto", "ffmpeg"):
+        out = tmp_path / f"{decoder}.json"
+        argv = ["score", ref, str(dis), "--decoder", decoder, "--json", "-o", str(out)]
+        assert main(argv) == 0
+        err = capsys.readouterr().err.replace("\r", "\n")
+        assert [line for line in err.splitlines() if line.startswith("admcuda:")] == []

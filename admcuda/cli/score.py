@@ -51,7 +51,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from admcuda.backends import BACKENDS, select_backend
+from admcuda.backends import select_backend
 from admcuda.cli.tool import ADM_FEATURES, EXIT_RUNTIME, PROG, parse_feature_args
 from admcuda.cli.tool import counter as _counter
 from admcuda.cli.tool import fail as _fail
@@ -814,16 +814,10 @@ def run(args: argparse.Namespace) -> int:
     if args.stats:
         print(_stats_line(stats, process_start), file=sys.stderr)
     fps = [len(frames) / elapsed if elapsed > 0 else math.inf for frames in run.frames]
-    if args.backend == "auto" and backend != BACKENDS[0] and sys.stderr.isatty():
-        from admcuda import backends
-
-        # Said to a terminal once the run has worked, so an error stays the only line.
-        reason = backends.fallback_reason or "CUDA is unavailable"
-        print(f"{PROG}: notice: {reason}; scored on the CPU", file=sys.stderr)
-    decoded = getattr(run, "decoded", {})
-    if args.decoder == "auto" and decoded and sys.stderr.isatty():
-        by = ", ".join(f"{Path(p).name} by {d}" for p, d in decoded.items())
-        print(f"{PROG}: notice: video decoded: {by}", file=sys.stderr)
+    if not args.quiet:
+        # Said once the run has worked, so that an error stays the only line.
+        for note in _notices(args, backend, getattr(run, "decoded", {})):
+            print(f"{PROG}: notice: {note}", file=sys.stderr)
 
     errors = _rung_errors(run)
     scored = [k for k, error in enumerate(errors) if error is None]
@@ -842,6 +836,27 @@ def run(args: argparse.Namespace) -> int:
         if error is not None:
             _fail(error if path in error else f"{path}: {error}")
     return EXIT_RUNTIME if len(scored) < len(errors) else 0
+
+
+def _notices(args: argparse.Namespace, backend: str, decoded: dict[str, str]) -> list[str]:
+    """What the run did otherwise than the command line asked explicitly: the GPU asked
+    for (``--backend cuda``, ``--gpu N``) but another backend scored, or encoded video
+    decoded by another decoder than ``--decoder`` named. What ``auto`` picks is no news
+    (the summary names the backend), so it is not said."""
+    notes = []
+    asked = "--backend cuda" if args.backend == "cuda" else None
+    if asked is None and args.gpu is not None:
+        asked = f"--gpu {args.gpu}"
+    if asked is not None and backend != "cuda":
+        from admcuda import backends
+
+        reason = backends.fallback_reason or "CUDA is unavailable"
+        notes.append(f"{asked} was given, but {reason}; scored on the {backend.upper()}")
+    other = {p: d for p, d in decoded.items() if args.decoder != "auto" and d != args.decoder}
+    if other:
+        by = ", ".join(f"{Path(p).name} by {d}" for p, d in other.items())
+        notes.append(f"--decoder {args.decoder} was given, but video decoded: {by}")
+    return notes
 
 
 def _process_start_time() -> float:
