@@ -3,14 +3,17 @@
 // uint64 SAD a frame.
 //
 // Preceded by a preamble generated from reference/motion.py (admcuda/backends/cuda/
-// kernels.py): MOTION_TAPS (the five Q16 taps), MOTION_THREADS.
+// kernels.py): MOTION_TAPS (the five Q16 taps), MOTION_THREADS (a block) and MOTION_ROWS
+// (the rows a block scores).
 //
-// A block scores one row of one frame (grid (h, frames)). It walks the row in chunks of
-// MOTION_THREADS columns: each thread computes the vertical pass of the difference at one
-// column of the chunk and its halo (y_conv_diff, rounded by (rnd, shift), int32), then
-// the horizontal pass of its own column from those (x_conv_row_sad) and adds its absolute
-// value to a uint32 row sum, which wraps as libvmaf's row_sad does; the row's sum is then
-// added to the frame's uint64 SAD. Modular sums, so the order is free.
+// A block scores MOTION_ROWS rows of one frame (grid (row groups, frames)), walking them
+// in tiles of MOTION_THREADS columns. For each column of a tile and its halo a thread
+// reads the difference of the two planes down the rows' span once and keeps the vertical
+// pass (y_conv_diff, rounded by (rnd, shift), int32) of every row in shared memory; then
+// each thread filters its column horizontally for every row (x_conv_row_sad) and adds
+// the absolute values to its share of each row's sum. Row sums are uint32 and wrap as
+// libvmaf's row_sad does (modular, so the order of the shares is free); the block adds
+// its rows' sums to the frame's uint64 SAD.
 //
 // The plane compared with frame f of the batch is frame f - back of the batch, or, before
 // the batch's start, plane 2 + f - back of `keep` (the last two reference planes of the
@@ -32,51 +35,66 @@ template <typename T, typename ACC>
 __global__ void __launch_bounds__(MOTION_THREADS)
     motion_sad(const T* __restrict__ cur, const T* __restrict__ keep, int back, int h, int w,
                i64 rnd, int shift, u64* __restrict__ sad) {
-    __shared__ i32 ys[MOTION_THREADS + 4];
-    __shared__ u32 part[MOTION_THREADS / 32];
-    const int i = blockIdx.x;
+    __shared__ i32 ys[MOTION_ROWS][MOTION_THREADS + 4];
+    __shared__ u32 part[MOTION_ROWS][MOTION_THREADS];
+    const int tid = threadIdx.x;
+    const int i0 = blockIdx.x * MOTION_ROWS;
     const int f = blockIdx.y;
+    const int rows = min(MOTION_ROWS, h - i0);
     const i64 plane = (i64)h * w;
     const T* __restrict__ now = cur + (i64)f * plane;
     const T* __restrict__ before =
         f - back >= 0 ? cur + (i64)(f - back) * plane : keep + (i64)(2 + f - back) * plane;
-    int rows[5];
+    u32 row_sad[MOTION_ROWS];
 #pragma unroll
-    for (int k = 0; k < 5; ++k) rows[k] = motion_mirror(i - 2 + k, h);
-    u32 row_sad = 0;
+    for (int r = 0; r < MOTION_ROWS; ++r) row_sad[r] = 0;
     for (int j0 = 0; j0 < w; j0 += MOTION_THREADS) {
-        for (int t = threadIdx.x; t < MOTION_THREADS + 4; t += MOTION_THREADS) {
+        for (int t = tid; t < MOTION_THREADS + 4; t += MOTION_THREADS) {
             const int c = j0 - 2 + t;
-            if (c < w + 2) {
-                const int cm = motion_mirror(c, w);
-                ACC acc = 0;
+            if (c >= w + 2) continue;
+            const int cm = motion_mirror(c, w);
+            i32 d[MOTION_ROWS + 4];
 #pragma unroll
-                for (int k = 0; k < 5; ++k) {
-                    const i64 at = (i64)rows[k] * w + cm;
-                    const i32 d = (i32)__ldg(before + at) - (i32)__ldg(now + at);
-                    acc += (ACC)MOTION_TAP[k] * (ACC)d;
+            for (int k = 0; k < MOTION_ROWS + 4; ++k) {
+                d[k] = 0;
+                if (k < rows + 4) {
+                    const i64 at = (i64)motion_mirror(i0 - 2 + k, h) * w + cm;
+                    d[k] = (i32)__ldg(before + at) - (i32)__ldg(now + at);
                 }
-                ys[t] = (i32)((acc + (ACC)rnd) >> shift);
+            }
+#pragma unroll
+            for (int r = 0; r < MOTION_ROWS; ++r) {
+                const ACC acc = (ACC)MOTION_TAP[0] * ((ACC)d[r] + (ACC)d[r + 4]) +
+                                (ACC)MOTION_TAP[1] * ((ACC)d[r + 1] + (ACC)d[r + 3]) +
+                                (ACC)MOTION_TAP[2] * (ACC)d[r + 2];
+                ys[r][t] = (i32)((acc + (ACC)rnd) >> shift);
             }
         }
         __syncthreads();
-        const int j = j0 + threadIdx.x;
-        if (j < w) {
-            i64 acc = 0;
+        if (j0 + tid < w) {
 #pragma unroll
-            for (int k = 0; k < 5; ++k) acc += (i64)MOTION_TAP[k] * (i64)ys[threadIdx.x + k];
-            const i32 v = (i32)((acc + 32768) >> 16);
-            row_sad += v < 0 ? 0u - (u32)v : (u32)v;
+            for (int r = 0; r < MOTION_ROWS; ++r) {
+                const i64 acc = (i64)MOTION_TAP[0] * ((i64)ys[r][tid] + ys[r][tid + 4]) +
+                                (i64)MOTION_TAP[1] * ((i64)ys[r][tid + 1] + ys[r][tid + 3]) +
+                                (i64)MOTION_TAP[2] * ys[r][tid + 2];
+                const i32 v = (i32)((acc + 32768) >> 16);
+                row_sad[r] += v < 0 ? 0u - (u32)v : (u32)v;
+            }
         }
         __syncthreads();
     }
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) row_sad += __shfl_down_sync(0xffffffffu, row_sad, d);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = row_sad;
+    for (int r = 0; r < MOTION_ROWS; ++r) part[r][tid] = row_sad[r];
     __syncthreads();
-    if (threadIdx.x == 0) {
-        u32 s = 0;
-        for (int k = 0; k < MOTION_THREADS / 32; ++k) s += part[k];
-        if (s) atomicAdd((unsigned long long*)(sad + f), (unsigned long long)s);
+    if (tid < rows) {
+        u32 s = 0;  // the row's sum, wrapping at 32 bits
+        for (int k = 0; k < MOTION_THREADS; ++k) s += part[tid][k];
+        part[tid][0] = s;
+    }
+    __syncthreads();
+    if (tid == 0) {
+        u64 total = 0;
+        for (int r = 0; r < rows; ++r) total += part[r][0];
+        if (total) atomicAdd((unsigned long long*)(sad + f), (unsigned long long)total);
     }
 }

@@ -1,24 +1,23 @@
-// libvmaf's integer VIF (reference/vif.py, reference/vif_filters.py) on the GPU: per
-// scale a vertical pass (vif_vertical), a horizontal pass fused with the per-pixel
-// statistic and its four int64 accumulators (vif_stat), and the decimation to the next
-// scale (vif_decimate).
+// libvmaf's integer VIF (reference/vif.py, reference/vif_filters.py) on the GPU: one
+// kernel a scale (vif_scale, below) computes the scale's statistic, its four int64
+// accumulators per frame, and the decimation to the next scale.
 //
 // The text is preceded by a preamble generated from reference/vif_constants.py
 // (admcuda/backends/cuda/kernels.py): VIF_TAPS_<s> (each scale's Q16 taps), VIF_HALF_<s>,
-// VIF_SIGMA_NSQ, VIF_LOG2_ONE, VIF_LOG2_BITS, VIF_DEN_LOG_OFFSET, VIF_THREADS_X,
-// VIF_THREADS_Y, VIF_STAT_ROWS.
+// VIF_SIGMA_NSQ, VIF_LOG2_ONE, VIF_LOG2_BITS, VIF_DEN_LOG_OFFSET, and the tiling VIF_TW,
+// VIF_TH (a block's tile) and VIF_VR (rows a thread of the vertical pass computes).
 //
 // Borders. A padded position p of a side of n samples reads sample p where 0 <= p < n and
 // otherwise the entry p + pad of a mirror table made on the host by
 // reference.vif_filters.mirror_indices (the same in-place reflection libvmaf performs, for
 // every side of 2 samples or more). Rows use the scale's padding (PAD_ROWS), columns the
-// half width of the filter that reads them.
+// half width of the scale's filter.
 //
 // Integer semantics. Every filter sum is unsigned and wraps as libvmaf's C does, so the
 // order of the taps does not matter; the accumulators are int64 sums of int32 terms,
-// added in any order by warp shuffles and 64-bit atomics, which is exact. The few double
-// steps of the statistic are spelled with _rn/_rz intrinsics, and the module is built
-// with --fmad=false, so that nothing fuses where C rounds twice.
+// added in any order by the block's reduction and 64-bit atomics, which is exact. The few
+// double steps of the statistic are spelled with _rn/_rz intrinsics, and the module is
+// built with --fmad=false, so that nothing fuses where C rounds twice.
 
 typedef unsigned char u8;
 typedef unsigned short u16;
@@ -52,61 +51,6 @@ struct VifScale<3> {
 // that table[p] is the entry of padded position p).
 __device__ __forceinline__ int mirrored(int p, int n, const int* __restrict__ table) {
     return (p >= 0 && p < n) ? p : __ldg(table + p);
-}
-
-// ---- vertical pass ------------------------------------------------------------------------
-//
-// reference.vif.vif_vertical_8 (EIGHT: 8-bit scale 0) and vif_vertical_16. Writes the five
-// row buffers of libvmaf (mu1, mu2, ref, dis, ref_dis) as uint32 planes, [frame][5][h][w].
-// rows: the scale's row mirror table, offset by its padding.
-
-template <typename T, int S, bool EIGHT>
-__global__ void vif_vertical(const T* __restrict__ ref, const T* __restrict__ dis, int h, int w,
-                             const int* __restrict__ rows, u32 mean_rnd, int mean_shift,
-                             u64 sq_rnd, int sq_shift, u32* __restrict__ out) {
-    constexpr int H = VifScale<S>::half;
-    const int j = blockIdx.x * blockDim.x + threadIdx.x;
-    const int i = blockIdx.y * blockDim.y + threadIdx.y;
-    const int f = blockIdx.z;
-    if (i >= h || j >= w) return;
-    const i64 plane = (i64)h * w;
-    const T* __restrict__ x = ref + (i64)f * plane + j;
-    const T* __restrict__ y = dis + (i64)f * plane + j;
-    u32 m1 = 0, m2 = 0;
-    u32 xx32 = 0, yy32 = 0, xy32 = 0;
-    u64 xx64 = 0, yy64 = 0, xy64 = 0;
-#pragma unroll
-    for (int k = 0; k <= 2 * H; ++k) {
-        const int r = mirrored(i - H + k, h, rows);
-        const u32 a = __ldg(x + (i64)r * w);
-        const u32 b = __ldg(y + (i64)r * w);
-        const u32 t = VIF_TAPS[S][k];
-        m1 += t * a;
-        m2 += t * b;
-        if (EIGHT) {
-            xx32 += t * (a * a);
-            yy32 += t * (b * b);
-            xy32 += t * (a * b);
-        } else {
-            xx64 += (u64)t * (u64)(a * a);
-            yy64 += (u64)t * (u64)(b * b);
-            xy64 += (u64)t * (u64)(a * b);
-        }
-    }
-    u32* __restrict__ o = out + (i64)f * 5 * plane + (i64)i * w + j;
-    if (EIGHT) {
-        o[0] = (m1 + mean_rnd) >> mean_shift;
-        o[plane] = (m2 + mean_rnd) >> mean_shift;
-        o[2 * plane] = xx32;
-        o[3 * plane] = yy32;
-        o[4 * plane] = xy32;
-    } else {
-        o[0] = (u32)(u16)((m1 + mean_rnd) >> mean_shift);
-        o[plane] = (u32)(u16)((m2 + mean_rnd) >> mean_shift);
-        o[2 * plane] = (u32)((xx64 + sq_rnd) >> sq_shift);
-        o[3 * plane] = (u32)((yy64 + sq_rnd) >> sq_shift);
-        o[4 * plane] = (u32)((xy64 + sq_rnd) >> sq_shift);
-    }
 }
 
 // ---- horizontal pass and statistic -------------------------------------------------------
@@ -158,109 +102,218 @@ __device__ __forceinline__ void vif_pixel(u32 mu1, u32 mu2, u32 xx, u32 yy, u32 
     }
 }
 
-__device__ __forceinline__ i64 warp_sum(i64 v) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
-    return v;
+
+// ---- one scale, fused ---------------------------------------------------------------------
+//
+// A block scores a tile of VIF_TW x VIF_TH pixels of one frame at scale S and, with DEC,
+// writes the tile's share of the next scale's planes. Everything between the input planes
+// and the accumulators stays in shared memory:
+//
+// 1. The tile's input with its halo of H = VifScale<S>::half rows and columns, mirrored
+//    through the row and column tables, as 16-bit samples (sx, sy).
+// 2. The vertical pass (reference.vif.vif_vertical_8 / vif_vertical_16) of each tile row
+//    and halo column, VIF_VR rows a thread so that each input row is read once for all of
+//    them: the two means packed in one word (each fits 16 bits after its rounding) and the
+//    three second moments (vmu, vxx, vyy, vxy).
+// 3. The horizontal pass and the statistic (reference.vif.vif_horizontal, vif_sigma,
+//    vif_residuals) of each pixel, its four sums added up over the block and then to
+//    acc[f * acc_stride + 0..3] with 64-bit atomics; skipped where do_stat is 0.
+// 4. With DEC: reference.vif_filters.subsample_rd_8 / subsample_rd_16 of the tile's even
+//    rows and columns with scale S + 1's taps, from the same input tile (its half width is
+//    smaller, and the column table of the wider half gives the same entries there), into
+//    out_ref / out_dis, (h / 2) x (w / 2) a frame.
+//
+// 64-bit sums are avoided: a filter sum of 32-bit values v with taps summing to 2**16 is
+// split into the sums of v >> 16 and v & 0xffff, each below 2**32, and the rounding shift
+// (at most 16) is applied to the pair: (hi * 2**16 + lo + rnd) >> s equals
+// (hi << (16 - s)) + ((lo + rnd) >> s), wrapping modulo 2**32 as the reference's cast does.
+
+#define VIF_BLOCK (VIF_TW * VIF_TH / 4)
+
+template <int S>
+__device__ __forceinline__ u32 vif_tap(int k) {
+    return VIF_TAPS[S][k];
 }
 
-// One thread a column, VIF_STAT_ROWS rows of a block of VIF_THREADS_Y rows of threads; the
-// block's four sums are added to acc[f * acc_stride + 0..3] (num_log, den_log,
-// num_non_log, den_non_log). tmp: vif_vertical's planes. cols: the column mirror table of
-// this scale's filter, offset by its half width.
-template <int S>
-__global__ void __launch_bounds__(VIF_THREADS_X* VIF_THREADS_Y)
-    vif_stat(const u32* __restrict__ tmp, int h, int w, const int* __restrict__ cols,
-             const u16* __restrict__ table, double egl, double eps, i64* __restrict__ acc,
-             int acc_stride) {
+// (hi * 2**16 + lo + rnd) >> s, modulo 2**32, for s <= 16 and lo + rnd < 2**32.
+__device__ __forceinline__ u32 split_round(u32 hi, u32 lo, u32 rnd, int s) {
+    return (hi << (16 - s)) + ((lo + rnd) >> s);
+}
+
+template <typename T, int S, bool DEC>
+__global__ void __launch_bounds__(VIF_BLOCK)
+    vif_scale(const T* __restrict__ ref, const T* __restrict__ dis, int h, int w,
+              const int* __restrict__ rows, const int* __restrict__ cols, u32 mean_rnd,
+              int mean_shift, u32 sq_rnd, int sq_shift, const u16* __restrict__ table, double egl,
+              double eps, i64* __restrict__ acc, int acc_stride, int do_stat, u32 dec_rnd,
+              int dec_shift, int dec_cast16, u16* __restrict__ out_ref,
+              u16* __restrict__ out_dis) {
+    constexpr bool EIGHT = sizeof(T) == 1 && S == 0;
     constexpr int H = VifScale<S>::half;
-    const int j = blockIdx.x * blockDim.x + threadIdx.x;
-    const int f = blockIdx.z;
+    constexpr int WC = VIF_TW + 2 * H;  // tile columns with the halo
+    constexpr int RR = VIF_TH + 2 * H;  // tile rows with the halo
+    constexpr int HD = DEC ? VifScale<(S < 3 ? S + 1 : 3)>::half : 0;
+    constexpr int WD = VIF_TW + 2 * HD;
+    __shared__ u16 sx[RR][WC], sy[RR][WC];
+    __shared__ u32 vmu[VIF_TH][WC], vxx[VIF_TH][WC], vyy[VIF_TH][WC], vxy[VIF_TH][WC];
+    __shared__ u32 dx[DEC ? VIF_TH / 2 : 1][DEC ? WD : 1], dy[DEC ? VIF_TH / 2 : 1][DEC ? WD : 1];
+    __shared__ i64 red[4][VIF_BLOCK];
+
+    const int tid = threadIdx.x;
+    const int j0 = blockIdx.x * VIF_TW, i0 = blockIdx.y * VIF_TH, f = blockIdx.z;
     const i64 plane = (i64)h * w;
-    const u32* __restrict__ base = tmp + (i64)f * 5 * plane;
-    VifTerms t = {0, 0, 0, 0};
-    if (j < w) {
-        int cc[2 * H + 1];
-#pragma unroll
-        for (int k = 0; k <= 2 * H; ++k) cc[k] = mirrored(j - H + k, w, cols);
-        const int i0 = blockIdx.y * (VIF_THREADS_Y * VIF_STAT_ROWS) + threadIdx.y;
-        for (int q = 0; q < VIF_STAT_ROWS; ++q) {
-            const int i = i0 + q * VIF_THREADS_Y;
-            if (i >= h) break;
-            const u32* __restrict__ row = base + (i64)i * w;
-            u32 mu1 = 0, mu2 = 0;
-            u64 xx = 0, yy = 0, xy = 0;
-#pragma unroll
-            for (int k = 0; k <= 2 * H; ++k) {
-                const u32 tap = VIF_TAPS[S][k];
-                const u32* __restrict__ p = row + cc[k];
-                mu1 += tap * __ldg(p);
-                mu2 += tap * __ldg(p + plane);
-                xx += (u64)tap * __ldg(p + 2 * plane);
-                yy += (u64)tap * __ldg(p + 3 * plane);
-                xy += (u64)tap * __ldg(p + 4 * plane);
-            }
-            vif_pixel(mu1, mu2, (u32)((xx + 32768ULL) >> 16), (u32)((yy + 32768ULL) >> 16),
-                      (u32)((xy + 32768ULL) >> 16), table, egl, eps, t);
+    const T* __restrict__ x = ref + (i64)f * plane;
+    const T* __restrict__ y = dis + (i64)f * plane;
+
+    // 1. the input tile
+    for (int it = tid; it < RR * WC; it += VIF_BLOCK) {
+        const int r = it / WC, c = it % WC;
+        const int pr = i0 - H + r, pc = j0 - H + c;
+        u16 a = 0, b = 0;
+        if (pr <= h - 1 + H && pc <= w - 1 + H) {
+            const i64 at = (i64)mirrored(pr, h, rows) * w + mirrored(pc, w, cols);
+            a = __ldg(x + at);
+            b = __ldg(y + at);
         }
-    }
-    __shared__ i64 part[VIF_THREADS_X * VIF_THREADS_Y / 32][4];
-    const int lane = (threadIdx.y * blockDim.x + threadIdx.x) & 31;
-    const int warp = (threadIdx.y * blockDim.x + threadIdx.x) >> 5;
-    const i64 v0 = warp_sum(t.num_log), v1 = warp_sum(t.den_log);
-    const i64 v2 = warp_sum(t.num_non_log), v3 = warp_sum(t.den_non_log);
-    if (lane == 0) {
-        part[warp][0] = v0;
-        part[warp][1] = v1;
-        part[warp][2] = v2;
-        part[warp][3] = v3;
+        sx[r][c] = a;
+        sy[r][c] = b;
     }
     __syncthreads();
-    if (warp == 0 && lane < 4) {
-        i64 s = 0;
-        for (int k = 0; k < VIF_THREADS_X * VIF_THREADS_Y / 32; ++k) s += part[k][lane];
-        if (s != 0) {
-            atomicAdd((unsigned long long*)(acc + (i64)f * acc_stride + lane),
-                      (unsigned long long)s);
+
+    // 2. the vertical pass, VIF_VR rows a thread
+    for (int it = tid; it < (VIF_TH / VIF_VR) * WC; it += VIF_BLOCK) {
+        const int c = it % WC, r0 = (it / WC) * VIF_VR;
+        if (i0 + r0 >= h) continue;
+        u32 m1[VIF_VR], m2[VIF_VR], xh[VIF_VR], xl[VIF_VR], yh[VIF_VR], yl[VIF_VR], ph[VIF_VR],
+            pl[VIF_VR];
+#pragma unroll
+        for (int q = 0; q < VIF_VR; ++q) m1[q] = m2[q] = xh[q] = xl[q] = yh[q] = yl[q] = ph[q] = pl[q] = 0;
+#pragma unroll
+        for (int k = 0; k < 2 * H + VIF_VR; ++k) {
+            const u32 a = sx[r0 + k][c], b = sy[r0 + k][c];
+            const u32 aa = a * a, bb = b * b, ab = a * b;
+#pragma unroll
+            for (int q = 0; q < VIF_VR; ++q) {
+                const int tk = k - q;
+                if (tk < 0 || tk > 2 * H) continue;
+                const u32 t = vif_tap<S>(tk);
+                m1[q] += t * a;
+                m2[q] += t * b;
+                if (EIGHT) {  // every sum fits 32 bits unshifted
+                    xl[q] += t * aa;
+                    yl[q] += t * bb;
+                    pl[q] += t * ab;
+                } else {
+                    xh[q] += t * (aa >> 16);
+                    xl[q] += t * (aa & 0xffffu);
+                    yh[q] += t * (bb >> 16);
+                    yl[q] += t * (bb & 0xffffu);
+                    ph[q] += t * (ab >> 16);
+                    pl[q] += t * (ab & 0xffffu);
+                }
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < VIF_VR; ++q) {
+            const int r = r0 + q;
+            const u32 mu1 = (u16)((m1[q] + mean_rnd) >> mean_shift);
+            const u32 mu2 = (u16)((m2[q] + mean_rnd) >> mean_shift);
+            vmu[r][c] = mu1 | (mu2 << 16);
+            if (EIGHT) {
+                vxx[r][c] = xl[q];
+                vyy[r][c] = yl[q];
+                vxy[r][c] = pl[q];
+            } else {
+                vxx[r][c] = split_round(xh[q], xl[q], sq_rnd, sq_shift);
+                vyy[r][c] = split_round(yh[q], yl[q], sq_rnd, sq_shift);
+                vxy[r][c] = split_round(ph[q], pl[q], sq_rnd, sq_shift);
+            }
         }
     }
-}
+    __syncthreads();
 
-// ---- decimation ------------------------------------------------------------------------
-//
-// reference.vif_filters.subsample_rd_8 / subsample_rd_16: the plane of scale S - 1 (h by
-// w, type T) filtered with scale S's taps at its even rows and columns, vertically rounded
-// by (vrnd, vshift) (cast to 16 bits where cast16), horizontally by (32768, 16), kept as
-// an oh = h / 2 by ow = w / 2 uint16 plane. grid.z is frame * 2 + (0 reference, 1
-// distorted). rows: the source scale's row mirror table; cols: the mirror table of w for
-// scale S's half width.
-
-template <typename T, int S>
-__global__ void vif_decimate(const T* __restrict__ ref, const T* __restrict__ dis, int h, int w,
-                             const int* __restrict__ rows, const int* __restrict__ cols, u32 vrnd,
-                             int vshift, int cast16, u16* __restrict__ out_ref,
-                             u16* __restrict__ out_dis, int oh, int ow) {
-    constexpr int H = VifScale<S>::half;
-    const int oj = blockIdx.x * blockDim.x + threadIdx.x;
-    const int oi = blockIdx.y * blockDim.y + threadIdx.y;
-    const int f = blockIdx.z >> 1;
-    const int which = blockIdx.z & 1;
-    if (oi >= oh || oj >= ow) return;
-    const T* __restrict__ src = (which ? dis : ref) + (i64)f * h * w;
-    int rr[2 * H + 1];
+    // 3. the horizontal pass and the statistic
+    VifTerms t = {0, 0, 0, 0};
+    if (do_stat) {
+        for (int it = tid; it < VIF_TH * VIF_TW; it += VIF_BLOCK) {
+            const int r = it / VIF_TW, c = it % VIF_TW;
+            if (i0 + r >= h || j0 + c >= w) continue;
+            u32 mu1 = 0, mu2 = 0, xh = 0, xl = 0, yh = 0, yl = 0, ph = 0, pl = 0;
 #pragma unroll
-    for (int k = 0; k <= 2 * H; ++k) rr[k] = mirrored(2 * oi - H + k, h, rows);
-    u32 acc = 0;
-#pragma unroll
-    for (int kc = 0; kc <= 2 * H; ++kc) {
-        const int c = mirrored(2 * oj - H + kc, w, cols);
-        u32 v = 0;
-#pragma unroll
-        for (int kr = 0; kr <= 2 * H; ++kr) v += VIF_TAPS[S][kr] * (u32)__ldg(src + (i64)rr[kr] * w + c);
-        v = (v + vrnd) >> vshift;
-        if (cast16) v = (u16)v;
-        acc += VIF_TAPS[S][kc] * v;
+            for (int k = 0; k <= 2 * H; ++k) {
+                const u32 tap = vif_tap<S>(k);
+                const u32 m = vmu[r][c + k];
+                const u32 vx = vxx[r][c + k], vy = vyy[r][c + k], vp = vxy[r][c + k];
+                mu1 += tap * (m & 0xffffu);
+                mu2 += tap * (m >> 16);
+                xh += tap * (vx >> 16);
+                xl += tap * (vx & 0xffffu);
+                yh += tap * (vy >> 16);
+                yl += tap * (vy & 0xffffu);
+                ph += tap * (vp >> 16);
+                pl += tap * (vp & 0xffffu);
+            }
+            vif_pixel(mu1, mu2, split_round(xh, xl, 32768u, 16), split_round(yh, yl, 32768u, 16),
+                      split_round(ph, pl, 32768u, 16), table, egl, eps, t);
+        }
     }
-    u16* __restrict__ dst = (which ? out_dis : out_ref) + (i64)f * oh * ow;
-    dst[(i64)oi * ow + oj] = (u16)((acc + 32768u) >> 16);
+
+    // 4. the next scale's planes
+    if (DEC) {
+        for (int it = tid; it < 2 * (VIF_TH / 2) * WD; it += VIF_BLOCK) {
+            const int which = it / ((VIF_TH / 2) * WD);
+            const int rest = it % ((VIF_TH / 2) * WD);
+            const int rd = rest / WD, d = rest % WD;
+            const int r = 2 * rd;  // the tile's even rows
+            if (i0 + r >= h) continue;
+            u32 v = 0;
+#pragma unroll
+            for (int k = 0; k <= 2 * HD; ++k) {
+                const u32 s = which ? sy[r + H - HD + k][H - HD + d] : sx[r + H - HD + k][H - HD + d];
+                v += vif_tap<(S < 3 ? S + 1 : 3)>(k) * s;
+            }
+            v = (v + dec_rnd) >> dec_shift;
+            if (dec_cast16) v = (u16)v;
+            if (which)
+                dy[rd][d] = v;
+            else
+                dx[rd][d] = v;
+        }
+        __syncthreads();
+        const int oh = h / 2, ow = w / 2;
+        for (int it = tid; it < 2 * (VIF_TH / 2) * (VIF_TW / 2); it += VIF_BLOCK) {
+            const int which = it / ((VIF_TH / 2) * (VIF_TW / 2));
+            const int rest = it % ((VIF_TH / 2) * (VIF_TW / 2));
+            const int rd = rest / (VIF_TW / 2), cd = rest % (VIF_TW / 2);
+            const int oi = i0 / 2 + rd, oj = j0 / 2 + cd;
+            if (oi >= oh || oj >= ow) continue;
+            u32 v = 0;
+#pragma unroll
+            for (int k = 0; k <= 2 * HD; ++k) {
+                v += vif_tap<(S < 3 ? S + 1 : 3)>(k) * (which ? dy[rd][2 * cd + k] : dx[rd][2 * cd + k]);
+            }
+            u16* __restrict__ dst = (which ? out_dis : out_ref) + (i64)f * oh * ow;
+            dst[(i64)oi * ow + oj] = (u16)((v + 32768u) >> 16);
+        }
+    }
+
+    // the block's sums
+    if (do_stat) {
+        red[0][tid] = t.num_log;
+        red[1][tid] = t.den_log;
+        red[2][tid] = t.num_non_log;
+        red[3][tid] = t.den_non_log;
+        __syncthreads();
+        for (int half = VIF_BLOCK / 2; half > 0; half >>= 1) {
+            if (tid < half) {
+#pragma unroll
+                for (int q = 0; q < 4; ++q) red[q][tid] += red[q][tid + half];
+            }
+            __syncthreads();
+        }
+        if (tid < 4 && red[tid][0] != 0) {
+            atomicAdd((unsigned long long*)(acc + (i64)f * acc_stride + tid),
+                      (unsigned long long)red[tid][0]);
+        }
+    }
 }

@@ -38,6 +38,13 @@ def log2f(x: float) -> np.float32:
     return f32(_log2f(float(f32(x))))
 
 
+def log2f_values(xs: range) -> np.ndarray:
+    """libm ``log2f`` of each integer in ``xs`` (exact in float32), as float64 holding the
+    float32 results: one C call each, without NumPy scalars in between."""
+    call = _log2f
+    return np.array([call(float(x)) for x in xs], dtype=np.float64)
+
+
 def u16_from_double(x: float) -> int:
     """``(uint16_t)x`` as GCC compiles it on x86-64: truncate to int32, keep 16 bits."""
     if not math.isfinite(x) or not (-(2.0**31) < x < 2.0**31):

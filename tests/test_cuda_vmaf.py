@@ -151,7 +151,8 @@ needs_netflix = pytest.mark.skipif(
         ["--batch", "4", "--subsample", "3"],
         ["--batch", "3", "--frame_skip_ref", "2", "--frame_cnt", "11"],
         ["--batch", "2", "--feature", "motion=motion_five_frame_window=true:debug=true"],
-        ["--model", "version=vmaf_v0.6.1neg", "--feature", "vif=debug=true"],
+        ["--model", "version=vmaf_v0.6.1neg:name=neg", "--feature", "vif=debug=true"],
+        ["--batch", "2", "--subsample", "5"],  # batches no frame of which is scored
     ],
 )
 def test_gpu_equals_cpu(extra, tmp_path):

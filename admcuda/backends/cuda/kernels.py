@@ -304,9 +304,10 @@ def plain_function(stem: str, kernel: str, defines: tuple[tuple[str, int], ...] 
 # generated from reference.vif_constants and reference.motion, and instantiate templates
 # of several parameters; their name expressions are listed here in full.
 
-VIF_THREADS = (32, 8)  # vif_stat's block (columns, rows); its shared memory is sized by it
-VIF_STAT_ROWS = 4  # rows each vif_stat thread walks
-MOTION_THREADS = 256  # motion_sad's block: one row of one frame
+VIF_TILE = (64, 16)  # vif_scale's tile (columns, rows); a block has a quarter as many threads
+VIF_VR = 4  # rows each thread of vif_scale's vertical pass computes
+MOTION_THREADS = 256  # motion_sad's block: columns a tile
+MOTION_ROWS = 8  # rows a motion_sad block scores
 
 
 def _vif_preamble() -> str:
@@ -320,9 +321,9 @@ def _vif_preamble() -> str:
         ("VIF_LOG2_ONE", str(V.LOG2_ONE)),
         ("VIF_LOG2_BITS", str(V.LOG2_BITS)),
         ("VIF_DEN_LOG_OFFSET", f"{V.DEN_LOG_OFFSET}LL"),
-        ("VIF_THREADS_X", str(VIF_THREADS[0])),
-        ("VIF_THREADS_Y", str(VIF_THREADS[1])),
-        ("VIF_STAT_ROWS", str(VIF_STAT_ROWS)),
+        ("VIF_TW", str(VIF_TILE[0])),
+        ("VIF_TH", str(VIF_TILE[1])),
+        ("VIF_VR", str(VIF_VR)),
     ]
     if V.HP != (32768, 16) or V.MU_PRODUCT != (1 << 31, 32):
         raise RuntimeError("kernels/vif.cu spells the horizontal and product rounding out")
@@ -335,16 +336,16 @@ def _motion_preamble() -> str:
     if M.X_CONV != (1 << 15, 16) or len(M.FILTER) != 5:
         raise RuntimeError("kernels/motion.cu spells the 5-tap filter and its rounding out")
     taps = "{" + ", ".join(map(str, M.FILTER)) + "}"
-    return f"#define MOTION_TAPS {taps}\n#define MOTION_THREADS {MOTION_THREADS}\n"
+    return (
+        f"#define MOTION_TAPS {taps}\n#define MOTION_THREADS {MOTION_THREADS}\n"
+        f"#define MOTION_ROWS {MOTION_ROWS}\n"
+    )
 
 
 def _vif_expressions() -> tuple[str, ...]:
-    out = ["vif_vertical<unsigned char, 0, true>"]
-    out += [f"vif_vertical<unsigned short, {s}, false>" for s in range(4)]
-    out += [f"vif_stat<{s}>" for s in range(4)]
-    out += ["vif_decimate<unsigned char, 1>", "vif_decimate<unsigned short, 1>"]
-    out += [f"vif_decimate<unsigned short, {s}>" for s in (2, 3)]
-    return tuple(out)
+    out = [f"vif_scale<unsigned char, 0, {d}>" for d in ("true", "false")]
+    out += [f"vif_scale<unsigned short, {s}, {d}>" for s in range(3) for d in ("true", "false")]
+    return (*out, "vif_scale<unsigned short, 3, false>")
 
 
 _FEATURE_STAGES = {

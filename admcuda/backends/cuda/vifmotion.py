@@ -2,8 +2,8 @@
 state they keep across batches.
 
 - :class:`CudaVif`: libvmaf's integer VIF of a batch of frame pairs already on the device,
-  scale by scale (:func:`vif_vertical`, :func:`vif_statistic`, :func:`subsample_rd`, as
-  :mod:`reference.vif` and :mod:`reference.vif_filters` name them); each frame's four
+  one fused launch a scale (:func:`vif_scale`: the statistic of
+  :mod:`reference.vif` and the decimation of :mod:`reference.vif_filters`); each frame's four
   int64 accumulators per scale come back to the host, where
   :func:`admcuda.backends.host.finish_vif` makes the outputs exactly as
   :func:`reference.vif.write_scores` does, vectorised over frames.
@@ -35,16 +35,13 @@ __all__ = [
     "CudaMotion",
     "CudaVif",
     "motion_score_pipeline",
-    "subsample_rd",
-    "vif_statistic",
-    "vif_vertical",
+    "vif_scale",
 ]
 
 VIF_MIN_SIDE = 16  # scale 3 at least 2 samples each way: every border is a plain mirror
 _BLOCK = (32, 8, 1)
-_TMP_BYTES = 512 << 20  # the vertical pass's row buffers: frames per chunk follow from this
 _ACC = 4  # num_log, den_log, num_non_log, den_non_log
-_MAX_GRID_Z = 65535  # the decimation launches two planes a frame along grid.z
+_MAX_GRID_Z = 65535  # frames a launch, along grid.z
 
 i32, i64, u32, u64, f64 = np.int32, np.int64, np.uint32, np.uint64, np.float64
 _HALF = tuple(n // 2 for n in V.VIF_FILTER_WIDTHS)
@@ -84,55 +81,49 @@ class _Tables:
         return np.uint64(self.array.data.ptr + 4 * self._at[(kind, scale)])
 
 
-def vif_vertical(ref: Any, dis: Any, scale: int, bitdepth: int, tables: _Tables, out: Any) -> None:
-    """The vertical pass of :func:`reference.vif.vif_vertical_8` (8-bit scale 0) or
-    :func:`reference.vif.vif_vertical_16`: ``ref``, ``dis`` (n, h, w) planes of the scale
-    into ``out``'s (n, 5, h, w) uint32 row buffers."""
+def vif_scale(
+    ref: Any,
+    dis: Any,
+    scale: int,
+    bitdepth: int,
+    tables: _Tables,
+    stat: tuple[float, Any] | None,
+    out: tuple[Any, Any] | None,
+) -> None:
+    """One scale of :func:`reference.vif.vif_scales` for ``ref``, ``dis`` (n, h, w) planes
+    of the scale: with ``stat`` = (gain limit, accumulators (n, 4 scales, 4) int64), the
+    statistic's sums (:func:`reference.vif.vif_vertical_8` or ``vif_vertical_16``,
+    :func:`reference.vif.vif_horizontal`, :func:`reference.vif.vif_sigma`,
+    :func:`reference.vif.vif_residuals`) added at ``scale``; with ``out`` = the next
+    scale's (n, h // 2, w // 2) uint16 planes, the decimation
+    (:func:`reference.vif_filters.subsample_rd_8` or ``subsample_rd_16``) written there."""
     n, h, w = ref.shape
     eight = scale == 0 and bitdepth == 8
+    ctype = "unsigned char" if eight else "unsigned short"
+    dec = out is not None
+    fn = K.feature_function("vif", f"vif_scale<{ctype}, {scale}, {'true' if dec else 'false'}>")
     if eight:
-        name = "vif_vertical<unsigned char, 0, true>"
         mean, sq = V.VP_8BIT, (0, 0)
+    elif scale == 0:
+        mean, sq = V.vp_16(bitdepth), V.vp_sq_16(bitdepth)
     else:
-        name = f"vif_vertical<unsigned short, {scale}, false>"
-        mean, sq = (V.vp_16(bitdepth), V.vp_sq_16(bitdepth)) if scale == 0 else (V.VP_S123,) * 2
-    fn = K.feature_function("vif", name)
-    grid = (_cdiv(w, _BLOCK[0]), _cdiv(h, _BLOCK[1]), n)
-    fn(grid, _BLOCK, (ref, dis, i32(h), i32(w), tables("rows", scale), u32(mean[0]),
-                      i32(mean[1]), u64(sq[0]), i32(sq[1]), out))  # fmt: skip
-
-
-def vif_statistic(
-    tmp: Any, n: int, h: int, w: int, scale: int, tables: _Tables, egl: float, acc: Any
-) -> None:
-    """The horizontal pass, :func:`reference.vif.vif_sigma` and
-    :func:`reference.vif.vif_residuals` of a scale: each frame's four accumulators added
-    to ``acc`` (n, 4 scales, 4) int64 at ``scale``."""
-    fn = K.feature_function("vif", f"vif_stat<{scale}>")
-    tx, ty = K.VIF_THREADS
-    grid = (_cdiv(w, tx), _cdiv(h, ty * K.VIF_STAT_ROWS), n)
-    ptr = np.uint64(acc.data.ptr + 8 * _ACC * scale)
-    fn(grid, (tx, ty, 1), (tmp, i32(h), i32(w), tables("cols", scale), K.log2_table(),
-                           f64(egl), f64(V.EPS), ptr, i32(acc.shape[1] * _ACC)))  # fmt: skip
-
-
-def subsample_rd(
-    ref: Any, dis: Any, scale: int, bitdepth: int, tables: _Tables, out_ref: Any, out_dis: Any
-) -> None:
-    """:func:`reference.vif_filters.subsample_rd_8` / ``subsample_rd_16``: scale
-    ``scale``'s planes to scale ``scale + 1``'s (uint16, half each way, rounded down)."""
-    n, h, w = ref.shape
-    oh, ow = out_ref.shape[1:]
+        mean = sq = V.VP_S123
     if scale == 0 and bitdepth == 8:
-        name, vp, cast = "vif_decimate<unsigned char, 1>", V.VP_8BIT, 0
+        dvp, cast = V.VP_8BIT, 0
     else:
-        name = f"vif_decimate<unsigned short, {scale + 1}>"
-        vp, cast = (V.vp_16(bitdepth) if scale == 0 else V.VP_S123), 1
-    fn = K.feature_function("vif", name)
-    grid = (_cdiv(ow, _BLOCK[0]), _cdiv(oh, _BLOCK[1]), 2 * n)
-    fn(grid, _BLOCK, (ref, dis, i32(h), i32(w), tables("rows", scale), tables("next", scale),
-                      u32(vp[0]), i32(vp[1]), i32(cast), out_ref, out_dis, i32(oh),
-                      i32(ow)))  # fmt: skip
+        dvp, cast = (V.vp_16(bitdepth) if scale == 0 else V.VP_S123), 1
+    egl, acc = stat if stat is not None else (100.0, None)
+    acc_ptr = np.uint64(0 if acc is None else acc.data.ptr + 8 * _ACC * scale)
+    stride = _ACC * V.N_SCALES
+    out_ref, out_dis = out if dec else (np.uint64(0), np.uint64(0))
+    tw, th = K.VIF_TILE
+    grid = (_cdiv(w, tw), _cdiv(h, th), n)
+    fn(grid, (tw * th // 4, 1, 1), (
+        ref, dis, i32(h), i32(w), tables("rows", scale), tables("cols", scale), u32(mean[0]),
+        i32(mean[1]), u32(sq[0]), i32(sq[1]), K.log2_table(), f64(egl), f64(V.EPS), acc_ptr,
+        i32(stride), i32(stat is not None), u32(dvp[0]), i32(dvp[1]), i32(cast), out_ref,
+        out_dis,
+    ))  # fmt: skip
 
 
 def motion_score_pipeline(cur: Any, keep: Any, back: int, bitdepth: int, sad: Any) -> None:
@@ -145,7 +136,7 @@ def motion_score_pipeline(cur: Any, keep: Any, back: int, bitdepth: int, sad: An
     else:
         name, rnd, shift = "motion_sad<unsigned short, long long>", 1 << (bitdepth - 1), bitdepth
     fn = K.feature_function("motion", name)
-    fn((h, n, 1), (K.MOTION_THREADS, 1, 1),
+    fn((_cdiv(h, K.MOTION_ROWS), n, 1), (K.MOTION_THREADS, 1, 1),
        (cur, keep, i32(back), i32(h), i32(w), i64(rnd), i32(shift), sad))  # fmt: skip
 
 
@@ -153,8 +144,8 @@ class CudaVif:
     """libvmaf's integer VIF on the device for one frame size and bit depth.
 
     :meth:`queue` adds a batch's accumulators to a device array on the current stream;
-    :func:`admcuda.backends.host.finish_vif` turns them into outputs on the host. The row
-    buffers hold ``chunk`` frames; longer batches run chunk by chunk.
+    :func:`admcuda.backends.host.finish_vif` turns them into outputs on the host. The
+    decimated planes of scales 1 to 3 hold ``batch`` frames.
     """
 
     def __init__(self, width: int, height: int, bitdepth: int, batch: int) -> None:
@@ -167,37 +158,32 @@ class CudaVif:
         self.width, self.height, self.bitdepth = width, height, bitdepth
         self.shapes = [(height >> s, width >> s) for s in range(V.N_SCALES)]  # h // 2 a step
         self.tables = _Tables(self.shapes)
-        self.chunk = max(1, min(batch, _TMP_BYTES // (20 * width * height), _MAX_GRID_Z // 2))
-        self._tmp = cp.empty((self.chunk, 5, height, width), dtype=np.uint32)
+        self.chunk = max(1, min(batch, _MAX_GRID_Z))
         self._ref = [None] + [cp.empty((self.chunk, h, w), np.uint16) for h, w in self.shapes[1:]]
         self._dis = [None] + [cp.empty((self.chunk, h, w), np.uint16) for h, w in self.shapes[1:]]
-        for s in range(V.N_SCALES):
-            if s == 0 and bitdepth == 8:
-                K.feature_function("vif", "vif_vertical<unsigned char, 0, true>")
-            K.feature_function("vif", f"vif_stat<{s}>")
+        for name in K._vif_expressions():
+            if name.startswith("vif_scale<unsigned char") == (bitdepth == 8) or "char" not in name:
+                K.feature_function("vif", name)
         K.log2_table()
 
     def queue(self, ref: Any, dis: Any, n: int, acc: Any, options: Sequence[VifOptions]) -> None:
         """Add frames ``0..n-1`` of ``ref`` and ``dis`` (device planes) to ``acc``
         ((len(options), n, 4, 4) int64, zeroed by the caller): one accumulator set per
-        VIF extractor's options, sharing the filtering."""
+        VIF extractor's options, sharing the filtering and the decimation."""
         for c0 in range(0, n, self.chunk):
             c1 = min(c0 + self.chunk, n)
             m = c1 - c0
             planes = (ref[c0:c1], dis[c0:c1])
-            for s, (h, w) in enumerate(self.shapes):
-                if s:
-                    nr, nd = self._ref[s][:m], self._dis[s][:m]
-                    subsample_rd(*planes, s - 1, self.bitdepth, self.tables, nr, nd)
-                    planes = (nr, nd)
-                wanted = [k for k, o in enumerate(options) if not (s == 0 and o.vif_skip_scale0)]
-                if not wanted:
-                    continue
-                tmp = self._tmp.reshape(-1)[: m * 5 * h * w]
-                vif_vertical(*planes, s, self.bitdepth, self.tables, tmp)
-                for k in wanted:
-                    egl = float(options[k].vif_enhn_gain_limit)
-                    vif_statistic(tmp, m, h, w, s, self.tables, egl, acc[k, c0:c1])
+            for s in range(V.N_SCALES):
+                stats = [(float(o.vif_enhn_gain_limit), acc[k, c0:c1])
+                         for k, o in enumerate(options)
+                         if not (s == 0 and o.vif_skip_scale0)]  # fmt: skip
+                nxt = (self._ref[s + 1][:m], self._dis[s + 1][:m]) if s + 1 < V.N_SCALES else None
+                vif_scale(*planes, s, self.bitdepth, self.tables, stats[0] if stats else None, nxt)
+                for stat in stats[1:]:
+                    vif_scale(*planes, s, self.bitdepth, self.tables, stat, None)
+                if nxt is not None:
+                    planes = nxt
 
 
 class CudaMotion:

@@ -301,7 +301,8 @@ class CudaVmaf:
         vif = self._host_vif[ticket.ring][:sets, :, :ns].copy() if self._vif and ns else None
         sad = self._host_sad[ticket.ring][:, :n].copy()
         self._ring_busy[ticket.ring] = False
-        adm = [a.collect(t) for a, t in zip(self._adms, ticket.adm, strict=True)]
+        # no ADM ticket where --subsample scored none of the batch's frames
+        adm = [a.collect(t) for a, t in zip(self._adms, ticket.adm, strict=False)]
         motion = motion_scores(sad, self._backs, ticket.first, self._motion_ex, self.width,
                                self.height)  # fmt: skip
         return plan_rows(self.plan, n, ticket.scored, sets, adm, vif, motion)
