@@ -80,6 +80,8 @@ _G_COUNT = 12
 
 # Rows of the crop per block when one frame is split across threads.
 _MIN_BLOCK_ROWS = 8
+# Frames whose bands are held at once (at least one per thread).
+_CHUNK_FRAMES = 8
 
 
 # --- small helpers -----------------------------------------------------------------------
@@ -518,97 +520,53 @@ def _scale3_row_m1(rb, db, prm, geo, egl, do_aim, width, out):  # noqa: ANN001, 
         out[k] = np.int32((pairs[2 * k] & 0xFFFF) | (pairs[2 * k + 1] << 16))
 
 
-# --- one frame ---------------------------------------------------------------------------
-
-
-@njit(**_JIT)
-def _frame(ref, dis, vp, geo, prm, iys, ixs, egl, skip0, do_aim, tiny, acc):  # noqa: ANN001, ANN202 - jitted
-    """One frame pair's accumulators into ``acc`` (4, ACC_COUNT), on one thread."""
-    hh, ww = geo[0, _G_HH], geo[0, _G_WW]
-    rd = np.empty((3, hh, ww), np.int16)
-    dd = np.empty((3, hh, ww), np.int16)
-    ra = np.empty((hh, ww), np.int32)
-    da = np.empty((hh, ww), np.int32)
-    _dwt0_rows(ref, rd, ra, iys[0], ixs[0], vp[0], vp[1], skip0, 0, hh)
-    _dwt0_rows(dis, dd, da, iys[0], ixs[0], vp[0], vp[1], skip0, 0, hh)
-    rm1 = np.zeros(geo[3, _G_SW], np.int32)
-    if not skip0:
-        if tiny:
-            _scale3_row_m1(rd, dd, prm[0], geo[0], egl, do_aim, geo[3, _G_SW], rm1)
-        _masking_rows(rd, dd, prm[0], geo[0], egl, do_aim, geo[0, _G_TOP], geo[0, _G_BOT], acc[0])
-    for s in range(1, 4):
-        hh, ww = geo[s, _G_HH], geo[s, _G_WW]
-        rds = np.empty((3, hh, ww), np.int32)
-        dds = np.empty((3, hh, ww), np.int32)
-        need_a = s < 3
-        ran = np.empty((hh if need_a else 0, ww), np.int32)
-        dan = np.empty((hh if need_a else 0, ww), np.int32)
-        m1 = rm1 if s == 3 else np.zeros(geo[s, _G_SW], np.int32)
-        _dwt123_rows(ra, da, rds, dds, ran, dan, iys[s], ixs[s], vp[2 * s : 2 * s + 2],
-                     vp[6 + 2 * s : 8 + 2 * s], m1, need_a, 0, hh)  # fmt: skip
-        _masking_rows(rds, dds, prm[s], geo[s], egl, do_aim, geo[s, _G_TOP], geo[s, _G_BOT],
-                      acc[s])  # fmt: skip
-        ra, da = ran, dan
+# --- stages over a chunk of frames, (frame, row block) tasks across threads -------------
 
 
 @njit(parallel=True, **_JIT)
-def _frame_threads(ref, dis, vp, geo, prm, iys, ixs, egl, skip0, do_aim, tiny, acc, nblk):  # noqa: ANN001, ANN202 - jitted
-    """As :func:`_frame`, each stage split into up to ``nblk`` row blocks across threads."""
-    hh, ww = geo[0, _G_HH], geo[0, _G_WW]
-    rd = np.empty((3, hh, ww), np.int16)
-    dd = np.empty((3, hh, ww), np.int16)
-    ra = np.empty((hh, ww), np.int32)
-    da = np.empty((hh, ww), np.int32)
-    nb = min(nblk, hh)
-    for b in prange(2 * nb):
-        j = b % nb
-        i0, i1 = j * hh // nb, (j + 1) * hh // nb
-        if b < nb:
-            _dwt0_rows(ref, rd, ra, iys[0], ixs[0], vp[0], vp[1], skip0, i0, i1)
+def _dwt0_stage(refs, diss, rd, dd, ra, da, iy, ix, rnd, sh, lo_only, nb):  # noqa: ANN001, ANN202 - jitted
+    """Scale-0 DWT of every frame's reference and distorted, ``nb`` row blocks each."""
+    n, hh = ra.shape[0], ra.shape[1]
+    for task in prange(2 * n * nb):
+        side, f, b = task // (n * nb), (task // nb) % n, task % nb
+        i0, i1 = b * hh // nb, (b + 1) * hh // nb
+        if side == 0:
+            _dwt0_rows(refs[f], rd[f], ra[f], iy, ix, rnd, sh, lo_only, i0, i1)
         else:
-            _dwt0_rows(dis, dd, da, iys[0], ixs[0], vp[0], vp[1], skip0, i0, i1)
-    rm1 = np.zeros(geo[3, _G_SW], np.int32)
-    if not skip0:
-        if tiny:
-            _scale3_row_m1(rd, dd, prm[0], geo[0], egl, do_aim, geo[3, _G_SW], rm1)
-        _masking_threads(rd, dd, prm[0], geo[0], egl, do_aim, acc[0], nblk)
-    for s in range(1, 4):
-        hh, ww = geo[s, _G_HH], geo[s, _G_WW]
-        rds = np.empty((3, hh, ww), np.int32)
-        dds = np.empty((3, hh, ww), np.int32)
-        need_a = s < 3
-        ran = np.empty((hh if need_a else 0, ww), np.int32)
-        dan = np.empty((hh if need_a else 0, ww), np.int32)
-        m1 = rm1 if s == 3 else np.zeros(geo[s, _G_SW], np.int32)
-        vv, hp = vp[2 * s : 2 * s + 2], vp[6 + 2 * s : 8 + 2 * s]
-        nb = min(nblk, hh)
-        for b in prange(nb):
-            i0, i1 = b * hh // nb, (b + 1) * hh // nb
-            _dwt123_rows(ra, da, rds, dds, ran, dan, iys[s], ixs[s], vv, hp, m1, need_a, i0, i1)
-        _masking_threads(rds, dds, prm[s], geo[s], egl, do_aim, acc[s], nblk)
-        ra, da = ran, dan
+            _dwt0_rows(diss[f], dd[f], da[f], iy, ix, rnd, sh, lo_only, i0, i1)
 
 
 @njit(parallel=True, **_JIT)
-def _masking_threads(rb, db, prm, geo, egl, do_aim, acc, nblk):  # noqa: ANN001, ANN202 - jitted
-    """:func:`_masking_rows` over the crop in up to ``nblk`` row blocks across threads."""
+def _dwt123_stage(ra, da, rd, dd, ran, dan, iy, ix, vp, hp, rm1, need_a, nb):  # noqa: ANN001, ANN202 - jitted
+    """Scale 1..3 DWT of every frame's pair, ``nb`` row blocks each; ``rm1`` (n, w) is
+    each frame's reference source row -1."""
+    n, hh = rd.shape[0], rd.shape[2]
+    for task in prange(n * nb):
+        f, b = task // nb, task % nb
+        i0, i1 = b * hh // nb, (b + 1) * hh // nb
+        _dwt123_rows(ra[f], da[f], rd[f], dd[f], ran[f], dan[f], iy, ix, vp, hp, rm1[f], need_a,
+                     i0, i1)  # fmt: skip
+
+
+@njit(parallel=True, **_JIT)
+def _masking_stage(rb, db, prm, geo, egl, do_aim, nb, acc, s, rm1):  # noqa: ANN001, ANN202 - jitted
+    """:func:`_masking_rows` of scale ``s`` of every frame, its crop in ``nb`` row blocks,
+    into ``acc[:, s]``; with ``rm1`` (n, w) not empty, also each frame's scale-3 source
+    row -1 (:func:`_scale3_row_m1`, at scale 0)."""
+    n = rb.shape[0]
     top, bot = geo[_G_TOP], geo[_G_BOT]
-    nb = max(min(nblk, (bot - top) // _MIN_BLOCK_ROWS), 1)
-    part = np.zeros((nb, _ACC_COUNT), np.int64)
-    for b in prange(nb):
+    part = np.zeros((n, nb, _ACC_COUNT), np.int64)
+    for task in prange(n * nb):
+        f, b = task // nb, task % nb
+        if b == 0 and rm1.shape[1] > 0:
+            _scale3_row_m1(rb[f], db[f], prm, geo, egl, do_aim, rm1.shape[1], rm1[f])
         i0 = top + b * (bot - top) // nb
         i1 = top + (b + 1) * (bot - top) // nb
-        _masking_rows(rb, db, prm, geo, egl, do_aim, i0, i1, part[b])
-    for b in range(nb):
-        for k in range(_ACC_COUNT):
-            acc[k] += part[b, k]
-
-
-@njit(parallel=True, **_JIT)
-def _frames_threads(refs, diss, vp, geo, prm, iys, ixs, egl, skip0, do_aim, tiny, acc):  # noqa: ANN001, ANN202 - jitted
-    """:func:`_frame` of every frame of a stack, frames across threads."""
-    for f in prange(refs.shape[0]):
-        _frame(refs[f], diss[f], vp, geo, prm, iys, ixs, egl, skip0, do_aim, tiny, acc[f])
+        _masking_rows(rb[f], db[f], prm, geo, egl, do_aim, i0, i1, part[f, b])
+    for f in range(n):
+        for b in range(nb):
+            for k in range(_ACC_COUNT):
+                acc[f, s, k] += part[f, b, k]
 
 
 # --- Python side -------------------------------------------------------------------------
@@ -638,10 +596,6 @@ class _Plan:
         self.do_aim = not opts.adm_skip_aim
         # The scale-3 DWT's source row -1 is the scale-0 CSF row (reference.adm.stages).
         self.tiny = self.geoms[3].src_shape[0] <= 4 and not self.skip0
-
-    def args(self) -> tuple:
-        return (self.vp, self.geo, self.prm, self.iys, self.ixs, self.egl, self.skip0,
-                self.do_aim, self.tiny)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=32)
@@ -707,15 +661,53 @@ def adm_accumulators_batch(
     ref, dis = np.ascontiguousarray(ref), np.ascontiguousarray(dis)
     acc = np.zeros((n, 4, _ACC_COUNT), dtype=np.int64)
     threads = get_num_threads()
-    if threads > 1 and n < threads:
-        for f in range(n):
-            _frame_threads(ref[f], dis[f], *plan.args(), acc[f], 2 * threads)
-    elif threads > 1:
-        _frames_threads(ref, dis, *plan.args(), acc)
-    else:
-        for f in range(n):
-            _frame(ref[f], dis[f], *plan.args(), acc[f])
+    chunk = max(threads, min(n, _CHUNK_FRAMES))
+    for c0 in range(0, n, chunk):
+        c1 = min(c0 + chunk, n)
+        _chunk(ref[c0:c1], dis[c0:c1], plan, acc[c0:c1], threads)
     return acc
+
+
+def _chunk(ref: np.ndarray, dis: np.ndarray, plan: _Plan, acc: np.ndarray, threads: int) -> None:
+    """Every stage of a few frames, each stage's (frame, row block) tasks across threads."""
+    n = ref.shape[0]
+    # Row blocks per frame: enough tasks for every thread; one block (no masking rows
+    # decoupled twice at block edges) where frames alone are enough.
+    nb = -(-2 * threads // n) if n < threads else 1
+    g = plan.geo
+    hh, ww = g[0, _G_HH], g[0, _G_WW]
+    skip0 = plan.skip0
+    rd = np.empty((n, 3, 0 if skip0 else hh, ww), np.int16)
+    dd = np.empty_like(rd)
+    ra = np.empty((n, hh, ww), np.int32)
+    da = np.empty_like(ra)
+    _dwt0_stage(ref, dis, rd, dd, ra, da, plan.iys[0], plan.ixs[0], plan.vp[0], plan.vp[1], skip0,
+                min(nb, hh))  # fmt: skip
+    rm1 = np.zeros((n, g[3, _G_SW] if plan.tiny else 0), np.int32)
+    if not skip0:
+        _masking_stage(rd, dd, plan.prm[0], g[0], plan.egl, plan.do_aim, _mask_blocks(g[0], nb),
+                       acc, 0, rm1)  # fmt: skip
+    for s in range(1, 4):
+        hh, ww = g[s, _G_HH], g[s, _G_WW]
+        rd = np.empty((n, 3, hh, ww), np.int32)
+        dd = np.empty_like(rd)
+        ran = np.empty((n, hh if s < 3 else 0, ww), np.int32)
+        dan = np.empty_like(ran)
+        m1 = rm1 if s == 3 and plan.tiny else np.zeros((n, g[s, _G_SW]), np.int32)
+        vv, hp = plan.vp[2 * s : 2 * s + 2], plan.vp[6 + 2 * s : 8 + 2 * s]
+        _dwt123_stage(ra, da, rd, dd, ran, dan, plan.iys[s], plan.ixs[s], vv, hp, m1, s < 3,
+                      min(nb, hh))  # fmt: skip
+        _masking_stage(rd, dd, plan.prm[s], g[s], plan.egl, plan.do_aim, _mask_blocks(g[s], nb),
+                       acc, s, _NO_ROWS)  # fmt: skip
+        ra, da = ran, dan
+
+
+_NO_ROWS = np.zeros((0, 0), np.int32)
+
+
+def _mask_blocks(geo: np.ndarray, nb: int) -> int:
+    """Row blocks of a scale's crop: at most ``nb``, of at least _MIN_BLOCK_ROWS rows."""
+    return max(min(nb, int(geo[_G_BOT] - geo[_G_TOP]) // _MIN_BLOCK_ROWS), 1)
 
 
 def compute_adm_batch(
