@@ -28,6 +28,8 @@ from admcuda.reference import compute_adm as reference_compute_adm  # noqa: E402
 from admcuda.reference import stages  # noqa: E402
 from admcuda.reference.cm import cm_accumulators  # noqa: E402
 from admcuda.reference.csf_den import den_accumulators  # noqa: E402
+from admcuda.reference.decouple import decouple, decouple_s123  # noqa: E402
+from admcuda.reference.dwt2 import Bands  # noqa: E402
 from conftest import TESTDATA  # noqa: E402
 
 from admcuda.backends.cuda import kernels as K  # noqa: E402
@@ -202,6 +204,42 @@ def test_threads_and_batches_agree():
             assert (engine.adm_accumulators_batch(refs, diss, 8, opts) == want).all()
         finally:
             numba.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32])
+@pytest.mark.parametrize("egl", [1.0, 1.2, 100.0])
+def test_decouple_parity(dtype, egl):
+    """The decouple of one row against reference.decouple (int16, scale 0) and
+    decouple_s123 (int32), on the values where its rounding and wrapping bite: both
+    extremes of the type, powers of two around the reciprocal table's 15 bits, and
+    distorted values near a multiple of the reference's (the angle test and the gain
+    limit)."""
+    rng = np.random.default_rng(7)
+    info = np.iinfo(dtype)
+    special = [info.min, info.max, 0, 1, -1, 32767, -32768, 32768, 65535, -65536, 1 << 30]
+    special = np.array([v for v in special if info.min <= v <= info.max], np.int64)
+    n = 4096
+    o = {b: rng.integers(info.min, info.max, n, endpoint=True) for b in "hvd"}
+    t = {b: rng.integers(info.min, info.max, n, endpoint=True) for b in "hvd"}
+    for b in "hvd":
+        o[b][: special.size] = special
+        t[b][special.size : 2 * special.size] = special
+        near = slice(n // 2, n)
+        t[b][near] = np.clip(o[b][near] * rng.uniform(0.5, 1.6, n - n // 2), info.min, info.max)
+        t[b][n - 64 :] = o[b][n - 64 :]
+    o = {b: v.astype(dtype) for b, v in o.items()}
+    t = {b: v.astype(dtype) for b, v in t.items()}
+    ref_b = Bands(None, o["v"][None], o["h"][None], o["d"][None])
+    dis_b = Bands(None, t["v"][None], t["h"][None], t["d"][None])
+    r_want, a_want = (decouple if dtype == np.int16 else decouple_s123)(ref_b, dis_b, egl)
+    flag = np.empty(n, np.bool_)
+    engine._angle(o["h"], o["v"], t["h"], t["v"], flag)
+    kernel = engine._decouple0 if dtype == np.int16 else engine._decouple123
+    for k, b in ((1, "v"), (2, "h"), (3, "d")):
+        r, a = np.empty(n, np.int32), np.empty(n, np.int32)
+        kernel(o[b], t[b], flag, r, a, egl)
+        np.testing.assert_array_equal(r, r_want[k][0], err_msg=f"restored {b}")
+        np.testing.assert_array_equal(a, a_want[k][0], err_msg=f"additive {b}")
 
 
 def test_refuses_what_the_reference_refuses():

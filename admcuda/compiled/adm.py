@@ -41,7 +41,7 @@ _L0, _L1, _L2, _L3 = C.DWT_LO
 _H0, _H1, _H2, _H3 = C.DWT_HI
 _LO_SUM, _HI_SUM = C.DWT_LO_SUM, C.DWT_HI_SUM
 _HP0_RND, _HP0_SH = C.DWT0_HP
-_LUT = C.DIV_LOOKUP.astype(np.int64)
+_LUT = C.DIV_LOOKUP  # int32: half the cache footprint of int64
 _LUT_MID = 32768
 _K_ONE = C.K_ONE
 _K_RND, _K_SH = C.K_ROUND
@@ -275,7 +275,7 @@ def _decouple0(o_row, t_row, flag, r_out, a_out, egl):  # noqa: ANN001, ANN202 -
     """reference.decouple.decouple of one band row: restored and additive (int16 values)."""
     for q in range(flag.shape[0]):
         o, t = np.int64(o_row[q]), np.int64(t_row[q])
-        k = _K_ONE if o == 0 else (_LUT[o + _LUT_MID] * t + _K_RND) >> _K_SH
+        k = _K_ONE if o == 0 else (np.int64(_LUT[o + _LUT_MID]) * t + _K_RND) >> _K_SH
         k = min(max(k, 0), _K_ONE)
         rst = np.int64(np.int16((k * o + _K_RND) >> _K_SH))
         rst = np.int64(np.int16(_restore(rst, k, o, t, flag[q], egl)))
@@ -284,21 +284,37 @@ def _decouple0(o_row, t_row, flag, r_out, a_out, egl):  # noqa: ANN001, ANN202 -
 
 
 @njit(**_JIT)
+def _bit_length17(m):  # noqa: ANN001, ANN202 - jitted
+    """``int.bit_length`` of ``0 <= m < 2**17`` without a loop (so the caller vectorises)."""
+    b = np.int64(0)
+    if m >= 65536:
+        b += 16
+        m >>= 16
+    if m >= 256:
+        b += 8
+        m >>= 8
+    if m >= 16:
+        b += 4
+        m >>= 4
+    if m >= 4:
+        b += 2
+        m >>= 2
+    if m >= 2:
+        b += 1
+        m >>= 1
+    return b + m
+
+
+@njit(**_JIT)
 def _decouple123(o_row, t_row, flag, r_out, a_out, egl):  # noqa: ANN001, ANN202 - jitted
     """reference.decouple.decouple_s123 of one band row (int32 values)."""
     for q in range(flag.shape[0]):
         o, t = np.int64(o_row[q]), np.int64(t_row[q])
         mag = -o if o < 0 else o
-        sh = 0
-        msb = mag
-        if mag >= 32768:
-            m = mag >> 15
-            while m > 0:
-                m >>= 1
-                sh += 1
-            msb = (mag + (np.int64(1) << (sh - 1))) >> sh
+        sh = _bit_length17(mag >> 15)
+        msb = (mag + ((np.int64(1) << sh) >> 1)) >> sh
         rnd = _INT32_MIN if sh == 17 else np.int64(1) << (14 + sh)
-        k = _LUT[msb + _LUT_MID] * t
+        k = np.int64(_LUT[msb + _LUT_MID]) * t
         if o < 0:
             k = -k
         k = (k + rnd) >> (15 + sh)
@@ -661,7 +677,7 @@ def adm_accumulators_batch(
     ref, dis = np.ascontiguousarray(ref), np.ascontiguousarray(dis)
     acc = np.zeros((n, 4, _ACC_COUNT), dtype=np.int64)
     threads = get_num_threads()
-    chunk = max(threads, min(n, _CHUNK_FRAMES))
+    chunk = max(threads, 1)
     for c0 in range(0, n, chunk):
         c1 = min(c0 + chunk, n)
         _chunk(ref[c0:c1], dis[c0:c1], plan, acc[c0:c1], threads)
