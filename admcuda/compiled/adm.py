@@ -19,6 +19,7 @@ output (``reference.adm``): computed here for the columns it reads.
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -684,6 +685,30 @@ def adm_accumulators_batch(
     return acc
 
 
+def _workspace(plan: _Plan, n: int) -> tuple:
+    """Band buffers of ``n`` frames, kept per thread for the next call of the same
+    geometry: fresh pages each call cost the kernels about a tenth of their time."""
+    key = (id(plan), n)
+    held = getattr(_HELD, "work", None)
+    if held is not None and held[0] == key:
+        return held[1]
+    g = plan.geo
+    hh, ww = g[0, _G_HH], g[0, _G_WW]
+    rd = np.empty((n, 3, 0 if plan.skip0 else hh, ww), np.int16)
+    ra = np.empty((n, hh, ww), np.int32)
+    levels = [(rd, np.empty_like(rd), ra, np.empty_like(ra))]
+    for s in range(1, 4):
+        hh, ww = g[s, _G_HH], g[s, _G_WW]
+        rd = np.empty((n, 3, hh, ww), np.int32)
+        ra = np.empty((n, hh if s < 3 else 0, ww), np.int32)
+        levels.append((rd, np.empty_like(rd), ra, np.empty_like(ra)))
+    # Source row -1 of each level's DWT: zero, but at scale 3 of frames 17..32 high.
+    m1 = tuple(np.zeros((n, g[s, _G_SW]), np.int32) for s in range(4))
+    work = (tuple(levels), m1, plan)  # the plan is held so that its id stays unique
+    _HELD.work = (key, work)
+    return work
+
+
 def _chunk(ref: np.ndarray, dis: np.ndarray, plan: _Plan, acc: np.ndarray, threads: int) -> None:
     """Every stage of a few frames, each stage's (frame, row block) tasks across threads."""
     n = ref.shape[0]
@@ -691,33 +716,24 @@ def _chunk(ref: np.ndarray, dis: np.ndarray, plan: _Plan, acc: np.ndarray, threa
     # decoupled twice at block edges) where frames alone are enough.
     nb = -(-2 * threads // n) if n < threads else 1
     g = plan.geo
-    hh, ww = g[0, _G_HH], g[0, _G_WW]
-    skip0 = plan.skip0
-    rd = np.empty((n, 3, 0 if skip0 else hh, ww), np.int16)
-    dd = np.empty_like(rd)
-    ra = np.empty((n, hh, ww), np.int32)
-    da = np.empty_like(ra)
-    _dwt0_stage(ref, dis, rd, dd, ra, da, plan.iys[0], plan.ixs[0], plan.vp[0], plan.vp[1], skip0,
-                min(nb, hh))  # fmt: skip
-    rm1 = np.zeros((n, g[3, _G_SW] if plan.tiny else 0), np.int32)
-    if not skip0:
+    levels, m1, _ = _workspace(plan, n)
+    rd, dd, ra, da = levels[0]
+    _dwt0_stage(ref, dis, rd, dd, ra, da, plan.iys[0], plan.ixs[0], plan.vp[0], plan.vp[1],
+                plan.skip0, min(nb, g[0, _G_HH]))  # fmt: skip
+    if not plan.skip0:
         _masking_stage(rd, dd, plan.prm[0], g[0], plan.egl, plan.do_aim, _mask_blocks(g[0], nb),
-                       acc, 0, rm1)  # fmt: skip
+                       acc, 0, m1[3] if plan.tiny else _NO_ROWS)  # fmt: skip
     for s in range(1, 4):
-        hh, ww = g[s, _G_HH], g[s, _G_WW]
-        rd = np.empty((n, 3, hh, ww), np.int32)
-        dd = np.empty_like(rd)
-        ran = np.empty((n, hh if s < 3 else 0, ww), np.int32)
-        dan = np.empty_like(ran)
-        m1 = rm1 if s == 3 and plan.tiny else np.zeros((n, g[s, _G_SW]), np.int32)
+        rd, dd, ran, dan = levels[s]
         vv, hp = plan.vp[2 * s : 2 * s + 2], plan.vp[6 + 2 * s : 8 + 2 * s]
-        _dwt123_stage(ra, da, rd, dd, ran, dan, plan.iys[s], plan.ixs[s], vv, hp, m1, s < 3,
-                      min(nb, hh))  # fmt: skip
+        _dwt123_stage(ra, da, rd, dd, ran, dan, plan.iys[s], plan.ixs[s], vv, hp, m1[s], s < 3,
+                      min(nb, g[s, _G_HH]))  # fmt: skip
         _masking_stage(rd, dd, plan.prm[s], g[s], plan.egl, plan.do_aim, _mask_blocks(g[s], nb),
                        acc, s, _NO_ROWS)  # fmt: skip
         ra, da = ran, dan
 
 
+_HELD = threading.local()
 _NO_ROWS = np.zeros((0, 0), np.int32)
 
 
