@@ -12,6 +12,12 @@ one row's sum, and a row is summed by one thread, so splitting frames or row blo
 across threads changes no bit; the rows' shifted sums are int64 (uint64 bit patterns for
 the denominator), whose sums do not depend on order.
 
+Threads: a call runs a chunk of frames (one per thread) stage by stage, each stage's
+(frame, row block) tasks across Numba's threads; a frame alone is cut into row blocks.
+That is eight parallel regions a chunk: on cores shared with other busy processes,
+OpenMP's spinning wait (Numba's ``omp`` layer) can stretch each to a scheduler time
+slice; ``OMP_WAIT_POLICY=passive`` or the ``workqueue`` layer avoid that.
+
 Frames 17..32 high read, in the reference's scale-3 DWT, one row of the scale-0 CSF
 output (``reference.adm``): computed here for the columns it reads.
 """
@@ -81,8 +87,8 @@ _G_COUNT = 12
 
 # Rows of the crop per block when one frame is split across threads.
 _MIN_BLOCK_ROWS = 8
-# Frames whose bands are held at once (at least one per thread).
-_CHUNK_FRAMES = 8
+# Bytes of band buffers a call holds at most (but always one frame's), per thread.
+_CHUNK_BYTES = 256 << 20
 
 
 # --- small helpers -----------------------------------------------------------------------
@@ -613,6 +619,10 @@ class _Plan:
         self.do_aim = not opts.adm_skip_aim
         # The scale-3 DWT's source row -1 is the scale-0 CSF row (reference.adm.stages).
         self.tiny = self.geoms[3].src_shape[0] <= 4 and not self.skip0
+        # Band buffers of one frame (_workspace): int16 details at scale 0, int32 above,
+        # and the int32 approximations.
+        area = [int(hh) * int(ww) for hh, ww in self.geo[:, :2]]
+        self.frame_bytes = 2 * (6 * area[0] + 4 * area[0] + sum(16 * a for a in area[1:]))
 
 
 @functools.lru_cache(maxsize=32)
@@ -673,12 +683,17 @@ def adm_accumulators_batch(
             f"reference {ref.shape} and distorted {dis.shape} must be (n, h, w) stacks of one size"
         )
     n = ref.shape[0]
-    opts = _check(ref[0] if n else ref[:, :, 0], dis[0] if n else dis[:, :, 0], bitdepth, opts)
+    if n:
+        opts = _check(ref[0], dis[0], bitdepth, opts)
+    else:
+        opts = _check(np.empty(ref.shape[1:], ref.dtype), np.empty(dis.shape[1:], dis.dtype),
+                      bitdepth, opts)  # fmt: skip
     plan = _plan(ref.shape[2], ref.shape[1], bitdepth, opts)
     ref, dis = np.ascontiguousarray(ref), np.ascontiguousarray(dis)
     acc = np.zeros((n, 4, _ACC_COUNT), dtype=np.int64)
     threads = get_num_threads()
-    chunk = max(threads, 1)
+    # A frame per thread at a time, as many as _CHUNK_BYTES of bands hold.
+    chunk = max(min(threads, _CHUNK_BYTES // plan.frame_bytes), 1)
     for c0 in range(0, n, chunk):
         c1 = min(c0 + chunk, n)
         _chunk(ref[c0:c1], dis[c0:c1], plan, acc[c0:c1], threads)
