@@ -327,6 +327,7 @@ def test_cpu_workers_are_bounded_by_memory(monkeypatch):
     work = pipeline.CPU_WORK_BYTES_PER_PIXEL * 64 * 48
     ring = 2 * 2 * 64 * 48
     monkeypatch.setattr(pipeline, "available_memory", lambda: ring + 2 * work + 1)
+    monkeypatch.setenv("ADMCUDA_CPU_ENGINE", "numpy")  # the reference's worker processes
     with engine_for("cpu", 64, 48, 8, AdmOptions(), inputs=1, frames=None, threads=4) as engine:
         assert engine.threads == 2
 

@@ -45,7 +45,8 @@ EXIT_S = 5.0  # how long a signalled run may take to end; the pipe stays open mu
 
 def _env() -> dict[str, str]:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path}
+    # the NumPy engine's worker processes, whose fate these tests follow
+    return {**os.environ, "PYTHONPATH": path, "ADMCUDA_CPU_ENGINE": "numpy"}
 
 
 def _frames(n: int, seed: int) -> bytes:

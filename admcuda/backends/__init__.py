@@ -152,7 +152,14 @@ def engine_for(
     itemsize = 1 if bitdepth == 8 else 2
     budget = host_memory if host_memory is not None else DEFAULT_HOST_MEMORY
     if name == "cpu":
+        from admcuda.backends.compiled import usable
         from admcuda.backends.cpu import CpuEngine, default_threads
+
+        if usable(width, height, plan, frames):
+            return _compiled_engine(
+                width, height, bitdepth, opts, inputs=inputs, frames=frames, threads=threads,
+                budget=budget, batch=batch, plan=plan, subsample=subsample,
+            )  # fmt: skip
 
         work = CPU_WORK_BYTES_PER_PIXEL * width * height
         free = available_memory()
@@ -194,6 +201,38 @@ def engine_for(
         return cuda.CudaAdm(width, height, bitdepth, opts, batch=planned, device=device)
     except ValueError as exc:
         raise AdmError(str(exc)) from None
+
+
+def _compiled_engine(width: int, height: int, bitdepth: int, opts: Any, *, inputs: int,
+                     frames: int | None, threads: int | None, budget: int, batch: int | None,
+                     plan: Any, subsample: int) -> Any:  # fmt: skip
+    """The compiled CPU engine (:mod:`admcuda.backends.compiled`), with a one-line notice
+    while its kernels compile for the first time on this machine."""
+    import logging
+
+    from admcuda.backends.compiled import CompiledEngine
+    from admcuda.compiled import cached
+    from admcuda.pipeline import (
+        CPU_WORK_BYTES_PER_PIXEL,
+        available_memory,
+        check_frame_memory,
+        plan_batch,
+    )
+
+    # the reference's working memory a frame bounds the kernels' from above
+    work = CPU_WORK_BYTES_PER_PIXEL * width * height
+    check_frame_memory(width, height, bitdepth, 1 + inputs, work=work, available=available_memory())
+    if cached() is False:
+        logging.getLogger("admcuda").warning(
+            "compiling the CPU engine's kernels, once for this machine (a minute or two; "
+            "'admcuda warmup' does it ahead)"
+        )
+    engine = CompiledEngine(width, height, bitdepth, opts, threads=threads, plan=plan,
+                            subsample=subsample, batch=batch)  # fmt: skip
+    itemsize = 1 if bitdepth == 8 else 2
+    engine.batch = plan_batch(width * height * itemsize, 1 + inputs, preferred=engine.batch,
+                              frames=frames, host_memory=budget)  # fmt: skip
+    return engine
 
 
 def start_engine(backend: str, *args: Any, **kwargs: Any) -> tuple[Any, str]:

@@ -30,6 +30,7 @@ TOOLS = {
     "map": ("admcuda.cli.map", "write one frame's ADM distortion map as a PNG (or .npy)"),
     "bench": ("admcuda.cli.bench", "ADM's frames/s on the backends, beside libvmaf's when given"),
     "batch": ("admcuda.cli.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
+    "warmup": ("admcuda.cli.warmup", "compile the CPU engine's and the GPU's kernels ahead"),
 }
 
 
@@ -45,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         add_help=False,
         allow_abbrev=False,
-        description="libvmaf's VMAF, bit for bit: ADM, VIF, motion and its models on the CPU, "
-        "ADM also with CUDA.",
+        description="libvmaf's VMAF, bit for bit: ADM, VIF, motion and its models, on the CPU "
+        "and with CUDA.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument("-v", "--version", action="version", version=f"{PROG} {__version__}")

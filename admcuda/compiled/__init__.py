@@ -22,10 +22,59 @@ from __future__ import annotations
 import functools
 import importlib.util
 
-__all__ = ["available"]
+__all__ = ["available", "cached", "warm_up"]
 
 
 @functools.cache
 def available() -> bool:
     """Whether Numba is installed, so that the compiled engine can run (no import)."""
     return importlib.util.find_spec("numba") is not None
+
+
+def warm_up(bitdepths: tuple[int, ...] = (8, 10)) -> list[str]:
+    """Compile (or load from the disk cache) every kernel the CPU engine runs, for 8-bit
+    and for deeper samples, on small frames; returns what was warmed. For images and CI,
+    so that no scoring run waits for a compile (``admcuda warmup``)."""
+    import numpy as np
+
+    from admcuda.backends.cuda.finish import BatchFinish
+    from admcuda.backends.cuda.geometry import scale_geometries
+    from admcuda.options import AdmOptions
+
+    from .adm import adm_accumulators_batch
+    from .motion import motion_sad
+    from .vif import vif_accumulators_batch
+
+    done = []
+    for bitdepth in bitdepths:
+        dtype = np.uint8 if bitdepth == 8 else np.uint16
+        rng = np.random.default_rng(bitdepth)
+        ref = rng.integers(0, 1 << bitdepth, (2, 48, 64)).astype(dtype)
+        dis = rng.integers(0, 1 << bitdepth, (2, 48, 64)).astype(dtype)
+        opts = AdmOptions()
+        acc = adm_accumulators_batch(ref, dis, bitdepth, opts)
+        BatchFinish(scale_geometries(64, 48, opts), opts, 64, 48)(acc)
+        vif_accumulators_batch(ref, dis, bitdepth, np.array([100.0]), False)
+        motion_sad(ref[0], ref[1], bitdepth)
+        done.append(f"{bitdepth}-bit")
+    return done
+
+
+def cached() -> bool | None:
+    """Whether Numba's disk cache holds the CPU engine's kernels (None: cannot tell).
+    Reads the cache index files of each module's first kernel, without compiling."""
+    try:
+        import glob
+        import os
+
+        from . import adm, motion, vif
+
+        for module in (adm, motion, vif):
+            caches = [v._cache for v in vars(module).values() if hasattr(v, "py_func")]
+            path = next(c.cache_path for c in caches if type(c).__name__ == "FunctionCache")
+            stem = os.path.splitext(os.path.basename(module.__file__))[0]
+            if not glob.glob(os.path.join(path, f"{stem}.*.nbi")):
+                return False
+        return True
+    except Exception:  # noqa: BLE001 - an internal of Numba's that moved: unknown
+        return None

@@ -1,0 +1,201 @@
+"""CPU backend, compiled: the Numba kernels of :mod:`admcuda.compiled` in this process.
+
+:class:`CompiledEngine` is a pipeline engine (:mod:`admcuda.pipeline`) like
+:class:`admcuda.backends.cpu.CpuEngine`, with the same doubles: each batch's integer
+accumulators come from the compiled ADM, VIF and motion kernels, spread over Numba's
+threads (``--threads``: cores, as in libvmaf), and the float finish is the host finish the
+CUDA engine uses (:class:`admcuda.backends.cuda.finish.BatchFinish`,
+:mod:`admcuda.backends.host`). A batch is computed on a thread of its own while the
+pipeline reads the next one (the kernels release the GIL); no frame is copied to another
+process.
+
+:func:`usable` says where it runs: Numba installed, ``ADMCUDA_CPU_ENGINE`` not
+``numpy``, and frames the kernels take (ADM above 32 rows and columns, VIF 16 and up);
+elsewhere, and for runs too short to repay the kernels' loading, the CPU backend keeps the
+NumPy reference.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CompiledEngine", "usable"]
+
+ENV = "ADMCUDA_CPU_ENGINE"
+"""``numpy`` keeps the CPU backend on the NumPy reference; ``compiled`` asks for the
+compiled engine wherever it can run, short runs included; unset: compiled for runs of at
+least :data:`MIN_PIXELS` pixel pairs."""
+
+MIN_PIXELS = 1 << 22
+"""A run of fewer pixel pairs (two 1080p frames) stays on the NumPy reference, which
+starts faster than the compiled kernels load."""
+
+
+def usable(width: int, height: int, plan: Any, frames: int | None) -> bool:
+    """Whether the CPU backend should run :class:`CompiledEngine` for this run."""
+    from admcuda.compiled import available
+
+    choice = os.environ.get(ENV, "").strip().lower()
+    if choice == "numpy" or not available():
+        return False
+    kinds = {"adm"} if plan is None else {ex.kind for ex in plan.extractors}
+    if "adm" in kinds and (width <= 32 or height <= 32):
+        return False  # frames 17..32 high: scale 3 reads a row the reference models
+    if "vif" in kinds and (width < 16 or height < 16):
+        return False
+    if choice == "compiled":
+        return True
+    return frames is None or frames * width * height >= MIN_PIXELS
+
+
+@dataclass
+class _Ticket:
+    future: Future
+    frames: int
+
+
+class CompiledEngine:
+    """ADM alone (``plan`` None: per input the 18 outputs by base name, as
+    :class:`admcuda.backends.cuda.CudaAdm` gives them) or a feature plan (the outputs
+    :func:`admcuda.vmaf.score_pair` gives), computed by the compiled kernels.
+
+    Parameters
+    ----------
+    width, height, bitdepth : int
+    opts : AdmOptions
+        ADM's options when there is no plan.
+    threads : int
+        Numba threads (default: the usable cores).
+    plan : FeaturePlan, optional
+    subsample : int
+        With motion in the plan, every frame read is given and frames ``0, N, 2N, ...``
+        are scored; the others get motion's outputs only.
+    batch : int, optional
+        Frames per batch (default: 2 per thread, at least 8).
+    """
+
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        bitdepth: int,
+        opts: Any,
+        *,
+        threads: int | None = None,
+        plan: Any = None,
+        subsample: int = 1,
+        batch: int | None = None,
+    ) -> None:
+        import numba
+
+        from admcuda.backends.cpu import default_threads
+        from admcuda.backends.cuda.finish import BatchFinish
+        from admcuda.backends.cuda.geometry import scale_geometries
+        from admcuda.backends.host import plan_vif_options
+
+        self.width, self.height, self.bitdepth, self.opts = width, height, bitdepth, opts
+        self.threads = max(1, threads if threads is not None else default_threads())
+        numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        self.batch = batch if batch is not None else max(8, 2 * self.threads)
+        self.plan = plan
+        self.subsample = subsample if plan is not None and plan.needs_every_frame else 1
+        adm_opts = [opts] if plan is None else [ex.options for ex in plan.extractors
+                                                  if ex.kind == "adm"]  # fmt: skip
+        self._adm = [(o, BatchFinish(scale_geometries(width, height, o), o, width, height))
+                     for o in adm_opts]  # fmt: skip
+        self._vif = [] if plan is None else plan_vif_options(plan.extractors)
+        motion = [] if plan is None else [ex for ex in plan.extractors if ex.kind == "motion"]
+        self._motion_ex = motion
+        self._backs = sorted({ex.history for ex in motion if ex.history})
+        self._prevs: list[np.ndarray] = []  # the last two reference planes read
+        self._index = 0
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="admcuda-compiled")
+
+    def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        return np.empty(shape, dtype=dtype)
+
+    def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> _Ticket:
+        """Start a batch on the engine's thread; the planes must stay as they are until
+        :meth:`collect` (the pipeline's slots do)."""
+        n = frames
+        first = self._index
+        self._index += n
+        prevs = list(self._prevs)
+        if self._backs:
+            keep = [*prevs, *(ref[i] for i in range(max(0, n - 2), n))][-2:]
+            self._prevs = [np.array(p, copy=True) for p in keep]
+        future = self._worker.submit(self._compute, ref, list(dis), n, first, prevs)
+        return _Ticket(future, n)
+
+    def collect(self, ticket: _Ticket) -> list[dict[str, np.ndarray]]:
+        return ticket.future.result()
+
+    # -- the batch
+
+    def _adm_outputs(self, ref: np.ndarray, dis: np.ndarray, k: int) -> dict[str, np.ndarray]:
+        from admcuda.compiled.adm import adm_accumulators_batch
+
+        opts, finish = self._adm[k]
+        return finish(adm_accumulators_batch(ref, dis, self.bitdepth, opts))
+
+    def _compute(
+        self, ref: np.ndarray, dis: list[np.ndarray], n: int, first: int, prevs: list[np.ndarray]
+    ) -> list[dict[str, np.ndarray]]:
+        ref = ref[:n]
+        dis = [d[:n] for d in dis]
+        if self.plan is None:
+            return [self._adm_outputs(ref, d, 0) for d in dis]
+        from admcuda.backends.host import motion_scores, plan_rows
+
+        scored = np.array([i for i in range(n) if (first + i) % self.subsample == 0], np.int64)
+        ns = len(scored)
+        ref_s = ref if ns == n else ref[scored]
+        dis_s = dis if ns == n else [d[scored] for d in dis]
+        adm = [[self._adm_outputs(ref_s, d, k) for d in dis_s] for k in range(len(self._adm))]
+        vif = None
+        if self._vif and ns:
+            from admcuda.compiled.vif import vif_accumulators_batch
+
+            parts = []
+            for d in dis_s:
+                per = [vif_accumulators_batch(ref_s, d, self.bitdepth,
+                                              np.array([o.vif_enhn_gain_limit], np.float64),
+                                              bool(o.vif_skip_scale0))[:, 0]
+                       for o in self._vif]  # fmt: skip
+                parts.append(np.stack(per))  # (extractors, ns, 4, 4)
+            vif = np.stack(parts)
+        sad = self._sads(ref, n, first, prevs)
+        motion = motion_scores(sad, self._backs, first, self._motion_ex, self.width, self.height)
+        return plan_rows(self.plan, n, scored, len(dis), adm, vif, motion)
+
+    def _sads(self, ref: np.ndarray, n: int, first: int, prevs: list[np.ndarray]) -> np.ndarray:
+        """Each frame's motion SAD against the plane ``back`` frames before it, per back
+        in :attr:`_backs` (0 where there is none)."""
+        sad = np.zeros((max(len(self._backs), 1), n), np.uint64)
+        if not self._backs:
+            return sad
+        from admcuda.compiled.motion import motion_sad
+
+        planes = [*prevs, *(ref[i] for i in range(n))]
+        off = len(prevs)
+        for k, back in enumerate(self._backs):
+            for i in range(n):
+                if first + i >= back and off + i - back >= 0:
+                    sad[k, i] = motion_sad(planes[off + i - back], ref[i], self.bitdepth)
+        return sad
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=True, cancel_futures=True)
+        self._prevs = []
+
+    def __enter__(self) -> CompiledEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
