@@ -123,14 +123,21 @@ __device__ __forceinline__ void vif_pixel(u32 mu1, u32 mu2, u32 xx, u32 yy, u32 
 //    smaller, and the column table of the wider half gives the same entries there), into
 //    out_ref / out_dis, (h / 2) x (w / 2) a frame.
 //
-// Sums the reference keeps in 64 bits (the second moments at 16-bit input and in every
-// horizontal pass) are 64-bit here too: one 32x32+64-bit multiply-add a tap on Hopper.
+// 64-bit sums are avoided: a filter sum of 32-bit values v with taps summing to 2**16 is
+// split into the sums of v >> 16 and v & 0xffff, each below 2**32, and the rounding shift
+// (at most 16) is applied to the pair: (hi * 2**16 + lo + rnd) >> s equals
+// (hi << (16 - s)) + ((lo + rnd) >> s), wrapping modulo 2**32 as the reference's cast does.
 
 #define VIF_BLOCK (VIF_TW * VIF_TH / 4)
 
 template <int S>
 __device__ __forceinline__ u32 vif_tap(int k) {
     return VIF_TAPS[S][k];
+}
+
+// (hi * 2**16 + lo + rnd) >> s, modulo 2**32, for s <= 16 and lo + rnd < 2**32.
+__device__ __forceinline__ u32 split_round(u32 hi, u32 lo, u32 rnd, int s) {
+    return (hi << (16 - s)) + ((lo + rnd) >> s);
 }
 
 template <typename T, int S, bool DEC>
@@ -177,13 +184,10 @@ __global__ void __launch_bounds__(VIF_BLOCK)
     for (int it = tid; it < (VIF_TH / VIF_VR) * WC; it += VIF_BLOCK) {
         const int c = it % WC, r0 = (it / WC) * VIF_VR;
         if (i0 + r0 >= h) continue;
-        u32 m1[VIF_VR], m2[VIF_VR], xs[VIF_VR], ys[VIF_VR], ps[VIF_VR];
-        u64 xw[VIF_VR], yw[VIF_VR], pw[VIF_VR];
+        u32 m1[VIF_VR], m2[VIF_VR], xh[VIF_VR], xl[VIF_VR], yh[VIF_VR], yl[VIF_VR], ph[VIF_VR],
+            pl[VIF_VR];
 #pragma unroll
-        for (int q = 0; q < VIF_VR; ++q) {
-            m1[q] = m2[q] = xs[q] = ys[q] = ps[q] = 0;
-            xw[q] = yw[q] = pw[q] = 0;
-        }
+        for (int q = 0; q < VIF_VR; ++q) m1[q] = m2[q] = xh[q] = xl[q] = yh[q] = yl[q] = ph[q] = pl[q] = 0;
 #pragma unroll
         for (int k = 0; k < 2 * H + VIF_VR; ++k) {
             const u32 a = sx[r0 + k][c], b = sy[r0 + k][c];
@@ -196,13 +200,16 @@ __global__ void __launch_bounds__(VIF_BLOCK)
                 m1[q] += t * a;
                 m2[q] += t * b;
                 if (EIGHT) {  // every sum fits 32 bits unshifted
-                    xs[q] += t * aa;
-                    ys[q] += t * bb;
-                    ps[q] += t * ab;
-                } else {  // one 32x32+64-bit multiply-add each
-                    xw[q] += (u64)t * aa;
-                    yw[q] += (u64)t * bb;
-                    pw[q] += (u64)t * ab;
+                    xl[q] += t * aa;
+                    yl[q] += t * bb;
+                    pl[q] += t * ab;
+                } else {
+                    xh[q] += t * (aa >> 16);
+                    xl[q] += t * (aa & 0xffffu);
+                    yh[q] += t * (bb >> 16);
+                    yl[q] += t * (bb & 0xffffu);
+                    ph[q] += t * (ab >> 16);
+                    pl[q] += t * (ab & 0xffffu);
                 }
             }
         }
@@ -213,13 +220,13 @@ __global__ void __launch_bounds__(VIF_BLOCK)
             const u32 mu2 = (u16)((m2[q] + mean_rnd) >> mean_shift);
             vmu[r][c] = mu1 | (mu2 << 16);
             if (EIGHT) {
-                vxx[r][c] = xs[q];
-                vyy[r][c] = ys[q];
-                vxy[r][c] = ps[q];
+                vxx[r][c] = xl[q];
+                vyy[r][c] = yl[q];
+                vxy[r][c] = pl[q];
             } else {
-                vxx[r][c] = (u32)((xw[q] + sq_rnd) >> sq_shift);
-                vyy[r][c] = (u32)((yw[q] + sq_rnd) >> sq_shift);
-                vxy[r][c] = (u32)((pw[q] + sq_rnd) >> sq_shift);
+                vxx[r][c] = split_round(xh[q], xl[q], sq_rnd, sq_shift);
+                vyy[r][c] = split_round(yh[q], yl[q], sq_rnd, sq_shift);
+                vxy[r][c] = split_round(ph[q], pl[q], sq_rnd, sq_shift);
             }
         }
     }
@@ -231,20 +238,23 @@ __global__ void __launch_bounds__(VIF_BLOCK)
         for (int it = tid; it < VIF_TH * VIF_TW; it += VIF_BLOCK) {
             const int r = it / VIF_TW, c = it % VIF_TW;
             if (i0 + r >= h || j0 + c >= w) continue;
-            u32 mu1 = 0, mu2 = 0;
-            u64 xx = 0, yy = 0, xy = 0;
+            u32 mu1 = 0, mu2 = 0, xh = 0, xl = 0, yh = 0, yl = 0, ph = 0, pl = 0;
 #pragma unroll
             for (int k = 0; k <= 2 * H; ++k) {
                 const u32 tap = vif_tap<S>(k);
                 const u32 m = vmu[r][c + k];
+                const u32 vx = vxx[r][c + k], vy = vyy[r][c + k], vp = vxy[r][c + k];
                 mu1 += tap * (m & 0xffffu);
                 mu2 += tap * (m >> 16);
-                xx += (u64)tap * vxx[r][c + k];
-                yy += (u64)tap * vyy[r][c + k];
-                xy += (u64)tap * vxy[r][c + k];
+                xh += tap * (vx >> 16);
+                xl += tap * (vx & 0xffffu);
+                yh += tap * (vy >> 16);
+                yl += tap * (vy & 0xffffu);
+                ph += tap * (vp >> 16);
+                pl += tap * (vp & 0xffffu);
             }
-            vif_pixel(mu1, mu2, (u32)((xx + 32768u) >> 16), (u32)((yy + 32768u) >> 16),
-                      (u32)((xy + 32768u) >> 16), table, egl, eps, t);
+            vif_pixel(mu1, mu2, split_round(xh, xl, 32768u, 16), split_round(yh, yl, 32768u, 16),
+                      split_round(ph, pl, 32768u, 16), table, egl, eps, t);
         }
     }
 
