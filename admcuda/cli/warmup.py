@@ -43,7 +43,7 @@ def _run(argv: Sequence[str] | None) -> int:
             for dt in dtypes or (None,):
                 K.function(name, dt)
     for stem in ("vif", "motion"):
-        for expr in K._FEATURE_STAGES[stem][1]():
+        for expr in K.feature_expressions(stem):
             K.feature_function(stem, expr)
     print(f"GPU: CUDA kernels ready ({time.perf_counter() - t0:.1f} s)")
     return 0

@@ -37,6 +37,7 @@ __all__ = [
     "plain_function",
     "plain_source",
     "source",
+    "feature_expressions",
     "feature_function",
     "feature_source",
     "log2_table",
@@ -355,6 +356,11 @@ _FEATURE_STAGES = {
         lambda: ("motion_sad<unsigned char, int>", "motion_sad<unsigned short, long long>"),
     ),
 }
+
+
+def feature_expressions(stem: str) -> tuple[str, ...]:
+    """The name expressions ``kernels/<stem>.cu`` (``vif`` or ``motion``) instantiates."""
+    return tuple(_FEATURE_STAGES[stem][1]())
 
 
 def feature_source(stem: str) -> str:

@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 VIF_MIN_SIDE = 16  # scale 3 at least 2 samples each way: every border is a plain mirror
-_BLOCK = (32, 8, 1)
 _ACC = 4  # num_log, den_log, num_non_log, den_non_log
 _MAX_GRID_Z = 65535  # frames a launch, along grid.z
 
@@ -161,9 +160,8 @@ class CudaVif:
         self.chunk = max(1, min(batch, _MAX_GRID_Z))
         self._ref = [None] + [cp.empty((self.chunk, h, w), np.uint16) for h, w in self.shapes[1:]]
         self._dis = [None] + [cp.empty((self.chunk, h, w), np.uint16) for h, w in self.shapes[1:]]
-        for name in K._vif_expressions():
-            if name.startswith("vif_scale<unsigned char") == (bitdepth == 8) or "char" not in name:
-                K.feature_function("vif", name)
+        for name in K.feature_expressions("vif"):  # one module: compiled or loaded once
+            K.feature_function("vif", name)
         K.log2_table()
 
     def queue(self, ref: Any, dis: Any, n: int, acc: Any, options: Sequence[VifOptions]) -> None:
