@@ -300,15 +300,7 @@ class CudaAdm:
     # -- inputs
 
     def _check_input(self, batch: Any, name: str) -> Any:
-        if batch.ndim == 2:
-            batch = batch[None]
-        if batch.ndim != 3 or batch.shape[1:] != (self.height, self.width):
-            raise ValueError(f"{name} must be (n, {self.height}, {self.width}), got {batch.shape}")
-        if batch.dtype != self.dtype:
-            raise ValueError(
-                f"{self.bitdepth}-bit {name} must be {self.dtype.name}, got {batch.dtype}"
-            )
-        return batch
+        return check_plane_batch(batch, name, self.width, self.height, self.dtype, self.bitdepth)
 
     def _stage(self, src: Any, n: int) -> tuple[Any, int | None]:
         """Device view of the first ``n`` frames of ``src``: CuPy input as is; page-locked
@@ -492,16 +484,8 @@ class CudaAdm:
             not collected) at a time.
         """
         cp = self._cp
-        if not dis:
-            raise ValueError("at least one distorted batch is needed")
-        ref = self._check_input(ref, "reference batch")
-        dis = [self._check_input(d, f"distorted batch {m}") for m, d in enumerate(dis)]
-        n = ref.shape[0] if frames is None else frames
-        if not 0 < n <= self.batch:
-            raise ValueError(f"a batch holds 1..{self.batch} frames, got {n}")
-        for m, d in enumerate((ref, *dis)):
-            if d.shape[0] < n:
-                raise ValueError(f"input {m} of the batch has {d.shape[0]} frames, fewer than {n}")
+        geometry = (self.width, self.height, self.dtype, self.bitdepth)
+        ref, dis, n = check_submission(ref, dis, frames, self.batch, *geometry)
         slot = self._acc_next
         if self._acc_busy[slot]:
             raise RuntimeError("too many batches in flight: collect one first")
@@ -628,6 +612,41 @@ class CudaAdm:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def check_plane_batch(
+    batch: Any, name: str, width: int, height: int, dtype: np.dtype, bitdepth: int
+) -> Any:
+    """``batch`` as (n, height, width) planes of ``dtype`` (a single plane is n = 1), or
+    ValueError naming ``name``."""
+    if batch.ndim == 2:
+        batch = batch[None]
+    if batch.ndim != 3 or batch.shape[1:] != (height, width):
+        raise ValueError(f"{name} must be (n, {height}, {width}), got {batch.shape}")
+    if batch.dtype != dtype:
+        raise ValueError(f"{bitdepth}-bit {name} must be {dtype.name}, got {batch.dtype}")
+    return batch
+
+
+def check_submission(
+    ref: Any, dis: Sequence[Any], frames: int | None, batch: int, width: int, height: int,
+    dtype: np.dtype, bitdepth: int,
+) -> tuple[Any, list[Any], int]:  # fmt: skip
+    """A batch a GPU engine's ``submit`` takes: the reference and distorted planes checked,
+    and the frames to score (``frames``, or the reference's count), at most ``batch`` and
+    held by every input."""
+    if not dis:
+        raise ValueError("at least one distorted batch is needed")
+    geometry = (width, height, dtype, bitdepth)
+    ref = check_plane_batch(ref, "reference batch", *geometry)
+    dis = [check_plane_batch(d, f"distorted batch {m}", *geometry) for m, d in enumerate(dis)]
+    n = ref.shape[0] if frames is None else frames
+    if not 0 < n <= batch:
+        raise ValueError(f"a batch holds 1..{batch} frames, got {n}")
+    for m, d in enumerate((ref, *dis)):
+        if d.shape[0] < n:
+            raise ValueError(f"input {m} of the batch has {d.shape[0]} frames, fewer than {n}")
+    return ref, dis, n
 
 
 def as_dicts(arrays: dict[str, np.ndarray]) -> list[dict[str, float]]:

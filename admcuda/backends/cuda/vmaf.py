@@ -25,7 +25,7 @@ import numpy as np
 
 from admcuda.backends.host import motion_scores, plan_rows, plan_vif_options
 
-from .engine import CudaAdm, CudaAdmError, cuda_available
+from .engine import CudaAdm, CudaAdmError, check_submission, cuda_available
 from .hostmem import HostBlock, pinned_array
 from .vifmotion import CudaMotion, CudaVif
 
@@ -208,30 +208,11 @@ class CudaVmaf:
 
     # -- one batch in, one batch out
 
-    def _check(self, batch: Any, name: str) -> Any:
-        if batch.ndim == 2:
-            batch = batch[None]
-        if batch.ndim != 3 or batch.shape[1:] != (self.height, self.width):
-            raise ValueError(f"{name} must be (n, {self.height}, {self.width}), got {batch.shape}")
-        if batch.dtype != self.dtype:
-            raise ValueError(
-                f"{self.bitdepth}-bit {name} must be {self.dtype.name}, got {batch.dtype}"
-            )
-        return batch
-
     def submit(self, ref: Any, dis: Sequence[Any], frames: int | None = None) -> _Ticket:
         """Queue one batch (``frames`` of ``ref`` and of each of ``dis``) and return at once."""
         cp = self._cp
-        if not dis:
-            raise ValueError("at least one distorted batch is needed")
-        ref = self._check(ref, "reference batch")
-        dis = [self._check(d, f"distorted batch {m}") for m, d in enumerate(dis)]
-        n = ref.shape[0] if frames is None else frames
-        if not 0 < n <= self.batch:
-            raise ValueError(f"a batch holds 1..{self.batch} frames, got {n}")
-        for m, d in enumerate((ref, *dis)):
-            if d.shape[0] < n:
-                raise ValueError(f"input {m} of the batch has {d.shape[0]} frames, fewer than {n}")
+        geometry = (self.width, self.height, self.dtype, self.bitdepth)
+        ref, dis, n = check_submission(ref, dis, frames, self.batch, *geometry)
         ring = self._ring_next
         if self._ring_busy[ring]:
             raise RuntimeError("too many batches in flight: collect one first")
