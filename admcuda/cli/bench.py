@@ -21,6 +21,11 @@ segments, ffmpeg), ``admcuda score`` for each of ``--decoders`` with their score
 (``nvdec`` is the default, ``ADMCUDA_NVDEC_SEGMENTS=auto``),
 and with ``--libvmaf`` libvmaf's ADM fed by ffmpeg's decode; ``--rungs`` makes ladders.
 
+Without a GPU, with ``--skip-gpu`` or with ``--cpu``, the CPU rows
+(:mod:`admcuda.cli.bench_cpu`): ``admcuda score --backend cpu`` with VMAF and ADM, whole
+process, at one thread and at all cores, on both CPU engines, beside libvmaf's ``vmaf``
+(``--vmaf PATH``) and ffmpeg's ``libvmaf`` filter on the same files, and ``cat``.
+
 ``--cpu-scaling`` times the CPU backend (``admcuda score --backend cpu``) at one thread
 and at all cores on 1080p frames. Content is a smooth picture with noise, distorted by
 more noise, a few distinct frames repeated, so that no stage sees constant input.
@@ -754,7 +759,7 @@ def _run_encoded(args: argparse.Namespace, so: str | None) -> None:
         for ref, dis in pairs:
             for rungs in args.rungs:
                 r = bench_encoded(
-                    ref, dis, rungs, args.tmp, so, rows=args.decoders, rounds=args.rounds
+                    ref, dis, rungs, args.tmp, so, rows=args.decoders, rounds=args.rounds or 1
                 )
                 print_encoded(ref, dis, r)
 
@@ -769,15 +774,17 @@ def _parser() -> argparse.ArgumentParser:
         "--sizes",
         type=_size,
         nargs="*",
-        default=[_size(s) for s in _DEFAULT_SIZES],
+        default=None,
         metavar="WxH",
-        help="frame sizes (default: %(default)s)",
+        help="frame sizes (default: 576x324 1920x1080 3840x2160 on the GPU, 1920x1080 for "
+        "the CPU rows)",
     )
     p.add_argument(
         "--frames",
         type=counter(0),
         default=0,
-        help="frames per file (default: 2,000 at 576x324, 1,000 to 1080p, 300 above)",
+        help="frames per file (default: 2,000 at 576x324, 1,000 to 1080p, 300 above; the "
+        "CPU rows: 48 at 1080p, as many pixels at other sizes)",
     )
     p.add_argument("--bitdepth", type=counter(1), choices=(8, 10, 12, 16), default=8)
     p.add_argument(
@@ -796,7 +803,36 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         help="frames for libvmaf's CPU path (default: all)",
     )
-    p.add_argument("--skip-gpu", action="store_true", help="skip the GPU measurements")
+    p.add_argument(
+        "--skip-gpu",
+        action="store_true",
+        help="skip the GPU measurements (the CPU rows run instead, as without a GPU)",
+    )
+    p.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the CPU rows also where a GPU is measured: admcuda score --backend cpu "
+        "(VMAF and ADM, 1 thread and all cores) beside libvmaf's vmaf and ffmpeg's libvmaf",
+    )
+    p.add_argument(
+        "--vmaf",
+        metavar="PATH",
+        help="libvmaf's vmaf tool for the CPU rows (default: vmaf on PATH, if any)",
+    )
+    p.add_argument(
+        "--cpu-engines",
+        nargs="+",
+        choices=("compiled", "numpy"),
+        default=["compiled", "numpy"],
+        help="the CPU backend's engines the CPU rows time (default: both)",
+    )
+    p.add_argument(
+        "--numpy-frames",
+        type=counter(0),
+        default=0,
+        help="frames the NumPy engine's CPU rows score, the first of the files "
+        "(default: an eighth of --frames, at least 2)",
+    )
     p.add_argument(
         "--model",
         metavar="MODEL",
@@ -846,9 +882,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rounds",
         type=_positive,
-        default=1,
+        default=None,
         help="with --encoded or --make-encoded: run the ceilings and the admcuda rows this "
-        "many times, in alternating order, and report medians (libvmaf runs once)",
+        "many times, in alternating order, and report medians (libvmaf runs once; "
+        "default 1); the CPU rows: every row, alternating (default 2)",
     )
     p.add_argument(
         "--rungs",
@@ -880,6 +917,7 @@ def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     so = find_libvmaf(args.libvmaf)
     rows: list[tuple[str, dict[str, float]]] = []
+    gpu = False
     if not args.skip_gpu:
         from admcuda.backends.cuda import auto_batch, cuda_available
 
@@ -888,12 +926,13 @@ def _run(argv: Sequence[str] | None) -> int:
         else:
             import cupy as cp
 
+            gpu = True
             dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
             name = dev["name"].decode() if isinstance(dev["name"], bytes) else dev["name"]
             free = shutil.disk_usage(args.tmp or tempfile.gettempdir()).free >> 30
             print(f"device: {name}; {os.cpu_count()} CPUs; {free} GiB free for the files")
             copy_gbps = None
-            for w, h in args.sizes:
+            for w, h in args.sizes or [_size(s) for s in _DEFAULT_SIZES]:
                 r = _bench_size(w, h, args, so)
                 rows.append((f"{w}x{h}", r))
                 print(f"  {w}x{h}: " + ", ".join(f"{k} {v:,.3f}" for k, v in r.items()), flush=True)
@@ -910,8 +949,13 @@ def _run(argv: Sequence[str] | None) -> int:
                             flush=True,
                         )
     scaling = _cpu_scaling(args) if args.cpu_scaling else None
-    if args.encoded or args.make_encoded:
+    encoded = bool(args.encoded or args.make_encoded)
+    if encoded:
         _run_encoded(args, so)
+    if args.cpu or not (gpu or encoded):
+        from admcuda.cli.bench_cpu import bench_cpu
+
+        bench_cpu(args)
 
     if rows:
         print()

@@ -1,0 +1,310 @@
+"""``admcuda bench``'s CPU rows: VMAF and ADM on the CPU, whole process, beside libvmaf.
+
+Each row is one child process timed from start to exit on the same raw 8-bit (or
+``--bitdepth``) 4:2:0 files, written once to a temporary folder so that they sit in the
+page cache:
+
+- ``admcuda score --backend cpu`` with ``--model version=vmaf_v0.6.1`` (VMAF) and
+  without (ADM), at one thread and at every usable core, on the compiled engine
+  (``ADMCUDA_CPU_ENGINE=compiled``, where Numba is installed) and on the NumPy reference
+  (``ADMCUDA_CPU_ENGINE=numpy``, on the first frames only: it is about 15 times slower);
+- libvmaf's ``vmaf`` tool (``--vmaf PATH``, else ``vmaf`` on ``PATH``) with the same
+  arguments (``--feature adm -n`` for ADM alone);
+- ffmpeg's ``libvmaf`` filter (the ffmpeg admcuda decodes with, where it has that
+  filter), reading the raw files with ``-f rawvideo``: VMAF only, as the filter always
+  runs a model;
+- ``cat`` of both files: what reading them costs.
+
+Rounds alternate the order of the rows (the second round runs them backwards) and each
+figure is the median of its rounds. Every row's pooled score is read back from its JSON,
+so that a row scoring other frames than the others would show.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from admcuda.errors import AdmError
+
+__all__ = ["CpuRow", "cpu_rows", "default_cpu_frames", "print_cpu_rows", "run_cpu_rows"]
+
+MODEL = "version=vmaf_v0.6.1"
+
+
+@dataclass
+class CpuRow:
+    """One timed command: ``command(threads)`` is its argument list (``threads`` a string,
+    so that ``"T"`` shows the command's form)."""
+
+    label: str
+    threads: int
+    command: Callable[[str], list[str]]
+    frames: int
+    env: dict[str, str] = field(default_factory=dict)
+    output: Path | None = None
+    key: str | None = None  # the pooled output read back from ``output``
+    walls: list[float] = field(default_factory=list)
+    score: float | None = None
+
+    def argv(self) -> list[str]:
+        return self.command(str(self.threads))
+
+
+def default_cpu_frames(w: int, h: int) -> int:
+    """Frames of the CPU rows' files: 48 at 1080p, as many pixels at other sizes (8 to
+    2,000 frames)."""
+    return max(8, min(2000, round(48 * 1920 * 1080 / (w * h))))
+
+
+def find_vmaf(given: str | None) -> str | None:
+    """libvmaf's ``vmaf`` tool: ``given`` (which must be an executable file), else
+    ``vmaf`` on ``PATH``, else None."""
+    if given:
+        found = shutil.which(given)
+        if found is None:
+            raise AdmError(f"--vmaf {given}: not an executable file")
+        return found
+    return shutil.which("vmaf")
+
+
+def ffmpeg_with_libvmaf() -> str | None:
+    """The ffmpeg admcuda decodes with (imageio-ffmpeg's, else ``ffmpeg`` on ``PATH``)
+    where its build has the ``libvmaf`` filter, else None."""
+    from admcuda.io.ffmpeg import ffmpeg_exe
+
+    try:
+        exe = ffmpeg_exe()
+    except AdmError:
+        return None
+    proc = subprocess.run([exe, "-hide_banner", "-filters"], capture_output=True, text=True)
+    has = any(line.split()[1:2] == ["libvmaf"] for line in proc.stdout.splitlines())
+    return exe if has else None
+
+
+def cpu_rows(
+    folder: Path,
+    ref: Path,
+    dis: Path,
+    w: int,
+    h: int,
+    bitdepth: int,
+    *,
+    frames: int,
+    numpy_frames: int,
+    threads: Sequence[int],
+    engines: Sequence[str],
+    vmaf: str | None,
+    ffmpeg: str | None,
+    what: Sequence[str] = ("vmaf", "adm"),
+) -> list[CpuRow]:
+    """The rows, in the order they are printed: for each of ``what`` (``vmaf``, ``adm``)
+    admcuda on each of ``engines`` (``compiled``, ``numpy``), libvmaf's ``vmaf`` tool and
+    (VMAF) ffmpeg's filter, each at each of ``threads``; then ``cat``."""
+    geometry = ["-w", str(w), "-h", str(h), "-p", "420", "-b", str(bitdepth)]
+    rows: list[CpuRow] = []
+    for kind in what:
+        model = ["--model", MODEL] if kind == "vmaf" else []
+        key = "vmaf" if kind == "vmaf" else "integer_adm2"
+        name = "VMAF" if kind == "vmaf" else "ADM"
+        for engine in engines:
+            n = frames if engine == "compiled" else min(frames, numpy_frames)
+            for t in threads:
+                stem = folder / f"admcuda-{kind}-{engine}"
+                out = Path(f"{stem}-{t}.json")
+                count = ["--frame-cnt", str(n)] if n < frames else []
+
+                def command(tt: str, stem: Path = stem, model=model, count=count) -> list[str]:
+                    return [
+                        sys.executable, "-m", "admcuda", "score", "-r", str(ref),
+                        "-d", str(dis), *geometry, *model, *count, "--backend", "cpu",
+                        "--threads", tt, "-q", "--json", "-o", f"{stem}-{tt}.json",
+                    ]  # fmt: skip
+
+                label = f"admcuda {name}, {engine} engine"
+                rows.append(CpuRow(label, t, command, n, {"ADMCUDA_CPU_ENGINE": engine}, out, key))
+        if vmaf:
+            for t in threads:
+                stem = folder / f"vmaf-{kind}"
+                out = Path(f"{stem}-{t}.json")
+                feats = ["--model", MODEL] if kind == "vmaf" else ["--feature", "adm", "-n"]
+
+                def command(tt: str, stem: Path = stem, feats=feats) -> list[str]:
+                    return [
+                        vmaf, "-r", str(ref), "-d", str(dis), *geometry, *feats,
+                        "--threads", tt, "-q", "--json", "-o", f"{stem}-{tt}.json",
+                    ]  # fmt: skip
+
+                rows.append(CpuRow(f"libvmaf vmaf {name}", t, command, frames, {}, out, key))
+        if ffmpeg and kind == "vmaf":
+            pix = "yuv420p" if bitdepth == 8 else f"yuv420p{bitdepth}le"
+            raw = ["-f", "rawvideo", "-pix_fmt", pix, "-s", f"{w}x{h}"]
+            for t in threads:
+                stem = folder / f"ffmpeg-{kind}"
+                out = Path(f"{stem}-{t}.json")
+
+                def command(tt: str, stem: Path = stem, raw=raw) -> list[str]:
+                    log = f"log_fmt=json:log_path={stem}-{tt}.json"
+                    lavfi = f"libvmaf=model={MODEL}:n_threads={tt}:{log}"
+                    return [
+                        ffmpeg, "-nostdin", "-v", "error", *raw, "-i", str(dis), *raw,
+                        "-i", str(ref), "-lavfi", lavfi, "-f", "null", "-",
+                    ]  # fmt: skip
+
+                rows.append(CpuRow("ffmpeg libvmaf filter VMAF", t, command, frames, {}, out, key))
+    rows.append(CpuRow("cat of both files", 1, lambda tt: ["cat", str(ref), str(dis)], frames))
+    return rows
+
+
+def _pooled(path: Path, key: str) -> float | None:
+    try:
+        doc = json.loads(path.read_text())
+        return float(doc["pooled_metrics"][key]["mean"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def run_cpu_rows(rows: Sequence[CpuRow], rounds: int) -> None:
+    """Run every row ``rounds`` times, each round in the other order than the last,
+    keeping each run's wall time (``row.walls``) and the pooled score it wrote."""
+    for rnd in range(rounds):
+        for row in rows if rnd % 2 == 0 else rows[::-1]:
+            argv = row.argv()
+            env = {**os.environ, **row.env}
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+            )
+            wall = time.perf_counter() - t0
+            if proc.returncode != 0:
+                tail = proc.stderr.strip().splitlines()[-1:] or [""]
+                raise AdmError(f"{' '.join(argv)} failed ({proc.returncode}): {tail[0][-300:]}")
+            row.walls.append(wall)
+            if row.output is not None and row.key is not None:
+                row.score = _pooled(row.output, row.key)
+
+
+def _cell(row: CpuRow | None) -> str:
+    if row is None or not row.walls:
+        return "-"
+    s = statistics.median(row.walls)
+    return f"{s:.2f} ({row.frames / s:,.1f})" if row.key else f"{s:.2f}"
+
+
+def print_cpu_rows(
+    rows: Sequence[CpuRow],
+    head: str,
+    threads: Sequence[int],
+    notes: Sequence[str] = (),
+    folder: Path | None = None,
+) -> None:
+    """The table: a line per label, a column per thread count (median seconds, with
+    frames/s), the pooled score; then each label's command with ``T`` for the threads
+    (and paths inside ``folder`` by their names)."""
+    labels = list(dict.fromkeys(r.label for r in rows))
+    most = max(r.frames for r in rows)
+    names = {}
+    for label in labels:
+        n = next(r.frames for r in rows if r.label == label)
+        names[label] = label if n == most else f"{label} ({n} frames)"
+    lw = max(len(n) for n in names.values())
+    print()
+    print(head)
+    cols = [f"{t} thread{'s' if t != 1 else ''}" for t in threads]
+    print(f"{'':{lw}}  " + "  ".join(f"{c:>16}" for c in cols) + "  pooled")
+    by = {(r.label, r.threads): r for r in rows}
+    for label in labels:
+        mine = [r for r in rows if r.label == label]
+        if mine[0].key is None:  # cat: one figure
+            cells = [_cell(mine[0])] + [""] * (len(threads) - 1)
+        else:
+            cells = [_cell(by.get((label, t))) for t in threads]
+        scores = sorted({r.score for r in mine if r.score is not None})
+        pooled = ", ".join(f"{mine[0].key} {s:.6f}" for s in scores)
+        line = f"{names[label]:{lw}}  " + "  ".join(f"{c:>16}" for c in cells) + f"  {pooled}"
+        print(line.rstrip())
+    for note in notes:
+        print(note)
+    print("commands (T: the threads):")
+    for label in labels:
+        first = next(r for r in rows if r.label == label)
+        env = "".join(f"{k}={v} " for k, v in first.env.items())
+        text = " ".join(first.command("T"))
+        if folder is not None:
+            text = text.replace(f"{folder}{os.sep}", "")
+        print(f"  {label}: {env}{text}")
+
+
+def machine_line(cores: int) -> str:
+    """The CPU's model name and the usable cores, with Numba's version where installed."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(
+                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), ""
+            )
+    except OSError:
+        pass
+    try:
+        import numba
+
+        numba_text = f", Numba {numba.__version__}"
+    except ImportError:
+        numba_text = ", no Numba"
+    from admcuda import __version__
+
+    return f"{model or 'CPU'}, {cores} usable cores; admcuda {__version__}{numba_text}"
+
+
+def bench_cpu(args: Any) -> None:
+    """The CPU rows of ``admcuda bench`` (``args``: its parsed arguments) at each
+    ``--sizes`` (default 1080p), printed as each size completes."""
+    import tempfile
+
+    from admcuda.backends.cpu import default_threads
+    from admcuda.cli.bench import _UNIQUE_FRAMES, _frames_host, _write_yuv420
+    from admcuda.compiled import available
+
+    cores = default_threads()
+    threads = sorted({1, cores})
+    engines = [e for e in args.cpu_engines if e != "compiled" or available()]
+    notes = []
+    if "compiled" in args.cpu_engines and "compiled" not in engines:
+        notes.append('(compiled engine not timed: Numba is not installed; pip install ".[fast]")')
+    vmaf = find_vmaf(args.vmaf)
+    if vmaf is None:
+        notes.append("(libvmaf's vmaf not timed: give --vmaf PATH or put vmaf on PATH)")
+    ffmpeg = ffmpeg_with_libvmaf()
+    if ffmpeg is None:
+        notes.append("(ffmpeg's libvmaf filter not timed: no ffmpeg with libvmaf found)")
+    rounds = args.rounds or 2
+    bd = args.bitdepth
+    print(f"CPU: {machine_line(cores)}")
+    for w, h in args.sizes or [(1920, 1080)]:
+        n = args.frames or default_cpu_frames(w, h)
+        numpy_frames = args.numpy_frames or max(2, n // 8)
+        ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, bd, seed=w * h)
+        with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=args.tmp) as tmp:
+            rp, dp = Path(tmp) / "ref.yuv", Path(tmp) / "dis.yuv"
+            _write_yuv420(rp, ref_h, n)
+            _write_yuv420(dp, dis_h, n)
+            rows = cpu_rows(
+                Path(tmp), rp, dp, w, h, bd, frames=n, numpy_frames=numpy_frames,
+                threads=threads, engines=engines, vmaf=vmaf, ffmpeg=ffmpeg,
+            )  # fmt: skip
+            run_cpu_rows(rows, rounds)
+            how = "one round" if rounds == 1 else f"median of {rounds} alternating rounds"
+            head = (
+                f"CPU, {w}x{h} {bd}-bit 4:2:0 raw files ref.yuv and dis.yuv ({n} frames) in "
+                f"the page cache, whole process, {how}: seconds (frames/s)"
+            )
+            print_cpu_rows(rows, head, threads, notes, Path(tmp))

@@ -1,0 +1,165 @@
+"""``admcuda bench``'s CPU rows: the commands each row runs, and a whole run on tiny files
+(the NumPy engine, a stand-in ``vmaf``, ffmpeg's filter where its build has it). What is
+tested is that the rows run and print, never a speed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import admcuda.backends.cuda as gpu
+import admcuda.compiled
+from admcuda.cli import bench, bench_cpu
+
+
+def _rows(**kw):
+    args = dict(
+        frames=16, numpy_frames=2, threads=[1, 4], engines=["compiled", "numpy"],
+        vmaf="/opt/vmaf", ffmpeg="/opt/ffmpeg",
+    )  # fmt: skip
+    args.update(kw)
+    folder = Path("/t")
+    return bench_cpu.cpu_rows(folder, folder / "r.yuv", folder / "d.yuv", 64, 48, 8, **args)
+
+
+def test_rows_and_their_commands():
+    rows = _rows()
+    assert [(r.label, r.threads) for r in rows] == [
+        ("admcuda VMAF, compiled engine", 1), ("admcuda VMAF, compiled engine", 4),
+        ("admcuda VMAF, numpy engine", 1), ("admcuda VMAF, numpy engine", 4),
+        ("libvmaf vmaf VMAF", 1), ("libvmaf vmaf VMAF", 4),
+        ("ffmpeg libvmaf filter VMAF", 1), ("ffmpeg libvmaf filter VMAF", 4),
+        ("admcuda ADM, compiled engine", 1), ("admcuda ADM, compiled engine", 4),
+        ("admcuda ADM, numpy engine", 1), ("admcuda ADM, numpy engine", 4),
+        ("libvmaf vmaf ADM", 1), ("libvmaf vmaf ADM", 4),
+        ("cat of both files", 1),
+    ]  # fmt: skip
+    by = {(r.label, r.threads): r for r in rows}
+    geometry = "-r /t/r.yuv -d /t/d.yuv -w 64 -h 48 -p 420 -b 8"
+    r = by["admcuda VMAF, compiled engine", 4]
+    assert r.argv()[:4] == [sys.executable, "-m", "admcuda", "score"]
+    assert " ".join(r.argv()[4:]) == (
+        f"{geometry} --model version=vmaf_v0.6.1 --backend cpu --threads 4 -q --json "
+        "-o /t/admcuda-vmaf-compiled-4.json"
+    )
+    assert r.env == {"ADMCUDA_CPU_ENGINE": "compiled"} and r.frames == 16 and r.key == "vmaf"
+    r = by["admcuda ADM, numpy engine", 1]
+    assert " ".join(r.argv()[4:]) == (
+        f"{geometry} --frame-cnt 2 --backend cpu --threads 1 -q --json "
+        "-o /t/admcuda-adm-numpy-1.json"
+    )
+    assert r.env == {"ADMCUDA_CPU_ENGINE": "numpy"} and r.frames == 2
+    assert r.key == "integer_adm2" and r.output == Path("/t/admcuda-adm-numpy-1.json")
+    assert " ".join(by["libvmaf vmaf VMAF", 4].argv()) == (
+        f"/opt/vmaf {geometry} --model version=vmaf_v0.6.1 --threads 4 -q --json "
+        "-o /t/vmaf-vmaf-4.json"
+    )
+    assert " ".join(by["libvmaf vmaf ADM", 1].argv()) == (
+        f"/opt/vmaf {geometry} --feature adm -n --threads 1 -q --json -o /t/vmaf-adm-1.json"
+    )
+    raw = "-f rawvideo -pix_fmt yuv420p -s 64x48"
+    assert " ".join(by["ffmpeg libvmaf filter VMAF", 4].argv()) == (
+        f"/opt/ffmpeg -nostdin -v error {raw} -i /t/d.yuv {raw} -i /t/r.yuv -lavfi "
+        "libvmaf=model=version=vmaf_v0.6.1:n_threads=4:log_fmt=json:log_path=/t/ffmpeg-vmaf-4.json "
+        "-f null -"
+    )
+    assert by["cat of both files", 1].argv() == ["cat", "/t/r.yuv", "/t/d.yuv"]
+    # The form printed under the table: T for the threads.
+    assert "--threads T" in " ".join(by["admcuda VMAF, numpy engine", 1].command("T"))
+
+
+def test_rows_without_libvmaf_and_at_ten_bits():
+    rows = _rows(vmaf=None, ffmpeg=None, engines=["numpy"], threads=[1])
+    assert [r.label for r in rows] == [
+        "admcuda VMAF, numpy engine", "admcuda ADM, numpy engine", "cat of both files"
+    ]  # fmt: skip
+    folder = Path("/t")
+    rows = bench_cpu.cpu_rows(folder, folder / "r.yuv", folder / "d.yuv", 64, 48, 10,
+                              frames=4, numpy_frames=8, threads=[2], engines=["numpy"],
+                              vmaf=None, ffmpeg="ff", what=("vmaf",))  # fmt: skip
+    assert "--frame-cnt" not in rows[0].argv() and "-b 10" in " ".join(rows[0].argv())
+    assert "yuv420p10le" in rows[1].argv()
+
+
+def test_default_frames():
+    assert bench_cpu.default_cpu_frames(1920, 1080) == 48
+    assert bench_cpu.default_cpu_frames(3840, 2160) == 12
+    assert bench_cpu.default_cpu_frames(64, 48) == 2000
+
+
+@pytest.fixture
+def fake_vmaf(tmp_path):
+    """A stand-in for libvmaf's vmaf tool: it records its arguments and writes a JSON
+    whose pooled scores are 1."""
+    log = tmp_path / "vmaf-calls.txt"
+    exe = tmp_path / "vmaf"
+    exe.write_text(
+        f"#!{sys.executable}\n"
+        "import json, sys\n"
+        f"open({str(log)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+        "out = sys.argv[sys.argv.index('-o') + 1]\n"
+        "pooled = {k: {'mean': 1.0} for k in ('vmaf', 'integer_adm2')}\n"
+        "json.dump({'pooled_metrics': pooled}, open(out, 'w'))\n"
+    )
+    exe.chmod(0o755)
+    return exe, log
+
+
+def test_bench_without_a_gpu_times_the_cpu(monkeypatch, tmp_path, capsys, fake_vmaf):
+    exe, log = fake_vmaf
+    monkeypatch.setattr(gpu, "cuda_available", lambda: False)
+    monkeypatch.setattr(admcuda.compiled, "available", lambda: False)
+    argv = ["--sizes", "48x40", "--frames", "3", "--numpy-frames", "2", "--rounds", "2"]
+    argv += ["--vmaf", str(exe), "--tmp", str(tmp_path)]
+    assert bench.main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("no CUDA device: GPU measurements skipped\nCPU: ")
+    assert "48x40 8-bit 4:2:0 raw files ref.yuv and dis.yuv (3 frames)" in text
+    assert "median of 2 alternating rounds" in text
+    assert "compiled engine not timed: Numba is not installed" in text
+    lines = text.splitlines()
+    table = lines[lines.index("commands (T: the threads):") :]
+    vmaf_row = next(ln for ln in lines if ln.startswith("admcuda VMAF, numpy engine (2 frames)"))
+    assert vmaf_row.split()[-2] == "vmaf" and float(vmaf_row.split()[-1]) > 0
+    assert next(ln for ln in lines if ln.startswith("libvmaf vmaf VMAF")).endswith("vmaf 1.000000")
+    assert next(ln for ln in lines if ln.startswith("libvmaf vmaf ADM")).endswith(
+        "integer_adm2 1.000000"
+    )
+    assert any(ln.startswith("cat of both files") for ln in lines)
+    assert "--threads T" in table[1] and "ref.yuv" in table[1]
+    if bench_cpu.ffmpeg_with_libvmaf():
+        row = next(ln for ln in lines if ln.startswith("ffmpeg libvmaf filter VMAF"))
+        assert row.split()[-2] == "vmaf" and float(row.split()[-1]) > 0
+    calls = log.read_text().splitlines()
+    threads = sorted({1, bench_cpu_default_threads()})
+    assert len(calls) == 2 * 2 * len(threads)  # VMAF and ADM, each thread count, 2 rounds
+    assert all("-w 48 -h 40 -p 420 -b 8" in c for c in calls)
+
+
+def bench_cpu_default_threads() -> int:
+    from admcuda.backends.cpu import default_threads
+
+    return default_threads()
+
+
+def test_skip_gpu_times_the_cpu(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(bench_cpu, "ffmpeg_with_libvmaf", lambda: None)
+    monkeypatch.setattr(bench_cpu, "find_vmaf", lambda given: None)
+    ran = []
+    monkeypatch.setattr(bench_cpu, "run_cpu_rows", lambda rows, rounds: ran.append(rounds))
+    argv = ["--skip-gpu", "--sizes", "32x32", "--frames", "2", "--cpu-engines", "numpy"]
+    assert bench.main([*argv, "--tmp", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert ran == [2] and "no CUDA device" not in text
+    assert "libvmaf's vmaf not timed: give --vmaf PATH" in text
+    assert "ffmpeg's libvmaf filter not timed" in text
+    assert "admcuda ADM, numpy engine" in text
+
+
+def test_a_missing_vmaf_is_one_line(tmp_path, capsys):
+    missing = tmp_path / "nothing"
+    assert bench.main(["--skip-gpu", "--vmaf", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == f"admcuda: error: --vmaf {missing}: not an executable file"
