@@ -452,13 +452,14 @@ _NUMBER = r"-?\d+\.\d+(?:e[-+]?\d+)?"
 
 def _as_libvmaf_prints(text: str, fmt: str) -> str:
     """Our document with every decimal number printed as libvmaf prints it (%.6f), and
-    libvmaf's version and fps where ours are."""
+    libvmaf's fps where ours is; admcuda's own version attribute is left out (its
+    ``version`` is libvmaf's already)."""
 
     def six(match: re.Match[str]) -> str:
         return f"{float(match.group(0)):.6f}"
 
     if fmt == "xml":
-        text = text.replace(f'version="{admcuda.__version__}"', 'version="3.2.0"')
+        text = text.replace(f' admcuda_version="{admcuda.__version__}"', "", 1)
         text = re.sub(rf'(?<==")({_NUMBER})(?=")', six, text)
         return re.sub(r'<fyi fps="[^"]*" />', '<fyi fps="5639.10" />', text)
     if fmt == "csv":
@@ -488,8 +489,14 @@ def test_json_keys_are_libvmafs(tmp_path):
     assert main(_example_args("--json", "-o", str(out))) == 0
     doc = json.loads(out.read_text())
     root = ET.fromstring(LIBVMAF_XML)
-    assert list(doc) == ["version", "fps", "frames", "pooled_metrics", "aggregate_metrics"]
-    assert doc["version"] == admcuda.__version__ and isinstance(doc["fps"], float)
+    # libvmaf's keys in its order, admcuda's own version beside libvmaf's
+    assert list(doc) == [
+        "version", "admcuda_version", "fps", "frames", "pooled_metrics", "aggregate_metrics"
+    ]  # fmt: skip
+    assert doc["admcuda_version"] == admcuda.__version__ and isinstance(doc["fps"], float)
+    # "version" is the libvmaf whose numbers these are, as its own files write it
+    libvmaf = json.loads((ROOT / "testdata/libvmaf_outputs/features_debug.json").read_text())
+    assert doc["version"] == libvmaf["version"] == root.get("version") == "3.2.0"
     assert doc["aggregate_metrics"] == {}
     want_frames = [dict(f.attrib) for f in root.iter("frame")]
     for frame, want in zip(doc["frames"], want_frames, strict=True):

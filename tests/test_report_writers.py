@@ -8,19 +8,23 @@ import json
 import math
 import os
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import admcuda
 from admcuda.errors import AdmError
 from admcuda.report.writers import (
+    LIBVMAF_VERSION,
     pool,
     pooled_metrics,
     render,
     render_csv,
     render_json,
     render_sub,
+    render_xml,
     write_output,
     write_text,
     written_input,
@@ -31,6 +35,7 @@ FRAMES = [
     {"integer_adm2": 0.9497659148156563, "integer_aim": 0.01834548078029396},
     {"integer_adm2": 0.9434615069247936, "integer_aim": 0.02642431883751486},
 ]
+ROOT = Path(__file__).resolve().parent.parent
 META = {"version": "0.1.0", "width": 576, "height": 324, "fps": 123.456}
 
 
@@ -82,8 +87,10 @@ def test_pool_nan_and_minus_one():
 
 def test_json_layout(tmp_path):
     doc = json.loads(_write("json", FRAMES, tmp_path).read_text())
-    assert list(doc) == ["version", "fps", "frames", "pooled_metrics", "aggregate_metrics"]
-    assert doc["version"] == "0.1.0"
+    assert list(doc) == [
+        "version", "admcuda_version", "fps", "frames", "pooled_metrics", "aggregate_metrics"
+    ]  # fmt: skip
+    assert doc["version"] == "0.1.0" and doc["admcuda_version"] == admcuda.__version__
     assert doc["fps"] == 123.46
     assert [f["frameNum"] for f in doc["frames"]] == [0, 1, 2]
     for got, want in zip(doc["frames"], FRAMES, strict=True):
@@ -125,6 +132,7 @@ def test_given_pooled_values_are_written(tmp_path):
 def test_xml_layout(tmp_path):
     root = ET.parse(_write("xml", FRAMES, tmp_path)).getroot()
     assert root.tag == "VMAF" and root.get("version") == "0.1.0"
+    assert root.get("admcuda_version") == admcuda.__version__
     assert [child.tag for child in root] == [
         "params",
         "fyi",
@@ -280,6 +288,7 @@ def test_json_equals_the_json_modules_rendering(numbers):
 
     document = {
         "version": "0.1.0",
+        "admcuda_version": admcuda.__version__,
         "fps": 99.46,
         "frames": [
             {
@@ -464,3 +473,20 @@ def test_written_input_follows_links_and_descriptors(tmp_path):
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_version_is_libvmafs_and_admcudas_its_own_key():
+    """Without a version given, "version" is the libvmaf release whose numbers admcuda
+    reproduces, as libvmaf 3.2.0's own files carry it; admcuda's is under its own key,
+    which None leaves out (libvmaf's keys alone)."""
+    libvmaf = ROOT / "testdata" / "libvmaf_outputs"
+    want_json = json.loads((libvmaf / "features_debug.json").read_text())["version"]
+    want_xml = ET.parse(libvmaf / "features_debug.xml").getroot().get("version")
+    assert want_json == want_xml == LIBVMAF_VERSION == "3.2.0"
+    doc = json.loads(render_json(FRAMES))
+    assert doc["version"] == "3.2.0" and doc["admcuda_version"] == admcuda.__version__
+    root = ET.fromstring(render_xml(FRAMES, width=576, height=324))
+    assert root.get("version") == "3.2.0"
+    assert root.get("admcuda_version") == admcuda.__version__
+    bare = json.loads(render_json(FRAMES, admcuda_version=None))
+    assert list(bare) == ["version", "fps", "frames", "pooled_metrics", "aggregate_metrics"]

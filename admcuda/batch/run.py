@@ -531,8 +531,6 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
     the run is scored again next time) with the pair's warnings, for the summary of a
     rerun that keeps it. The old record goes first: a run stopped between the two writes
     leaves a result without a record, which a rerun scores again."""
-    from admcuda.version import __version__
-
     job = job_path(path)
     with contextlib.suppress(FileNotFoundError):
         job.unlink()
@@ -540,7 +538,6 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
         "json",
         one.frames,
         path,
-        version=__version__,
         width=one.width or 0,
         height=one.height or 0,
         fps=one.fps,

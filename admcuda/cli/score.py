@@ -697,7 +697,6 @@ def _write_all(
         text = render(
             fmt,  # type: ignore[arg-type]
             _as_adm_cuda(run.frames[k], run.opts) if adm_cuda else run.frames[k],
-            version=__version__,
             width=run.width,
             height=run.height,
             fps=fps[k],

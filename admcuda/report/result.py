@@ -373,11 +373,13 @@ class AdmResult:
     # -- files
 
     def _version(self) -> str:
+        """The file's ``"version"`` where this result was read from one, else the libvmaf
+        version whose numbers admcuda reproduces (admcuda's own is written beside it)."""
         if self.metadata["version"] is not None:
             return str(self.metadata["version"])
-        from admcuda.version import __version__
+        from admcuda.report.writers import LIBVMAF_VERSION
 
-        return __version__
+        return LIBVMAF_VERSION
 
     def _check_not_input(self, dest: str | os.PathLike[str] | None) -> None:
         """Refuse to write a file this result was scored from (``ref_path``,

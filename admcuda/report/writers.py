@@ -8,7 +8,9 @@ with its models, ``testdata/libvmaf_outputs/``). The differences are deliberate:
   writers print every double with Python's shortest round-trip repr, so
   ``float(text)`` gives back the exact value. NaN and infinities are ``null`` in
   JSON and ``nan``/``inf``/``-inf`` in XML, CSV and subtitles.
-- ``version`` is the writing tool's version (admcuda's), not libvmaf's.
+- ``version`` is the libvmaf version whose numbers admcuda reproduces
+  (:data:`LIBVMAF_VERSION`), as tools that read it expect libvmaf's; admcuda's own version
+  is beside it, under ``admcuda_version`` (an attribute of ``<VMAF>`` in XML).
 - ``fps`` is scored frames per second of wall time; libvmaf divides the frames it
   read by the processor time of its feature extraction.
 
@@ -36,9 +38,11 @@ from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple, TypeAlias
 
 from admcuda.errors import AdmError
+from admcuda.version import __version__
 
 __all__ = [
     "FORMATS",
+    "LIBVMAF_VERSION",
     "POOL_METHODS",
     "pool",
     "pooled_metrics",
@@ -57,6 +61,9 @@ OutputFormat: TypeAlias = Literal["json", "xml", "csv", "sub"]
 # The layouts of libvmaf's --json, --xml, --csv and --sub.
 FORMATS: tuple[str, ...] = ("json", "xml", "csv", "sub")
 POOL_METHODS: tuple[str, ...] = ("min", "max", "mean", "harmonic_mean")
+# The libvmaf release whose numbers and files admcuda reproduces: the "version" its
+# JSON and XML carry.
+LIBVMAF_VERSION = "3.2.0"
 
 
 def pool(values: Sequence[float]) -> dict[str, float]:
@@ -189,7 +196,8 @@ def _rows(template: str, frames: Frames, numbers: list[int] | None) -> list[str]
 def render_json(
     frames: Frames,
     *,
-    version: str,
+    version: str = LIBVMAF_VERSION,
+    admcuda_version: str | None = __version__,
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
     pooled: Pooled | None = None,
@@ -200,8 +208,12 @@ def render_json(
     ----------
     frames : sequence of mapping of str to float
         Per-frame scores in frame order.
-    version : str
-        Written as ``"version"``.
+    version : str, optional
+        Written as ``"version"``: by default :data:`LIBVMAF_VERSION`, the libvmaf whose
+        numbers these are.
+    admcuda_version : str or None, optional
+        Written as ``"admcuda_version"``, after ``"version"``; admcuda's version by
+        default, None to leave the key out.
     fps : float, optional
         Frames per second of the run, written with two decimals; NaN (default)
         or inf gives ``null``.
@@ -216,8 +228,8 @@ def render_json(
     Returns
     -------
     str
-        ``{"version", "fps", "frames": [{"frameNum", "metrics"}], "pooled_metrics",
-        "aggregate_metrics"}``, ending in a newline.
+        ``{"version", "admcuda_version", "fps", "frames": [{"frameNum", "metrics"}],
+        "pooled_metrics", "aggregate_metrics"}``, ending in a newline.
     """
     import secrets  # here, not at the top: only JSON and file outputs need it
 
@@ -227,8 +239,10 @@ def render_json(
     fps_value = _json_number(fps)
     # the frames are written below, in the place of a string no caller's version holds
     place = f"\x00frames {secrets.token_hex(16)}\x00"
-    document = {
-        "version": version,
+    document: dict[str, Any] = {"version": version}
+    if admcuda_version is not None:
+        document["admcuda_version"] = admcuda_version
+    document |= {
         "fps": None if fps_value is None else round(fps_value, 2),
         "frames": place,
         "pooled_metrics": {
@@ -274,7 +288,8 @@ def _json_frames(frames: Frames, names: list[str], numbers: list[int]) -> str:
 def render_xml(
     frames: Frames,
     *,
-    version: str,
+    version: str = LIBVMAF_VERSION,
+    admcuda_version: str | None = __version__,
     width: int,
     height: int,
     fps: float = math.nan,
@@ -287,8 +302,8 @@ def render_xml(
     ----------
     frames : sequence of mapping of str to float
         Per-frame scores in frame order.
-    version : str
-        ``<VMAF version=...>``.
+    version, admcuda_version : str, optional
+        ``<VMAF version=... admcuda_version=...>``, as for :func:`render_json`.
     width, height : int
         ``<params qualityWidth=... qualityHeight=...>``.
     fps : float, optional
@@ -309,8 +324,9 @@ def render_xml(
 
     names = _feature_order(frames)
     pooled = _pooled_values(frames, pooled)
+    tool = "" if admcuda_version is None else f" admcuda_version={quoteattr(admcuda_version)}"
     lines = [
-        f"<VMAF version={quoteattr(version)}>",
+        f"<VMAF version={quoteattr(version)}{tool}>",
         f'  <params qualityWidth="{int(width)}" qualityHeight="{int(height)}" />',
         f'  <fyi fps="{float(fps):.2f}" />',
         "  <frames>",
@@ -377,7 +393,8 @@ def render(
     fmt: OutputFormat,
     frames: Frames,
     *,
-    version: str,
+    version: str = LIBVMAF_VERSION,
+    admcuda_version: str | None = __version__,
     width: int,
     height: int,
     fps: float = math.nan,
@@ -388,12 +405,13 @@ def render(
     ``pooled`` as for :func:`render_json` (CSV and subtitles hold no pooled values)."""
     if fmt == "json":
         return render_json(
-            frames, version=version, fps=fps, frame_numbers=frame_numbers, pooled=pooled
-        )
+            frames, version=version, admcuda_version=admcuda_version, fps=fps,
+            frame_numbers=frame_numbers, pooled=pooled,
+        )  # fmt: skip
     if fmt == "xml":
         return render_xml(
-            frames, version=version, width=width, height=height, fps=fps,
-            frame_numbers=frame_numbers, pooled=pooled,
+            frames, version=version, admcuda_version=admcuda_version, width=width,
+            height=height, fps=fps, frame_numbers=frame_numbers, pooled=pooled,
         )  # fmt: skip
     if fmt == "csv":
         return render_csv(frames, frame_numbers=frame_numbers)
@@ -755,7 +773,8 @@ def write_output(
     frames: Frames,
     dest: str | os.PathLike[str] | IO[str],
     *,
-    version: str,
+    version: str = LIBVMAF_VERSION,
+    admcuda_version: str | None = __version__,
     width: int,
     height: int,
     fps: float = math.nan,
@@ -777,8 +796,8 @@ def write_output(
         file it names, keeping an existing file's permission bits and refusing a
         :func:`write_protected` one; ``/dev/stdout``, ``/dev/fd/N``, devices and FIFOs are written
         into. A file object receives the text in a single ``write`` call.
-    version : str
-        Version string for the JSON and XML headers.
+    version, admcuda_version : str, optional
+        The JSON and XML headers' versions, as for :func:`render_json`.
     width, height : int
         Frame size for the XML header.
     fps : float, optional
@@ -796,8 +815,8 @@ def write_output(
         If the file cannot be written (PermissionError for a read-only file).
     """
     text = render(
-        fmt, frames, version=version, width=width, height=height, fps=fps,
-        frame_numbers=frame_numbers, pooled=pooled,
+        fmt, frames, version=version, admcuda_version=admcuda_version, width=width,
+        height=height, fps=fps, frame_numbers=frame_numbers, pooled=pooled,
     )  # fmt: skip
     if hasattr(dest, "write"):
         dest.write(text)  # type: ignore[union-attr]
