@@ -477,11 +477,11 @@ def _bad_knots(md):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (_add_cambi, "feature 'Cambi_feature_cambi_score' is not computed by admcuda"),
-        (_float_adm, "feature 'VMAF_feature_adm2_score' is not computed by admcuda"),
+        (_add_cambi, r"does not compute: cambi \('Cambi_feature_cambi_score'\) \(admcuda"),
+        (_float_adm, r"does not compute: float_adm \('VMAF_feature_adm2_score'\)"),
         (_bootstrap, "model_type BOOTSTRAP_LIBSVMNUSVR"),
         (_unknown_option, "adm extractor has no option 'adm_bogus'"),
-        (_chroma, "chroma_correction_parameter is not supported"),
+        (_chroma, r"libvmaf's chroma correction \(chroma_correction_parameter\)"),
         (_linear_kernel, "kernel_type linear is not supported"),
         (_short_slopes, "slopes has 6 numbers; 6 features need 7"),
         (_bad_knots, "knots need two or more points"),
@@ -493,6 +493,31 @@ def test_unsupported_models_are_refused(tmp_path, change, message):
         load_model(path=path)
     assert str(info.value).startswith(f"model {path}")
     assert "\n" not in str(info.value)
+
+
+def _v1_0_16(md):
+    """What libvmaf 3.2.0's vmaf_v1.0.16_3d0h.json needs beyond adm and motion."""
+    md["feature_names"] = [
+        "Cambi_feature_cambi_score",
+        "Speed_chroma_feature_speed_chroma_uv_score",
+        "VMAF_integer_feature_adm3_score",
+        "VMAF_integer_feature_motion3_score",
+    ]
+    md["chroma_correction_parameter"] = 120.0
+
+
+def test_a_model_is_refused_naming_all_it_needs(tmp_path):
+    """A model needing several things admcuda lacks (the vmaf_v1.0.16 models: cambi,
+    speed_chroma and the chroma correction) is refused naming each, in one line."""
+    path = _variant(tmp_path, _v1_0_16)
+    with pytest.raises(ModelError) as info:
+        load_model(path=path)
+    assert str(info.value) == (
+        f"model {path} needs what admcuda does not compute: cambi "
+        "('Cambi_feature_cambi_score'); speed_chroma "
+        "('Speed_chroma_feature_speed_chroma_uv_score'); libvmaf's chroma correction "
+        "(chroma_correction_parameter) (admcuda's extractors: adm, motion, vif)"
+    )
 
 
 def test_model_collection_is_refused(tmp_path):

@@ -496,6 +496,57 @@ def _find_extractor(name: str, extractors: Iterable[Extractor]) -> Extractor | N
     return None
 
 
+# libvmaf 3.2.0's extractors of the model features admcuda does not compute, by the
+# prefix of the feature name a model lists (src/feature/*.c, their provided_features).
+_OTHER_EXTRACTORS: tuple[tuple[str, str], ...] = (
+    ("Cambi_feature_", "cambi"),
+    ("Speed_chroma_feature_", "speed_chroma"),
+    ("Speed_temporal_feature_", "speed_temporal"),
+    ("VMAF_feature_adm", "float_adm"),
+    ("VMAF_feature_aim", "float_adm"),
+    ("VMAF_feature_vif", "float_vif"),
+    ("VMAF_feature_motion", "float_motion"),
+    ("float_ssim", "float_ssim"),
+    ("float_ms_ssim", "float_ms_ssim"),
+    ("psnr", "psnr"),
+    ("ciede", "ciede"),
+)
+
+
+def _libvmaf_extractor(feature: str) -> str:
+    """The libvmaf extractor that computes ``feature`` (a name a model lists), for
+    messages: ``"cambi"`` for ``Cambi_feature_cambi_score``; the name itself if unknown."""
+    for prefix, extractor in _OTHER_EXTRACTORS:
+        if feature.startswith(prefix):
+            return extractor
+    return feature
+
+
+def _check_computable(md: Mapping[str, Any], where: str, extractors: Sequence[Extractor]) -> None:
+    """Refuse, in one message, everything a model needs that admcuda does not compute:
+    features of other extractors (by the extractor's libvmaf name, then the features) and
+    libvmaf's chroma correction (``chroma_correction_parameter``), as the ``vmaf_v1.0.16``
+    models need cambi, speed_chroma and the chroma correction at once."""
+    names = md.get("feature_names")
+    missing: dict[str, list[str]] = {}
+    if isinstance(names, list):
+        for feature in names:
+            if isinstance(feature, str) and _find_extractor(feature, extractors) is None:
+                missing.setdefault(_libvmaf_extractor(feature), []).append(feature)
+    needs = [
+        f"{extractor} ({', '.join(repr(f) for f in features)})"
+        for extractor, features in missing.items()
+    ]
+    if "chroma_correction_parameter" in md:
+        needs.append("libvmaf's chroma correction (chroma_correction_parameter)")
+    if needs:
+        computed = ", ".join(e.name for e in extractors)
+        raise ModelError(
+            f"{where} needs what admcuda does not compute: {'; '.join(needs)} (admcuda's "
+            f"extractors: {computed})"
+        )
+
+
 def _parse_model(
     text: str,
     label: str,
@@ -514,8 +565,7 @@ def _parse_model(
             "support, or not a VMAF model)"
         )
     md = root["model_dict"]
-    if "chroma_correction_parameter" in md:
-        raise ModelError(f"{where}: chroma_correction_parameter is not supported")
+    _check_computable(md, where, extractors)
 
     model_type = md.get("model_type")
     if model_type not in _MODEL_TYPES:
@@ -569,12 +619,7 @@ def _parse_model(
     resolved: list[tuple[str, Extractor, dict[str, str]]] = []
     for i, feature in enumerate(names):
         extractor = _find_extractor(feature, extractors)
-        if extractor is None:
-            computed = ", ".join(e.name for e in extractors)
-            raise ModelError(
-                f"{where}: feature '{feature}' is not computed by admcuda (its extractors: "
-                f"{computed})"
-            )
+        assert extractor is not None  # _check_computable found every one
         texts: dict[str, str] = {}
         for key, value in opts_dicts[i].pairs if i < len(opts_dicts) else ():
             text_value = _option_text(value, key, f"{where}, feature {feature}")
