@@ -769,6 +769,26 @@ def test_raw_without_extension_needs_a_size(tmp_path):
     assert str(info.value).startswith(f"reference file {str(path)!r} ")
 
 
+@pytest.mark.parametrize("name", ["cut.mp4", "cut_clip"])
+def test_a_truncated_mp4_is_named_truncated_not_raw(tmp_path, name):
+    """An MP4 whose writing was cut short (its index, the moov atom, written last, is
+    missing) is MP4 by its first bytes: the message says so, not "for raw YUV give -w
+    and -h", whatever its name, with -w/-h given or not."""
+    mp4 = encode(DIS_RAW, tmp_path / "a.mp4", W, H, "420", 8, ["-c:v", "mpeg4"])
+    cut = tmp_path / name
+    cut.write_bytes(mp4.read_bytes()[: mp4.stat().st_size // 2])
+    for sizes in ({}, {"width": W, "height": H}):
+        with pytest.raises(AdmError) as info:
+            open_inputs(REF_RAW if sizes else cut, [cut], **sizes)
+        text = str(info.value)
+        assert "\n" not in text and "-w" not in text and "raw YUV" not in text, text
+        assert text == (
+            f"{'distorted' if sizes else 'reference'} file {str(cut)!r} is not a video ffmpeg "
+            "can read (moov atom not found); the file is MP4/MOV without its index (the moov "
+            "atom), as a recording or encode cut short leaves it"
+        )
+
+
 def test_video_by_content_whatever_its_name(tmp_path):
     mkv = encode(DIS_RAW, tmp_path / "a.mkv", W, H, "420", 8, FFV1)
     plain = tmp_path / "dis_clip"

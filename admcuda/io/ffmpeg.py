@@ -372,8 +372,15 @@ def parse_probe(text: str) -> VideoInfo | None:
     return replace(streams[0], video_streams=len(streams))
 
 
+# What ffmpeg says before its generic "Invalid data found" where an MP4/MOV file lacks its
+# index (the moov atom written last, missing from a file whose writing was cut short).
+_MOOV_MISSING = "moov atom not found"
+
+
 def _last_error(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if any(line.endswith(_MOOV_MISSING) for line in lines):
+        return _MOOV_MISSING
     for line in reversed(lines):
         if "Error opening input" in line and ":" in line:
             return line.rsplit(":", 1)[1].strip()

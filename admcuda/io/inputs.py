@@ -199,6 +199,22 @@ def input_kind(path: str | os.PathLike[str], *, label: str = "input", sized: boo
 _GIVE_SIZE = "for raw YUV give -w and -h"
 
 
+def _damaged_video(path: str | os.PathLike[str], message: str) -> str:
+    """The message for a file that opens as a container (:func:`container_of`) that ffmpeg
+    cannot read: damaged or cut short, not raw YUV; ``message`` ends in ``"; "``."""
+    try:
+        with open(path, "rb") as handle:
+            container = container_of(handle.read(SNIFF_BYTES)) or "video"
+    except OSError:
+        container = "video"
+    if "(moov atom not found)" in message:
+        return (
+            f"{message}the file is {container} without its index (the moov atom), as a "
+            "recording or encode cut short leaves it"
+        )
+    return f"{message}the file is {container} data ffmpeg cannot read: truncated or damaged?"
+
+
 def _raw_size_error(path: str | os.PathLike[str], where: str) -> AdmError:
     guess = size_from_name(path)
     hint = f" (the name suggests {guess[0]}x{guess[1]})" if guess else ""
@@ -731,6 +747,8 @@ def open_inputs(
                     )  # fmt: skip
                 except AdmError as exc:
                     text = str(exc)
+                    if why == "content" and text.endswith(_GIVE_SIZE):
+                        raise AdmError(_damaged_video(path, text[: -len(_GIVE_SIZE)])) from None
                     if not (why == "name" and text.endswith(_GIVE_SIZE)):
                         raise
                     suffix = Path(path).suffix
