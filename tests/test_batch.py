@@ -428,6 +428,59 @@ def test_ignore_name_column(client, tmp_path):
     assert job.ignore_name is True and job.error is None
 
 
+def test_allow_partial_frame_and_autorotate_columns(client, tmp_path):
+    """score's --allow-partial-frame and --autorotate/--noautorotate as columns: a raw
+    file ending in a partial frame, or a video with a display matrix, fails its row without
+    them (naming the column) and scores as ``admcuda.score`` scores it with them; a value
+    not true or false fails its row."""
+    pytest.importorskip("imageio_ffmpeg")
+    from _media import X264_LOSSLESS, encode, ffmpeg_exe
+
+    ref = write_clip(tmp_path / "ref.yuv", base_luma(1))
+    dis = write_clip(tmp_path / "dis.yuv", distort(base_luma(1), 11, 4))
+    partial = tmp_path / "partial.yuv"
+    partial.write_bytes(dis.read_bytes() + b"\x80" * 100)
+    upright = encode(dis, tmp_path / "upright.mp4", W, H, "420", 8, X264_LOSSLESS)
+    turned = tmp_path / "turned.mp4"  # the same pixels under a 180-degree display matrix
+    subprocess.run(
+        [ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", "-y", "-display_rotation",
+         "180", "-i", str(upright), "-c", "copy", str(turned)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    geometry = {"ref": "ref.yuv", "width": W, "height": H}
+    rows = [
+        {**geometry, "dis": partial.name, "name": "partial"},
+        {**geometry, "dis": partial.name, "name": "partial_ok", "allow_partial_frame": "true"},
+        {**geometry, "dis": turned.name, "name": "turned"},
+        {**geometry, "dis": turned.name, "name": "turned_ok", "autorotate": "true"},
+        {**geometry, "dis": turned.name, "name": "stored", "autorotate": "false"},
+        {**geometry, "dis": turned.name, "name": "bad", "autorotate": "yes"},
+    ]
+    path = tmp_path / "jobs.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    results = {r.name: r for r in batch.score_many(path, client, output=tmp_path / "out",
+                                                   backend="cpu", timeout=WAIT_S)}  # fmt: skip
+    assert results["partial"].status == "failed"
+    assert "allow_partial_frame" in results["partial"].error, results["partial"].error
+    assert results["partial_ok"].status == "done"
+    assert results["partial_ok"].frames == admcuda_score(ref, partial, allow_partial_frame=True)
+    assert results["turned"].status == "failed"
+    assert "autorotate" in results["turned"].error, results["turned"].error
+    for name, turn in (("turned_ok", True), ("stored", False)):
+        assert results[name].status == "done", results[name].error
+        assert results[name].frames == admcuda_score(ref, turned, autorotate=turn)
+    assert results["turned_ok"].frames != results["stored"].frames
+    assert results["bad"].error == "autorotate must be true or false, got 'yes'"
+    record = json.loads((tmp_path / "out" / "turned_ok.job").read_text())
+    assert record["autorotate"] is True and "allow_partial_frame" not in record
+    jobs = manifest.read_jobs([{"ref": "r", "dis": "d", "autorotate": ""},
+                               {"ref": "r", "dis": "d", "autorotate": False,
+                                "allow_partial_frame": True}])  # fmt: skip
+    assert (jobs[0].autorotate, jobs[0].allow_partial_frame) == (None, False)
+    assert (jobs[1].autorotate, jobs[1].allow_partial_frame) == (False, True)
+    assert jobs[0].ladder_key != jobs[1].ladder_key
+
+
 def admcuda_score(ref: Path, dis: Path, **kwargs: object) -> list[dict[str, float]]:
     import admcuda
 

@@ -42,7 +42,7 @@ __all__ = [
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
-    "model",
+    "model", "autorotate", "allow_partial_frame",
 )  # fmt: skip
 MODEL_SEPARATOR = ";"  # between the models of one row's model cell
 STDIN_MANIFEST = "-"  # the manifest read from standard input
@@ -83,6 +83,11 @@ class Job:
         VMAF models, as ``admcuda score --model`` takes them (``version=vmaf_v0.6.1``...):
         the pair is scored with them on the CPU backend (:func:`model_plan`); none for
         ADM alone.
+    autorotate : bool or None
+        A video with a display matrix scored turned as ffmpeg turns it (True,
+        ``--autorotate``) or as stored (False, ``--noautorotate``); None refuses one.
+    allow_partial_frame : bool
+        Read a raw file that ends in a partial frame (``--allow-partial-frame``).
     """
 
     row: int
@@ -99,13 +104,15 @@ class Job:
     scale: str | None = None
     ignore_name: bool = False
     model: tuple[str, ...] = ()
+    autorotate: bool | None = None
+    allow_partial_frame: bool = False
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
         """Rows with equal keys share a reference pass."""
         return (
             self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
-            self.scale, self.ignore_name, self.model,
+            self.scale, self.ignore_name, self.model, self.autorotate, self.allow_partial_frame,
         )  # fmt: skip
 
     @property
@@ -144,7 +151,9 @@ def read_jobs(
         optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
         ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler,
         ``ignore_name`` true or false, ``model`` one ``--model`` string or several
-        separated by ``;``, or in JSON a list of them).
+        separated by ``;``, or in JSON a list of them, ``autorotate`` true (``score
+        --autorotate``), false (``--noautorotate``) or empty, ``allow_partial_frame`` true
+        or false).
     base_dir : path, optional
         Where relative paths point: the manifest's folder by default, the current
         folder for mappings.
@@ -380,7 +389,11 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         fields["options"] = _options(record.get("options"))
         scale = _text(record.get("scale"))
         fields["scale"] = None if scale is None else check_scaler(scale)
-        fields["ignore_name"] = _true_false(record.get("ignore_name"), "ignore_name")
+        for key in ("ignore_name", "allow_partial_frame"):
+            fields[key] = _true_false(record.get(key), key)
+        autorotate = record.get("autorotate")
+        if _text(autorotate) is not None:  # empty: neither --autorotate nor --noautorotate
+            fields["autorotate"] = _true_false(autorotate, "autorotate")
         fields["model"] = _models(record.get("model"), fields["options"], base)
     except AdmError as exc:
         fields = {"error": str(exc)}

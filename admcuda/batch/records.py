@@ -245,6 +245,12 @@ def job_record(job: Job) -> dict[str, Any] | None:
     }  # fmt: skip
     if job.model:
         record["model"] = list(job.model)
+    # only where the row gives them, so that a rerun keeps results scored before the
+    # columns existed
+    if job.autorotate is not None:
+        record["autorotate"] = job.autorotate
+    if job.allow_partial_frame:
+        record["allow_partial_frame"] = True
     return json.loads(json.dumps(record))  # as it reads back
 
 

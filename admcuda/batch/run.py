@@ -97,6 +97,8 @@ class _Task:
     scale: str | None = None
     ignore_name: bool = False
     model: tuple[str, ...] = ()
+    autorotate: bool | None = None
+    allow_partial_frame: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,8 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
     run = run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
-        scale=task.scale, ignore_name=task.ignore_name, plan=plan,
+        scale=task.scale, ignore_name=task.ignore_name, plan=plan, autorotate=task.autorotate,
+        allow_partial_frame=task.allow_partial_frame,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
     errors = [
@@ -312,6 +315,8 @@ def _plan(
                     scale=head.scale,
                     ignore_name=head.ignore_name,
                     model=head.model,
+                    autorotate=head.autorotate,
+                    allow_partial_frame=head.allow_partial_frame,
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)

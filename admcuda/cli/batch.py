@@ -29,9 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
         "running one (--scheduler).",
         epilog="Manifest: CSV with a header (or JSON Lines with the same keys): ref, dis, "
         "and optionally name, width, height, pixel_format, bitdepth, options (ADM's, K=V:K=V), "
-        "scale (a rung's ffmpeg scaler, as score's --scale), ignore_name (true/false) and "
+        "scale (a rung's ffmpeg scaler, as score's --scale), ignore_name (true/false), "
         "model (score's --model strings, several separated by ';': VMAF on the CPU "
-        "backend; the summary then gives the first model's pooled score beside adm2's). "
+        "backend; the summary then gives the first model's pooled score beside adm2's), "
+        "autorotate (true: score's --autorotate, false: --noautorotate) and "
+        "allow_partial_frame (true/false, score's --allow-partial-frame). "
         "Relative paths are taken from the manifest's folder. Rows sharing a reference, "
         "geometry, options and models are scored as a ladder, the reference read once. "
         "Writes "
