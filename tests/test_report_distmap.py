@@ -260,6 +260,38 @@ def test_cli_on_the_example_pair(tmp_path, capsys):
     np.testing.assert_array_equal(np.load(npy), distortion_map(frames_r[2], frames_d[2]))
 
 
+def test_cli_scales_a_lower_rung_as_score_does(tmp_path, capsys):
+    """A distorted input of another size: refused with the advice to give --scale, which
+    map then takes, mapping the rung upscaled by ffmpeg's scaler as ``admcuda score
+    --scale`` scores it (the same planes; its adm2 the map's)."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("imageio_ffmpeg")
+    import admcuda
+    from admcuda.io.inputs import open_inputs
+
+    w, h = EXAMPLE.width, EXAMPLE.height
+    small = tmp_path / "rung_88x72.yuv"  # frame 2 of the example's distorted clip, halved
+    with example_paths() as (ref, dis):
+        ref_copy = tmp_path / "ref.yuv"
+        ref_copy.write_bytes(ref.read_bytes())
+        frame = luma_frames(dis, w, h, "420", 8)[2][::2, ::2]
+    chroma = bytes([128]) * (2 * (w // 4) * (h // 4))
+    small.write_bytes((frame.tobytes() + chroma) * 3)
+    out, npy = tmp_path / "map.png", tmp_path / "map.npy"
+    args = [str(ref_copy), str(small), "-w", str(w), "-h", str(h), "--frame", "2"]
+    err = _error(capsys, [*args, "-o", str(out)], 1)
+    assert "--scale" in err and not out.exists()
+    assert main([*args, "--scale", "bicubic", "-o", str(out), "--npy", str(npy)]) == 0
+    assert capsys.readouterr().err == ""
+    with open_inputs(ref_copy, [small], width=w, height=h, scale="bicubic") as inputs:
+        planes = [next(iter(r.iter_luma(2, 1))) for r in inputs.readers]
+    got = np.load(npy)
+    np.testing.assert_array_equal(got, distortion_map(*planes))
+    scored = admcuda.score_files(ref_copy, small, width=w, height=h, scale="bicubic")
+    assert math.isclose(1 - got.sum(), scored[2]["integer_adm2"], abs_tol=1e-6)
+    assert _error(capsys, [*args, "--scale", "cubic", "-o", str(out)], 2)
+
+
 def _error(capsys, argv, status):
     assert main(argv) == status
     err = capsys.readouterr().err

@@ -1,5 +1,5 @@
-"""``admcuda map REF DIS [-w W -h H -p FMT -b BITS] [--frame N] -o map.png``: one
-frame's distortion map (:mod:`admcuda.report.distmap`) as a PNG or ``.npy``."""
+"""``admcuda map REF DIS [-w W -h H -p FMT -b BITS] [--scale NAME] [--frame N] -o map.png``:
+one frame's distortion map (:mod:`admcuda.report.distmap`) as a PNG or ``.npy``."""
 
 from __future__ import annotations
 
@@ -55,6 +55,16 @@ def _frame_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid integer: '{text}'") from None
 
 
+def _scaler(text: str) -> str:
+    """argparse type: an ffmpeg scaler, as ``admcuda score --scale`` takes it."""
+    from admcuda.io.ffmpeg import check_scaler
+
+    try:
+        return check_scaler(text)
+    except AdmError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``admcuda map`` argument parser (its ``error`` raises instead of exiting)."""
     from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
@@ -96,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--ignore-name", "--ignore_name", dest="ignore_name", action="store_true",
         help="do not check raw inputs against the size or bit depth their names state",
+    )  # fmt: skip
+    parser.add_argument(
+        "--scale", type=_scaler, metavar="SCALER",
+        help="scale a distorted input of another size to the reference's with this ffmpeg "
+        "scaler (bicubic, lanczos, ...), as 'admcuda score --scale' does; without it a size "
+        "mismatch is an error",
     )  # fmt: skip
     from admcuda.cli.score import add_input_checks
 
@@ -149,7 +165,9 @@ def _read_pair(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int]:
     from admcuda.cli.score import input_check_options
     from admcuda.io.inputs import open_inputs
 
-    extra = {"ignore_name": True} if args.ignore_name else {}
+    extra: dict[str, object] = {"ignore_name": True} if args.ignore_name else {}
+    if args.scale is not None:
+        extra["scale"] = args.scale
     extra.update(input_check_options(args))
     with open_inputs(
         args.ref, [args.dis], width=args.width, height=args.height,
@@ -238,7 +256,8 @@ def _run(argv: Sequence[str] | None) -> int:
     # The map's scale 3 is computed as score computes it, with libvmaf's unwritten
     # memory taken as zeros: the same warning for frames 17..32 pixels high.
     warn_small_height(ref.shape[1], ref.shape[0], opts)
-    label = f"{Path(args.dis).name} vs {Path(args.ref).name}, frame {args.frame}"
+    scaled = f" ({args.scale}-scaled)" if args.scale is not None else ""
+    label = f"{Path(args.dis).name}{scaled} vs {Path(args.ref).name}, frame {args.frame}"
     # The PNG goes to a temporary sibling (its name keeps the suffix, from which
     # matplotlib takes the image format) and the array is staged as score stages its
     # outputs (writers.StagedOutput); standard output and descriptors are written first,
