@@ -16,6 +16,7 @@ import numpy as np
 
 from admcuda import backends
 from admcuda.errors import AdmError
+from admcuda.numeric import counted
 from admcuda.options import (
     NON_DEBUG_BASE_NAMES,
     OUTPUT_BASE_NAMES,
@@ -381,7 +382,7 @@ def _nothing_left(stream: Any) -> AdmError:
     flag = "--frame-skip-ref" if stream.reader.label == "reference" else "--frame-skip-dist"
     total = stream.reader.num_frames
     if stream.skip:
-        held = f"{total} frames" if total is not None else "no more frames"
+        held = counted(total, "frame") if total is not None else "no more frames"
         return AdmError(
             f"nothing to score: {_stream_name(stream)} has {held}, and {flag} "
             f"{stream.skip} skips them all"

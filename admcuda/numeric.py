@@ -23,7 +23,7 @@ from admcuda.errors import AdmError
 
 __all__ = [
     "DECIMAL", "LONGEST", "NumberTooLong", "c_integer", "check_integer", "decimal_integer",
-    "is_integer", "shown",
+    "counted", "is_integer", "shown",
 ]  # fmt: skip
 
 DECIMAL = re.compile(r"[+-]?[0-9]+")
@@ -115,3 +115,8 @@ def check_integer(name: str, value: object, low: int, high: int = (1 << 31) - 1)
     if value > high:  # type: ignore[operator]
         raise AdmError(f"{name} must be at most {high}, got {shown(value)}")
     return operator.index(value)  # type: ignore[arg-type]
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``1 frame``, ``3 frames``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

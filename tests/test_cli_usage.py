@@ -180,7 +180,9 @@ def test_the_summary_gives_the_models_score_first(capsys):
     assert main([*EXAMPLE_ARGS, "--model", "vmaf_v0.6.1", "-q"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "pooled mean:" and lines[2].split()[0] == "vmaf"
-    assert [line.split()[0] for line in lines[3:]].count("vmaf") == 0
+    pooled = lines[3 : lines.index("over frames:")]
+    assert [line.split()[0] for line in pooled].count("vmaf") == 0
+    assert lines[-1].split()[:2] == ["vmaf", "min"]  # how it spreads over the frames
 
 
 # --- notices -----------------------------------------------------------------------------

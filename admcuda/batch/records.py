@@ -37,9 +37,14 @@ __all__ = [
     "summary_text",
 ]
 
+SPREAD = ("p5", "median", "p95", "max", "stdev")
+"""What the summary gives of adm2 and the model's score beside libvmaf's mean, harmonic
+mean and min (:func:`admcuda.report.stats.frame_stats`)."""
+
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "name", "ref", "dis", "frames", "adm2_mean", "adm2_harmonic_mean", "adm2_min",
     "model", "model_mean", "model_harmonic_mean", "model_min", "status", "error", "warnings",
+    *(f"adm2_{k}" for k in SPREAD), *(f"model_{k}" for k in SPREAD),
 )  # fmt: skip
 WARNINGS_SEPARATOR = " | "  # between a pair's warnings in its summary row
 SUMMARY_NAME = "summary.csv"
@@ -114,6 +119,9 @@ class PairResult:
         The names of the row's model scores (``vmaf``, or each model's ``name=``).
     model : dict of str to float or None
         The first model's score pooled as ``adm2`` is; None without a model.
+    adm2_stats, model_stats : dict of str to float or None
+        The same scores' :func:`admcuda.report.stats.frame_stats`: libvmaf's four and the
+        median, standard deviation, 5th and 95th percentiles over the frames.
     """
 
     name: str
@@ -137,17 +145,24 @@ class PairResult:
     adm2: dict[str, float] | None = None
     model_outputs: tuple[str, ...] = ()
     model: dict[str, float] | None = None
+    adm2_stats: dict[str, float] | None = None
+    model_stats: dict[str, float] | None = None
 
     def __post_init__(self) -> None:
+        from admcuda.report.stats import frame_stats
+
         if not self.frames:
             return
         object.__setattr__(self, "frame_count", len(self.frames))
         name = _adm2_name(self.frames)
         if name is not None:
-            object.__setattr__(self, "adm2", pool([frame[name] for frame in self.frames]))
+            scores = [frame[name] for frame in self.frames]
+            object.__setattr__(self, "adm2", pool(scores))
+            object.__setattr__(self, "adm2_stats", frame_stats(scores))
         if self.model_outputs and self.model_outputs[0] in self.frames[0]:
             scores = [frame[self.model_outputs[0]] for frame in self.frames]
             object.__setattr__(self, "model", pool(scores))
+            object.__setattr__(self, "model_stats", frame_stats(scores))
 
     @property
     def ok(self) -> bool:
@@ -182,6 +197,8 @@ class PairResult:
         for ``pandas.DataFrame([r.summary() for r in results])``."""
         pooled = self.adm2 or {}
         model = self.model or {}
+        spread = {f"adm2_{k}": (self.adm2_stats or {}).get(k) for k in SPREAD}
+        spread.update({f"model_{k}": (self.model_stats or {}).get(k) for k in SPREAD})
         return {
             "name": self.name,
             "ref": self.ref,
@@ -197,6 +214,7 @@ class PairResult:
             "status": self.status,
             "error": self.error,
             "warnings": WARNINGS_SEPARATOR.join(self.warnings) or None,
+            **spread,
         }
 
 

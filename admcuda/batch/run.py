@@ -64,7 +64,7 @@ from admcuda.batch.records import (
 )
 from admcuda.cli.tool import PROG
 from admcuda.errors import AdmError
-from admcuda.numeric import check_integer
+from admcuda.numeric import check_integer, counted
 from admcuda.options import (
     AdmOptions,
 )
@@ -393,7 +393,7 @@ class _BatchProgress(Progress):
         failed = f", {self.failed} failed" if self.failed else ""
         return (
             f"pairs {self.done}/{self.total}{failed} [{bar}] {share:4.0%}  "
-            f"{self.frames} frames  {fps}  {eta}"
+            f"{counted(self.frames, 'frame')}  {fps}  {eta}"
         )
 
 

@@ -59,6 +59,7 @@ from admcuda.errors import AdmError, UsageError
 from admcuda.io.formats import BITDEPTHS, MIN_SIDE_EXCLUSIVE, PIXEL_FORMATS
 from admcuda.io.streams import STDIN
 from admcuda.ladder import LadderRun, run_ladder
+from admcuda.numeric import counted
 from admcuda.options import (
     ADM_CUDA_BASE_NAMES,
     NON_DEBUG_BASE_NAMES,
@@ -559,14 +560,36 @@ def _pooled_lines(frames: list[dict[str, float]], opts: AdmOptions) -> list[str]
 def _rung_line(
     path: str, frames: list[dict[str, float]], opts: AdmOptions, width: int, name: str = ""
 ) -> str:
-    """One rung of a ladder: its frames and the pooled adm2, or ``name`` (mean, harmonic
-    mean, min)."""
+    """One rung of a ladder: its frames and adm2, or ``name``, over them (libvmaf's mean,
+    harmonic mean and min, then the 5th percentile, median, 95th percentile, max and
+    standard deviation)."""
+    from admcuda.report.stats import frame_stats
+
     name = name or feature_names(opts)["integer_adm2"]
-    pooled = pool([frame[name] for frame in frames])
+    s = frame_stats([frame[name] for frame in frames])
+    rest = " ".join(f"{k} {s[k]:.6f}" for k in _SPREAD)
     return (
-        f"{path:{width}}  {len(frames)} frames  {name} mean {pooled['mean']:.6f} "
-        f"harmonic_mean {pooled['harmonic_mean']:.6f} min {pooled['min']:.6f}"
+        f"{path:{width}}  {counted(len(frames), 'frame')}  {name} mean {s['mean']:.6f} "
+        f"harmonic_mean {s['harmonic_mean']:.6f} min {s['min']:.6f} {rest}"
     )
+
+
+_SPREAD = ("p5", "median", "p95", "max", "stdev")
+"""What the summary prints of a score beside libvmaf's pooled values."""
+
+
+def _spread_lines(frames: list[dict[str, float]], names: list[str]) -> list[str]:
+    """The summary's lines on how ``names`` (the model's scores, or adm2) spread over the
+    frames: min, percentiles, median, max, standard deviation."""
+    from admcuda.report.stats import frame_stats
+
+    width = max(len(n) for n in names)
+    lines = ["over frames:"]
+    for n in names:
+        s = frame_stats([f[n] for f in frames])
+        cells = "  ".join(f"{k} {s[k]:.6f}" for k in ("min", *_SPREAD))
+        lines.append(f"  {n:{width}}  {cells}")
+    return lines
 
 
 def _summary(run: LadderRun, backend: str, subsample: int, scored: list[int]) -> str:
@@ -582,13 +605,16 @@ def _summary(run: LadderRun, backend: str, subsample: int, scored: list[int]) ->
     if plan is not None:
         extras = f", subsample {subsample}" if subsample > 1 else ""
     if len(run.dis) == 1:
-        lines = [head + f"{len(run.frames[0])} frames, {geometry}{extras}", "pooled mean:"]
+        frames = run.frames[0]
+        lines = [head + f"{counted(len(frames), 'frame')}, {geometry}{extras}", "pooled mean:"]
         if plan is not None:
             order = plan.output_order()
             first = [n for n in order if n in plan.model_outputs]
             names = first + [n for n in order if n not in first]
-            return "\n".join(lines + _plan_pooled_lines(run.frames[0], names))
-        return "\n".join(lines + _pooled_lines(run.frames[0], run.opts))
+            lines += _plan_pooled_lines(frames, names)
+            return "\n".join(lines + _spread_lines(frames, first or [_headline(plan)]))
+        lines += _pooled_lines(frames, run.opts)
+        return "\n".join(lines + _spread_lines(frames, [feature_names(run.opts)["integer_adm2"]]))
     lines = [head + f"{geometry}{extras}, reference {run.ref}"]
     width = max((len(run.dis[k]) for k in scored), default=0)
     if plan is not None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from admcuda.errors import AdmError
+from admcuda.numeric import counted
 from admcuda.report.result import AdmResult, split_feature_name
 from admcuda.report.writers import pool, written_input
 
@@ -86,7 +87,7 @@ class Series:
             return f"{self.label} (mean {mean:.4f})"
         values = self.values.get("integer_adm2", [])
         nulls = sum(not math.isfinite(v) for v in values)
-        why = f": {nulls} of {len(values)} frames null" if nulls else ""
+        why = f": {nulls} of {counted(len(values), 'frame')} null" if nulls else ""
         return f"{self.label} (mean null{why})"
 
 

@@ -297,6 +297,50 @@ class AdmResult:
                 out[name].update(methods)
         return ScoreDict(out, self._aliases)
 
+    def stats(
+        self, name: str | None = None, *, percentiles: Sequence[float] = (5, 95)
+    ) -> dict[str, Any]:
+        """libvmaf's pooled values and, beside them, the median, the standard deviation
+        and percentiles of each feature over the frames (these are not written into
+        libvmaf's layouts, whose ``pooled_metrics`` keep libvmaf's four).
+
+        Parameters
+        ----------
+        name : str, optional
+            One feature (exact or base name): its dict alone. Default: every feature's.
+        percentiles : sequence of float
+            Percentiles from 0 to 100, keyed ``p5``, ``p95`` (default 5 and 95).
+
+        Returns
+        -------
+        dict
+            ``{"min", "max", "mean", "harmonic_mean", "median", "stdev", "p5", "p95"}``
+            (:func:`admcuda.report.stats.frame_stats`; ``stdev`` is the population
+            standard deviation), or a dict of them by feature name.
+
+        Examples
+        --------
+        >>> result.stats("vmaf")["p5"]  # doctest: +SKIP
+        >>> result.stats(percentiles=(1, 50, 99))["integer_adm2"]["p1"]  # doctest: +SKIP
+        """
+        from admcuda.report.stats import frame_stats
+
+        if not self.frames:
+            raise AdmError("no frames: nothing to pool")
+        pooled = self.pooled
+
+        def one(key: str) -> dict[str, float]:
+            out = frame_stats(self.values(key), percentiles)
+            out.update(pooled[key])  # a file's own pooled values, where they were kept
+            return out
+
+        try:
+            if name is not None:
+                return one(self.feature_name(name))
+            return ScoreDict({n: one(n) for n in self.names}, self._aliases)
+        except ValueError as exc:
+            raise AdmError(str(exc)) from None
+
     def feature_name(self, name: str) -> str:
         """The stored name for ``name``, given exactly or as a libvmaf base name.
 
@@ -368,7 +412,9 @@ class AdmResult:
             mean = f", mean {name} {math.fsum(values) / len(values):.6f}" if values else ""
         except KeyError:
             pass
-        return f"<AdmResult {len(self)} frames{geometry}{mean}>"
+        from admcuda.numeric import counted
+
+        return f"<AdmResult {counted(len(self), 'frame')}{geometry}{mean}>"
 
     # -- files
 
