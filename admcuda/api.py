@@ -452,7 +452,9 @@ frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale,
 model, features, no_prediction, autorotate, allow_partial_frame
         As for :func:`score_files` (the names of the command line's long options).
     host_memory : int, optional
-        Bytes of host frame buffers (page-locked on the GPU); default 1 GiB.
+        MiB of host frame buffers (page-locked on the GPU), as ``--host-memory``;
+        default 1024. A value of 1 TiB (1,048,576 MiB) or more is refused: a count of
+        bytes, as this keyword took up to admcuda 0.3.0.
     batch : int, optional
         Frames per GPU batch; default by frame size. With ``model`` or ``features``:
         frames per CPU batch.
@@ -489,6 +491,7 @@ model, features, no_prediction, autorotate, allow_partial_frame
     dis_paths = list(dis) if many else [dis]
     with _ApiErrors():
         plan, opts = _plan_and_options(model, features, no_prediction, options, debug)
+        host_bytes = None if host_memory is None else _host_memory_bytes(host_memory)
     start = time.perf_counter()
     with _ApiErrors():
         run = _run_ladder_api(
@@ -513,7 +516,7 @@ model, features, no_prediction, autorotate, allow_partial_frame
             decoder=decoder,
             autorotate=autorotate,
             allow_partial_frame=allow_partial_frame,
-            host_memory=host_memory,
+            host_memory=host_bytes,
             batch=batch,
         )
     elapsed = time.perf_counter() - start
@@ -540,6 +543,21 @@ model, features, no_prediction, autorotate, allow_partial_frame
         )
     ]
     return results if many else results[0]
+
+
+_HOST_MEMORY_MAX_MIB = 1 << 20
+
+
+def _host_memory_bytes(mib: Any) -> int:
+    """``host_memory=`` (MiB, as ``--host-memory``) in bytes; a value of 1 TiB or more
+    is refused in one line, as it is a count of bytes rather than MiB."""
+    mib = check_integer("host_memory", mib, 1)
+    if mib >= _HOST_MEMORY_MAX_MIB:
+        raise AdmError(
+            f"host_memory is in MiB, as --host-memory; {mib} MiB is 1 TiB or more "
+            f"(for 1 GiB give host_memory=1024)"
+        )
+    return mib << 20
 
 
 def _run_ladder_api(

@@ -172,3 +172,30 @@ def test_true_false_arguments(pair):
     debug = admcuda.score(ref, dis, width=176, height=144, frame_cnt=1, backend="cpu",
                           debug=np.True_)  # fmt: skip
     assert len(debug.frames[0]) > len(base.frames[0])
+
+
+def test_host_memory_is_mib_as_on_the_command_line(pair, monkeypatch):
+    """host_memory= is --host-memory's MiB; a count of bytes (1 TiB or more) is refused."""
+    import admcuda.api
+
+    seen = []
+    real = admcuda.api.run_ladder
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["host_memory"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(admcuda.api, "run_ladder", spy)
+    ref, dis = pair
+    geometry = dict(width=176, height=144, backend="cpu")
+    assert len(admcuda.score(ref, dis, host_memory=64, **geometry)) == 3
+    assert len(admcuda.score(ref, dis, **geometry)) == 3
+    assert seen == [64 << 20, None]
+    with pytest.raises(
+        admcuda.AdmError,
+        match=r"host_memory is in MiB, as --host-memory; "
+        r"1073741824 MiB is 1 TiB or more \(for 1 GiB give host_memory=1024\)",
+    ):
+        admcuda.score(ref, dis, host_memory=1 << 30, **geometry)
+    with pytest.raises(admcuda.AdmError, match="host_memory must be an integer >= 1, got 0"):
+        admcuda.score(ref, dis, host_memory=0, **geometry)
