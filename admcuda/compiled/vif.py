@@ -22,9 +22,18 @@ in-place reflection libvmaf performs), so every side of 2 samples or more mirror
 libvmaf's does: frames need 16x16 (:data:`VIF_MIN_SIDE`), scale 3 being a quarter of a
 side, rounded down three times; the reference scores smaller ones.
 
-Exactness. Filter sums are computed in int64 and stored to the reference's unsigned
-types, which wraps them as its C does (every sum stays below 2**49, and a stored uint32
-keeps the low 32 bits of its sum whatever order the taps came in). The double steps keep
+Vectorising. Every per-column loop vectorises (AVX-512 where the CPU has it); what it
+takes: few arrays a loop; taps that are constants where the arithmetic is 32-bit (8-bit
+scale 0's vertical pass, :func:`_vertical_8`, spelled out tap pair by tap pair: every sum
+there fits in uint32, and its products are cast back to uint32 so that LLVM keeps 16
+lanes a vector); the per-pixel statistic (:func:`_residuals`) branch free, both sides of
+``sigma_nsq`` computed and selected, with the log table as int32 so that it is gathered;
+no ``min``/``max`` builtins in inlined helpers (calls when the vectoriser runs).
+
+Exactness. Filter sums are computed in int64 (8-bit scale 0's vertical pass in uint32,
+where none exceeds it) and stored to the reference's unsigned types, which wraps them as
+its C does (every sum stays below 2**49, and a stored uint32 keeps the low 32 bits of its
+sum whatever order the taps came in). The double steps keep
 the reference's order (``g = c / (a + eps)``, ``sv = b - g * c``, truncation, ``g =
 min(g, egl)``, ``(g * g) * a`` truncated) and are compiled without fastmath, so nothing
 is contracted into a fused multiply-add. The accumulators are int64 sums, so threads
@@ -71,8 +80,9 @@ if V.N_SCALES != 4 or _HALF != (8, 4, 2, 1) or V.PAD_ROWS != (8, 8, 4, 2):
 
 @functools.cache
 def _log2_table() -> np.ndarray:
-    # a writable copy: one array type for every kernel, compiled once
-    return np.array(log_generate())
+    # int32, a writable copy: one array type for every kernel, compiled once, and entries
+    # that AVX-512 gathers load (it has no 16-bit gather)
+    return np.array(log_generate(), np.int32)
 
 
 # --- one row of a scale -----------------------------------------------------------------------
@@ -131,6 +141,77 @@ def _vertical(ref, dis, taps, tab, ro, i, m1, m2, xx, yy, xy):
         _v_pair(ref[ra], ref[rb], t, m1, xx)
         _v_pair(dis[ra], dis[rb], t, m2, yy)
         _v_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _v8_first(x, t, m, sq):
+    """:func:`_v_first` of uint8 samples in 32-bit lanes: every sum of 8-bit scale 0 stays
+    below 2**32 (``255**2 * 65536``), so its products are cast back to uint32 (Numba
+    would carry them in int64, half as many a vector)."""
+    tt = np.uint32(t)
+    for j in range(x.shape[0]):
+        a = np.uint32(x[j])
+        m[j] = np.uint32(tt * a)
+        sq[j] = np.uint32(tt * np.uint32(a * a))
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _v8_pair(xa, xb, t, m, sq):
+    tt = np.uint32(t)
+    for j in range(xa.shape[0]):
+        a0 = np.uint32(xa[j])
+        a1 = np.uint32(xb[j])
+        m[j] = np.uint32(m[j] + np.uint32(tt * np.uint32(a0 + a1)))
+        q = np.uint32(np.uint32(a0 * a0) + np.uint32(a1 * a1))
+        sq[j] = np.uint32(sq[j] + np.uint32(tt * q))
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _v8_cross_first(x, y, t, xy):
+    tt = np.uint32(t)
+    for j in range(x.shape[0]):
+        xy[j] = np.uint32(tt * np.uint32(np.uint32(x[j]) * np.uint32(y[j])))
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _v8_cross_pair(xa, xb, ya, yb, t, xy):
+    tt = np.uint32(t)
+    for j in range(xa.shape[0]):
+        p0 = np.uint32(np.uint32(xa[j]) * np.uint32(ya[j]))
+        p1 = np.uint32(np.uint32(xb[j]) * np.uint32(yb[j]))
+        xy[j] = np.uint32(xy[j] + np.uint32(tt * np.uint32(p0 + p1)))
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _v8_taps(ref, dis, tab, ro, i, k, m1, m2, xx, yy, xy):
+    """Tap pair ``k`` of :func:`_vertical_8`; ``k`` a literal at every call, so that the
+    tap is a constant and its products stay 32-bit (a tap read from a table at run time
+    is an int64 for LLVM, and so is every product)."""
+    half = len(_F0) // 2
+    t = _F0[k]
+    ra = tab[ro + i - half + k]
+    rb = tab[ro + i + half - k]
+    _v8_pair(ref[ra], ref[rb], t, m1, xx)
+    _v8_pair(dis[ra], dis[rb], t, m2, yy)
+    _v8_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _vertical_8(ref, dis, tab, ro, i, m1, m2, xx, yy, xy):
+    """:func:`_vertical` of 8-bit scale 0 (taps ``_F0``), every sum in uint32."""
+    r = tab[ro + i]
+    t = _F0[8]
+    _v8_first(ref[r], t, m1, xx)
+    _v8_first(dis[r], t, m2, yy)
+    _v8_cross_first(ref[r], dis[r], t, xy)
+    _v8_taps(ref, dis, tab, ro, i, 0, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 1, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 2, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 3, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 4, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 5, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 6, m1, m2, xx, yy, xy)
+    _v8_taps(ref, dis, tab, ro, i, 7, m1, m2, xx, yy, xy)
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
@@ -198,43 +279,63 @@ def _horizontal_sigma(taps, bufs, mu, s, w):
 @njit(inline="always", nogil=True, error_model="numpy")
 def _log2(table, x):
     """libvmaf ``log2_32`` / ``log2_64`` of ``x >= 2**17``: the table entry of its top 16
-    significant bits plus ``LOG2_ONE`` per bit dropped."""
+    significant bits plus ``LOG2_ONE`` per bit dropped. The index is unsigned, so that
+    Numba adds no negative-index wrap and the lookup vectorises as a gather."""
     k = _TOP_SHIFT - np.int64(leading_zeros(np.uint64(x)))
-    return np.int64(table[x >> k]) + _LOG2_ONE * k
+    return np.int64(table[np.uint64(x) >> np.uint64(k)]) + _LOG2_ONE * k
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
+def _num_log(table, a, b, c, egl):
+    """A pixel's numerator log term for gain limit ``egl``: ``log2(numer1_tmp) -
+    log2(numer1)`` where ``a >= sigma_nsq``, ``b > 0`` and ``c > 0``, else 0. Branch
+    free: elsewhere ``c`` and ``b`` are taken as 0 (and ``a`` as ``sigma_nsq``), which
+    makes ``g = 0``, ``sv_sq = 0`` and both logs ``log2(sigma_nsq)``, the same 0."""
+    ok = (a >= _NSQ) & (b > 0) & (c > 0)
+    fa = np.float64(a if ok else _NSQ)
+    fb = np.float64(b if ok else 0)
+    fc = np.float64(c if ok else 0)
+    g = fc / (fa + _EPS)
+    sv = fb - g * fc
+    numer1 = np.int64(sv if sv > 0.0 else 0.0) + _NSQ
+    ge = g if g < egl else egl
+    numer1_tmp = np.int64((ge * ge) * fa) + numer1
+    return _log2(table, numer1_tmp) - _log2(table, numer1)
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
 def _residuals(s, w, table, egls, acc):
     """:func:`reference.vif.vif_residuals` of one row (``s``: sigma1_sq, sigma2_sq before
     its clamp at 0, sigma12), added to ``acc`` (len(egls), 4): the numerator's log term
-    once per gain limit, the rest alike in every row of ``acc``."""
+    once per gain limit, the rest alike in every row of ``acc``. Each pixel's terms are
+    computed whichever side of ``sigma_nsq`` it falls and selected, so that the loops
+    vectorise (divisions, conversions, ``lzcnt`` and table gathers, 8 pixels a vector).
+    No ``min``/``max`` here: inlined, Numba's builtins are calls when LLVM's vectoriser
+    runs, and it gives up on the loop."""
     ne = egls.shape[0]
     s1, s2, s12 = s[0], s[1], s[2]
+    egl = egls[0]
+    num_log = 0
     den_log = 0
     num_non_log = 0
     den_non_log = 0
     for j in range(w):
         a = s1[j]
-        b = max(s2[j], 0)
+        b = s2[j] if s2[j] > 0 else 0
         c = s12[j]
-        if a >= _NSQ:
-            den_log += _log2(table, a + _NSQ) - _DEN_OFFSET
-            if c > 0 and b > 0:
-                fa = np.float64(a)
-                fc = np.float64(c)
-                g = fc / (fa + _EPS)
-                sv = np.float64(b) - g * fc
-                sv_sq = np.int64(sv) if sv > 0.0 else 0
-                numer1 = sv_sq + _NSQ
-                log1 = _log2(table, numer1)
-                for e in range(ne):
-                    egl = egls[e]
-                    ge = g if g < egl else egl
-                    numer1_tmp = np.int64((ge * ge) * fa) + numer1
-                    acc[e, 0] += _log2(table, numer1_tmp) - log1
-        else:
-            num_non_log += b
-            den_non_log += 1
+        big = a >= _NSQ
+        la = _log2(table, (a if big else _NSQ) + _NSQ) - _DEN_OFFSET
+        den_log += la if big else 0
+        num_non_log += 0 if big else b
+        den_non_log += 0 if big else 1
+        num_log += _num_log(table, a, b, c, egl)
+    acc[0, 0] += num_log
+    for e in range(1, ne):
+        egl = egls[e]
+        num_log = 0
+        for j in range(w):
+            num_log += _num_log(table, s1[j], s2[j] if s2[j] > 0 else 0, s12[j], egl)
+        acc[e, 0] += num_log
     for e in range(ne):
         acc[e, 1] += den_log
         acc[e, 2] += num_non_log
@@ -253,8 +354,8 @@ def _rows_8(ref, dis, tab, ro, co, table, egls, r0, r1, acc):
     mu = np.empty((2, w), np.int64)
     s = np.empty((3, w), np.int64)
     for i in range(r0, r1):
-        _vertical(ref, dis, _F0, tab, ro, i, bufs[0, half:end], bufs[1, half:end],
-                  bufs[2, half:end], bufs[3, half:end], bufs[4, half:end])  # fmt: skip
+        _vertical_8(ref, dis, tab, ro, i, bufs[0, half:end], bufs[1, half:end],
+                    bufs[2, half:end], bufs[3, half:end], bufs[4, half:end])  # fmt: skip
         _round_means(bufs[0, half:end], _VP8_RND, _VP8_SHIFT, _U32)
         _round_means(bufs[1, half:end], _VP8_RND, _VP8_SHIFT, _U32)
         for b in range(5):
