@@ -10,6 +10,7 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -75,7 +76,7 @@ def run_ladder(
     frame_skip_ref: int = 0,
     frame_skip_dist: int = 0,
     subsample: int = 1,
-    progress: bool = False,
+    progress: bool | float = False,
     threads: int | None = None,
     host_memory: int | None = None,
     batch: int | None = None,
@@ -92,7 +93,11 @@ def run_ladder(
     """Open the inputs, score them through the streaming pipeline, check lengths, name
     outputs.
 
-    With ``progress`` a bar on stderr (when it is a terminal) counts reference frames.
+    With ``progress`` True, :class:`admcuda.progress.Progress` counts reference frames on
+    stderr (a bar on a terminal, else a plain line every 30 s), of the total where the
+    inputs' lengths are known or estimated (a video's duration times its rate, capped by
+    ``frame_cnt``), and a ladder's line names its rungs; a number of seconds instead gives
+    plain lines that often (``--progress``).
     ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
     frame buffers; ``batch`` the GPU's frames per batch; ``device`` the GPU; ``ignore_name``
     and ``scale`` go to :func:`admcuda.io.inputs.open_inputs`; ``decoder`` ("auto", "ffmpeg",
@@ -340,7 +345,13 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
                 f"({_fallback_reason()}); use --decoder ffmpeg"
             )
         failures: dict[int, str] = {}
-        with Progress(ref.scored, enabled=progress) as bar, engine:
+        total, estimated = _expected_total(ref, [dis[i] for i in active])
+        names = [Path(os.fspath(inputs.dis[i].path)).name for i in active]
+        every = None if isinstance(progress, bool) else float(progress)
+        with Progress(
+            total, enabled=progress is not False, estimated=estimated, every=every,
+            note=f"{len(names)} rungs: {', '.join(names)}" if len(names) > 1 else "",
+        ) as bar, engine:  # fmt: skip
             part = run(
                 ref, [dis[i] for i in active], engine, width=w, height=h,
                 dtype=np.uint8 if bd == 8 else np.uint16, on_frames=bar.update, stats=stats,
@@ -362,6 +373,44 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         for stream in (ref, *dis):
             stream.close()
     return arrays, used
+
+
+def _expected(source: Any) -> tuple[int | None, bool]:
+    """Frames ``source`` should give the engine, and whether that is an estimate: its count
+    where its reader knows its length (raw, Y4M), else a video's duration times its rate
+    (``estimated_frames``), capped by ``--frame-cnt``; the cap alone where neither is
+    known; None where nothing tells."""
+    if source.scored is not None:
+        return source.scored, False
+    stream = getattr(source, "stream", source)
+    skip, limit = getattr(stream, "skip", 0), getattr(stream, "limit", None)
+    subsample = getattr(stream, "subsample", 1)
+    guess = getattr(source.reader, "estimated_frames", None)
+    if guess is None:
+        return (None, False) if limit is None else (-(-limit // subsample), False)
+    held = max(guess - skip, 0)
+    if limit is not None and limit <= held:
+        return -(-limit // subsample), False
+    return -(-held // subsample), True
+
+
+def _expected_total(ref: Any, rungs: Sequence[Any]) -> tuple[int | None, bool]:
+    """The reference frames a run should score, as the pipeline runs (while the reference
+    and a rung have frames), and whether that is an estimate; None if unknown."""
+    want, guessed = _expected(ref)
+    totals: list[int] = []
+    estimated = False
+    for rung in rungs:
+        count, guess = _expected(rung)
+        known = [(c, g) for c, g in ((want, guessed), (count, guess)) if c is not None]
+        if not known:
+            return None, False
+        shortest = min(known)
+        totals.append(shortest[0])
+        estimated |= shortest[1]
+    if not totals:
+        return want, guessed
+    return max(totals), estimated
 
 
 def _fallback_reason() -> str:

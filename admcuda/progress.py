@@ -1,8 +1,11 @@
-"""A one-line progress bar on stderr: frames done (of total), frames per second, ETA.
+"""Progress on stderr: frames done (of the total, where known or estimated), frames per
+second, ETA.
 
-It draws only when enabled and its stream is a terminal, so piped or redirected runs
-and ``--quiet`` stay silent; redraws are limited to ten a second, and closing it ends
-the line with a newline.
+On a terminal it is a bar redrawn on one line, at most ten times a second, the line
+ended when it closes. Elsewhere (a log, a pipe) it writes a plain line every 30 seconds,
+none for a run shorter than that, and a last one when it closes if it wrote any; with
+``every`` (``--progress``) a plain line every that many seconds and a last one, terminal
+or not. Disabled (``--quiet``), it writes nothing.
 
 Typical use::
 
@@ -26,6 +29,7 @@ from admcuda.closing import Closing
 __all__ = ["Progress", "format_duration"]
 
 _MIN_INTERVAL_S = 0.1  # at most ten redraws a second
+PLAIN_EVERY_S = 30.0  # off a terminal: a plain line this often
 _BAR_WIDTH = 24
 
 
@@ -61,13 +65,22 @@ class Progress(Closing):
         Word before the counts, default ``"frames"``.
     clock : callable, optional
         Seconds as a float, ``time.monotonic`` by default (tests pass a fake).
+    estimated : bool, optional
+        ``total`` is an estimate (a video's duration times its frame rate): shown ``~N``.
+    note : str, optional
+        Text after the ETA (a ladder's rungs).
+    every : float, optional
+        Plain lines every ``every`` seconds and one at the end, on a terminal too, instead
+        of the bar.
 
     Attributes
     ----------
     done : int
         Frames counted so far.
     active : bool
-        Whether anything is being drawn.
+        Whether the bar is being drawn.
+    plain : bool
+        Whether plain lines are being written.
     """
 
     def __init__(
@@ -78,11 +91,18 @@ class Progress(Closing):
         stream: IO[str] | None = None,
         label: str = "frames",
         clock: Callable[[], float] = time.monotonic,
+        estimated: bool = False,
+        note: str = "",
+        every: float | None = None,
     ) -> None:
         if total is not None and total < 0:
             raise ValueError(f"total must be >= 0, got {total}")
+        if every is not None and not every > 0:
+            raise ValueError(f"every must be > 0 seconds, got {every}")
         self.total = total
         self.label = label
+        self.estimated = estimated and total is not None
+        self.note = note
         self.done = 0
         self._stream = stream
         self._clock = clock
@@ -90,7 +110,11 @@ class Progress(Closing):
         self._last_draw = -math.inf
         self._width = 0  # characters of the line on screen, to blank what is left over
         self._closed = False
-        self.active = bool(enabled) and self._isatty()
+        self.active = bool(enabled) and every is None and self._isatty()
+        self.plain = bool(enabled) and not self.active
+        self._every = PLAIN_EVERY_S if every is None else float(every)
+        self._last_line = every is not None  # a last line at the end, whatever was written
+        self._next_line = self._start + self._every
 
     @property
     def stream(self) -> IO[str]:
@@ -105,7 +129,15 @@ class Progress(Closing):
     def update(self, n: int = 1) -> None:
         """Count ``n`` more frames; redraw if the last redraw is 0.1 s old, or on the last frame."""
         self.done += n
-        if not self.active or self._closed:
+        if self._closed:
+            return
+        if self.plain:
+            now = self._clock()
+            if now >= self._next_line:
+                self._line(now)
+                self._next_line = max(self._next_line + self._every, now)
+            return
+        if not self.active:
             return
         now = self._clock()
         finished = self.total is not None and self.done >= self.total
@@ -127,24 +159,35 @@ class Progress(Closing):
         if self.active:
             self._draw(self._clock())
             self._emit("\n")
+        elif self.plain and self._last_line:
+            self._line(self._clock())
 
     def render(self, now: float | None = None) -> str:
         """The line as it would be drawn at time ``now``."""
         elapsed = (self._clock() if now is None else now) - self._start
         rate = self.done / elapsed if elapsed > 0 else math.nan
         fps = f"{rate:.1f} fps" if math.isfinite(rate) else "-- fps"
+        note = f"  {self.note}" if self.note else ""
         if self.total is None:
-            return f"{self.label} {self.done}  {fps}  {format_duration(elapsed)}"
+            return f"{self.label} {self.done}  {fps}  {format_duration(elapsed)}{note}"
         total = max(self.total, 1)
         share = min(self.done / total, 1.0) if self.total else 1.0
         filled = int(share * _BAR_WIDTH)
         bar = "#" * filled + "." * (_BAR_WIDTH - filled)
-        if self.done >= self.total:
+        if self.done >= self.total and (self._closed or not self.estimated):
             eta = f"in {format_duration(elapsed)}"
+        elif self.done >= self.total:
+            eta = "ETA --:--"  # past an estimate: the end is not known
         else:
             left = (self.total - self.done) / rate if rate > 0 else math.nan
             eta = f"ETA {format_duration(left)}"
-        return f"{self.label} {self.done}/{self.total} [{bar}] {share:4.0%}  {fps}  {eta}"
+        of = f"~{self.total}" if self.estimated else f"{self.total}"
+        return f"{self.label} {self.done}/{of} [{bar}] {share:4.0%}  {fps}  {eta}{note}"
+
+    def _line(self, now: float) -> None:
+        """One plain line, for a log: the text the bar shows, ended."""
+        self._emit(self.render(now) + "\n")
+        self._last_line = True
 
     def _draw(self, now: float) -> None:
         self._last_draw = now
@@ -161,4 +204,4 @@ class Progress(Closing):
             self.stream.flush()
         except (OSError, ValueError):
             # A closed or broken terminal must not stop the scoring.
-            self.active = False
+            self.active = self.plain = False

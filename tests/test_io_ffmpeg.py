@@ -287,8 +287,34 @@ def test_parse_probe():
     assert (info.stream, info.codec, info.pix_fmt) == (2, "h264", "yuv420p10le")
     assert (info.width, info.height) == (1920, 1080)
     assert info.container == "mov,mp4,m4a,3gp,3g2,mj2"
+    # duration 0.12 s times the video stream's 25 fps (the cover art's 90k tbr not taken)
+    assert (info.duration, info.frame_rate, info.estimated_frames) == (0.12, 25.0, 3)
     assert parse_probe("Input #0, wav, from 'x.wav':\n  Stream #0:0: Audio: pcm_s16le\n") is None
     assert parse_probe("") is None
+
+
+def test_parse_probe_frame_rate_and_duration_where_given():
+    """A frame count is estimated only from a duration and a rate: ``tbr`` where there is
+    no ``fps``, ``k`` as thousands; a ``Duration: N/A`` (a raw H.264 stream) gives none."""
+    head = "Input #0, h264, from 'a.264':\n  Duration: {}, bitrate: N/A\n"
+    stream = "  Stream #0:0: Video: h264 (High), yuv420p(progressive), 64x48, {}\n"
+    info = parse_probe(head.format("N/A") + stream.format("25 fps, 25 tbr, 1200k tbn"))
+    assert (info.duration, info.frame_rate, info.estimated_frames) == (None, 25.0, None)
+    info = parse_probe(head.format("01:00:00.50") + stream.format("29.97 tbr, 90k tbn"))
+    assert (info.duration, info.frame_rate) == (3600.5, 29.97)
+    assert info.estimated_frames == round(3600.5 * 29.97)
+    info = parse_probe(head.format("00:00:01.00") + stream.format("1k tbr"))
+    assert info.estimated_frames == 1000
+
+
+def test_a_video_estimates_its_frames(tmp_path):
+    """VideoReader's estimate, the probe's duration times its rate, is the frame count
+    decoding finds for a constant-rate encode; num_frames stays unknown."""
+    case, ref, _ = _encode_pair(tmp_path, "astronaut_160x90_420_8b_boxnoise", ".mp4",
+                                X264_LOSSLESS)  # fmt: skip
+    with VideoReader(ref) as reader:
+        frames = sum(1 for _ in reader.iter_luma())
+        assert reader.num_frames is None and reader.estimated_frames == frames > 1
 
 
 def test_parse_probe_counts_video_streams():

@@ -138,3 +138,100 @@ def test_format_duration():
     assert format_duration(59.6) == "1:00"
     assert format_duration(3600) == "1:00:00"
     assert format_duration(math.inf) == format_duration(-1) == "--:--"
+
+
+def test_plain_lines_off_a_terminal_every_30_s():
+    """Off a terminal (a log): nothing for a run shorter than 30 s; else a plain line every
+    30 s and a last one at the end."""
+    short, clock = io.StringIO(), Clock()
+    with Progress(10, stream=short, clock=clock) as p:
+        clock.now += 29.0
+        p.update(10)
+    assert short.getvalue() == "" and p.plain and not p.active
+    log, clock = io.StringIO(), Clock()
+    with Progress(100, stream=log, clock=clock) as p:
+        for _ in range(100):
+            clock.now += 1.0
+            p.update()
+    lines = log.getvalue().splitlines()
+    assert "\r" not in log.getvalue() and log.getvalue().endswith("\n")
+    assert [line.split()[1] for line in lines] == ["30/100", "60/100", "90/100", "100/100"]
+    assert "ETA 1:10" in lines[0] and "in 1:40" in lines[-1]
+
+
+def test_every_gives_plain_lines_on_a_terminal_too():
+    tty, clock = Tty(), Clock()
+    with Progress(None, stream=tty, clock=clock, every=10.0) as p:
+        clock.now += 5.0
+        p.update(5)
+        assert tty.getvalue() == ""
+        clock.now += 5.0
+        p.update(5)
+    assert tty.getvalue() == "frames 10  1.0 fps  0:10\nframes 10  1.0 fps  0:10\n"
+    with pytest.raises(ValueError):
+        Progress(10, every=0)
+
+
+def test_estimated_total_and_note():
+    """An estimated total reads ~N; past it the ETA is unknown until the end; a note (a
+    ladder's rungs) follows the ETA (the terminal's width may cut it, never the counts)."""
+    clock = Clock()
+    p = Progress(100, stream=Tty(), clock=clock, estimated=True, note="2 rungs: a.mp4, b.mp4")
+    clock.now += 2.0
+    p.update(50)
+    assert p.render() == (
+        "frames 50/~100 [" + "#" * 12 + "." * 12 + "]  50%  25.0 fps  ETA 0:02  "
+        "2 rungs: a.mp4, b.mp4"
+    )
+    clock.now += 3.0
+    p.update(60)
+    assert p.render().startswith("frames 110/~100 [") and "ETA --:--  2 rungs" in p.render()
+    p.close()
+    assert "in 0:05  2 rungs" in p.render()
+
+
+# -- on the command line
+
+
+def _example_videos(tmp_path):
+    """The example pair as lossless MP4s, a copy of the distorted one for a second rung."""
+    pytest.importorskip("imageio_ffmpeg")
+    from _media import X264_LOSSLESS, encode
+
+    from admcuda.data import EXAMPLE, example_paths
+
+    with example_paths() as (ref, dis):
+        geometry = (EXAMPLE.width, EXAMPLE.height, "420", 8)
+        ref_mp4 = encode(ref, tmp_path / "ref.mp4", *geometry, X264_LOSSLESS)
+        dis_mp4 = encode(dis, tmp_path / "dis.mp4", *geometry, X264_LOSSLESS)
+    rung = tmp_path / "rung2.mp4"
+    rung.write_bytes(dis_mp4.read_bytes())
+    return ref_mp4, dis_mp4, rung
+
+
+def _progress_lines(capsys):
+    return [line for line in capsys.readouterr().err.splitlines() if line.startswith("frames ")]
+
+
+def test_cli_progress_gives_a_video_total_a_ladder_its_rungs(tmp_path, capsys):
+    """--progress: plain lines for a log (here its last), of a video's total estimated
+    from its duration and rate (~3, as decoding finds), exact under --frame-cnt; a ladder's
+    line names its rungs."""
+    from admcuda.cli.main import main
+
+    ref, dis, rung = _example_videos(tmp_path)
+    assert main(["score", str(ref), str(dis), "--progress", "--backend", "cpu"]) == 0
+    (line,) = _progress_lines(capsys)
+    assert line.startswith("frames 3/~3 [" + "#" * 24 + "] 100%  ") and " in 0:" in line
+    argv = ["score", str(ref), str(dis), str(rung), "--progress", "--frame-cnt", "2"]
+    assert main(argv) == 0
+    (line,) = _progress_lines(capsys)
+    assert line.startswith("frames 2/2 [") and line.endswith("  2 rungs: dis.mp4, rung2.mp4")
+
+
+def test_cli_quiet_and_progress_contradict(tmp_path, capsys):
+    from admcuda.cli.main import main
+
+    assert main(["score", "--example", "-q", "--progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("admcuda: error: ") and err.count("\n") == 1 and "--progress" in err

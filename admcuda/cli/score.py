@@ -89,6 +89,7 @@ _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
 _FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
 _PLACEHOLDERS = ("{name}", "{index}")
 _LOADED = time.time()
+PROGRESS_EVERY_S = 10.0  # --progress: a plain line this often
 
 
 def _options_epilog() -> str:
@@ -329,6 +330,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true",
         help="no progress bar on stderr, and no pooled score lines beside an output file",
     )  # fmt: skip
+    score.add_argument(
+        "--progress", action="store_true",
+        help=f"a plain progress line on stderr every {PROGRESS_EVERY_S:g} s and at the end, "
+        "terminal or not, for logs (off a terminal admcuda writes one every 30 s by itself)",
+    )  # fmt: skip
     return score
 
 
@@ -474,6 +480,8 @@ def _merge_input_forms(args: argparse.Namespace) -> str:
 def _check_arguments(args: argparse.Namespace) -> None:
     """Command-line checks that need no file: presence, ranges, the example's rules."""
     _check_refused(args)
+    if args.quiet and args.progress:
+        raise UsageError("-q silences the progress that --progress asks for; give one of them")
     dis_name = _merge_input_forms(args)
     ref_name = "REF" if dis_name == "DIS" else "-r/--reference"
     if args.gpu is not None and args.backend == "cpu":
@@ -826,7 +834,7 @@ def run(args: argparse.Namespace) -> int:
             frame_skip_ref=args.frame_skip_ref,
             frame_skip_dist=args.frame_skip_dist,
             subsample=args.subsample,
-            progress=not args.quiet,
+            progress=PROGRESS_EVERY_S if args.progress else not args.quiet,
             threads=args.threads,
             host_memory=args.host_memory << 20,
             batch=args.batch,

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import math
 import os
 import re
 import shutil
@@ -278,6 +279,11 @@ class VideoInfo:
         or flip the picture), its rotation as ffmpeg reports it, in degrees
         counter-clockwise (``av_display_rotation_get``; a flip alone reads as 180 or 0);
         None without one.
+    duration : float or None
+        The file's duration in seconds (``Duration:``), None where ffmpeg gives none.
+    frame_rate : float or None
+        The stream's frame rate (its ``fps``, else its ``tbr``), None where ffmpeg gives
+        none.
     """
 
     stream: int
@@ -288,6 +294,16 @@ class VideoInfo:
     container: str
     video_streams: int = 1
     rotation: float | None = None
+    duration: float | None = None
+    frame_rate: float | None = None
+
+    @property
+    def estimated_frames(self) -> int | None:
+        """Frames the stream should hold, the duration times the frame rate (exact for a
+        constant rate, an estimate otherwise); None where either is unknown."""
+        if not self.duration or not self.frame_rate:
+            return None
+        return max(round(self.duration * self.frame_rate), 0)
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -309,6 +325,20 @@ _STREAM = re.compile(r"^\s*Stream #0:([0-9]+)[^:]*: Video: (.*)$")
 _ANY_STREAM = re.compile(r"^\s*Stream #")
 _DISPLAY_MATRIX = re.compile(r"^\s*Display Matrix: rotation of (-?[0-9.]+) degrees")
 _SIZE = re.compile(r"([0-9]+)x([0-9]+)(?:\s|$)")
+_DURATION = re.compile(r"^\s*Duration: ([0-9]+):([0-9]{2}):([0-9]{2}(?:\.[0-9]+)?)")
+_RATE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(k?) (fps|tbr)$")
+
+
+def _frame_rate(fields: list[str]) -> float | None:
+    """A stream line's frame rate: its ``fps`` field, else its ``tbr`` (``25 fps``,
+    ``29.97 fps``, ``1k tbr``)."""
+    rates = {}
+    for field in fields:
+        found = _RATE.match(field.strip())
+        if found:
+            rates[found.group(3)] = float(found.group(1)) * (1000 if found.group(2) else 1)
+    rate = rates.get("fps") or rates.get("tbr")
+    return rate if rate and math.isfinite(rate) else None
 
 
 def parse_probe(text: str) -> VideoInfo | None:
@@ -327,12 +357,18 @@ def parse_probe(text: str) -> VideoInfo | None:
         None if the text names no video stream.
     """
     container = ""
+    duration: float | None = None
     streams: list[VideoInfo] = []
     current: int | None = None  # the video stream whose side data the lines below list
     for line in text.splitlines():
         head = re.match(r"^Input #0, (.*), from ", line)
         if head:
             container = head.group(1)
+            continue
+        length = _DURATION.match(line)
+        if length and duration is None:
+            hours, minutes, seconds = length.groups()
+            duration = int(hours) * 3600 + int(minutes) * 60 + float(seconds)
             continue
         turned = _DISPLAY_MATRIX.match(line)
         if turned and current is not None and streams[current].rotation is None:
@@ -364,12 +400,13 @@ def parse_probe(text: str) -> VideoInfo | None:
                 width=size[0],
                 height=size[1],
                 container=container,
+                frame_rate=_frame_rate(fields),
             )
         )
         current = len(streams) - 1
     if not streams:
         return None
-    return replace(streams[0], video_streams=len(streams))
+    return replace(streams[0], video_streams=len(streams), duration=duration)
 
 
 # What ffmpeg says before its generic "Invalid data found" where an MP4/MOV file lacks its
@@ -555,6 +592,12 @@ class VideoReader(ClosingReader):
         self.bitdepth = bitdepth
         self.pixel_format = layout
         self._procs: set[subprocess.Popen[bytes]] = set()
+
+    @property
+    def estimated_frames(self) -> int | None:
+        """Frames the video should hold, from its duration and frame rate (for progress:
+        ``num_frames`` stays None, as only decoding counts them); None if unknown."""
+        return self.info.estimated_frames
 
     def _rotate_args(self) -> list[str]:
         """ffmpeg turns frames by a display matrix unless told not to."""
@@ -861,6 +904,13 @@ class ScaledReader(VideoReader):
         known = self.source_kind in ("yuv", "y4m")
         self.num_frames = src.num_frames if known else None  # type: ignore[attr-defined]
         self._procs = set()
+
+    @property
+    def estimated_frames(self) -> int | None:
+        """The source's frames where known, else its estimate (a video's)."""
+        if self.num_frames is not None:
+            return self.num_frames
+        return getattr(self.source, "estimated_frames", None)
 
     def _input_args(self) -> list[str]:
         src: object = self.source
