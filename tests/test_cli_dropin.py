@@ -582,10 +582,11 @@ def test_ladder_summary_is_a_line_per_rung(tmp_path):
         assert main(["score", str(ref), str(rung), *GEOMETRY, "-o", str(doc)]) == 0
         pooled = json.loads(doc.read_text())["pooled_metrics"]["integer_adm2"]
         assert line.split()[:3] == [str(rung), "2", "frames"]
-        assert line.endswith(
+        assert (
             f"integer_adm2 mean {pooled['mean']:.6f} harmonic_mean "
-            f"{pooled['harmonic_mean']:.6f} min {pooled['min']:.6f}"
-        )
+            f"{pooled['harmonic_mean']:.6f} min {pooled['min']:.6f} p5 "
+        ) in line
+        assert line.split()[-10::2] == ["p5", "median", "p95", "max", "stdev"]
 
 
 def test_ladder_summary_without_failures(pair, tmp_path, capsys):

@@ -107,6 +107,13 @@ def _write_yuv420(path: Path, planes: np.ndarray, frames: int) -> None:
         f.write(block[: (frames % k) * (len(block) // k)])
 
 
+def _write_pair(ref: Path, dis: Path, w: int, h: int, bitdepth: int, frames: int) -> None:
+    """The benchmark's raw 4:2:0 reference and distorted files of ``frames`` frames."""
+    ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, bitdepth, seed=w * h)
+    _write_yuv420(ref, ref_h, frames)
+    _write_yuv420(dis, dis_h, frames)
+
+
 def _luma_view(path: Path, n: int, w: int, h: int, dtype: np.dtype) -> np.ndarray:
     """Luma planes of a 4:2:0 file as a read-only memory map, (n, h, w), no copy."""
     frame = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
@@ -955,7 +962,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.cpu or not (gpu or encoded):
         from admcuda.cli.bench_cpu import bench_cpu
 
-        bench_cpu(args)
+        bench_cpu(args, _write_pair)
 
     if rows:
         print()

@@ -265,13 +265,13 @@ def machine_line(cores: int) -> str:
     return f"{model or 'CPU'}, {cores} usable cores; admcuda {__version__}{numba_text}"
 
 
-def bench_cpu(args: Any) -> None:
+def bench_cpu(args: Any, write_pair: Callable[[Path, Path, int, int, int, int], None]) -> None:
     """The CPU rows of ``admcuda bench`` (``args``: its parsed arguments) at each
-    ``--sizes`` (default 1080p), printed as each size completes."""
+    ``--sizes`` (default 1080p), printed as each size completes; ``write_pair(ref, dis,
+    w, h, bitdepth, frames)`` writes the raw files."""
     import tempfile
 
     from admcuda.backends.cpu import default_threads
-    from admcuda.cli.bench import _UNIQUE_FRAMES, _frames_host, _write_yuv420
     from admcuda.compiled import available
 
     cores = default_threads()
@@ -292,11 +292,9 @@ def bench_cpu(args: Any) -> None:
     for w, h in args.sizes or [(1920, 1080)]:
         n = args.frames or default_cpu_frames(w, h)
         numpy_frames = args.numpy_frames or max(2, n // 8)
-        ref_h, dis_h = _frames_host(_UNIQUE_FRAMES, w, h, bd, seed=w * h)
         with tempfile.TemporaryDirectory(prefix="admcuda-bench-", dir=args.tmp) as tmp:
             rp, dp = Path(tmp) / "ref.yuv", Path(tmp) / "dis.yuv"
-            _write_yuv420(rp, ref_h, n)
-            _write_yuv420(dp, dis_h, n)
+            write_pair(rp, dp, w, h, bd, n)
             rows = cpu_rows(
                 Path(tmp), rp, dp, w, h, bd, frames=n, numpy_frames=numpy_frames,
                 threads=threads, engines=engines, vmaf=vmaf, ffmpeg=ffmpeg,
