@@ -104,6 +104,24 @@ def test_every_bit_depth_and_extreme_values(bitdepth):
         )
 
 
+@pytest.mark.parametrize("bitdepth", [8, 16])
+def test_sums_at_their_32_bit_bounds(bitdepth):
+    """Flat full-scale areas beside full-range noise: the means, the decimation (its
+    rounding included) and 8-bit scale 0's second moments reach the largest sums that
+    the kernels keep in 32-bit lanes (``65535 * 65536 + 2**15``, ``255**2 * 65536``),
+    and the statistic takes both sides of ``sigma_nsq`` in one row."""
+    rng = np.random.default_rng(bitdepth + 100)
+    top = (1 << bitdepth) - 1
+    dtype = np.uint8 if bitdepth == 8 else np.uint16
+    ref = np.full((72, 80), top, dtype)
+    ref[:, 40:] = rng.choice([0, top], (72, 40))
+    for dis in (ref, np.full_like(ref, top), (top - ref).astype(dtype)):
+        want = reference_accumulators(ref, dis, bitdepth, (1.0, 100.0), False)
+        got = vif_accumulators(ref, dis, bitdepth, [1.0, 100.0], False)
+        np.testing.assert_array_equal(got, want)
+        assert (want[0, :, 3] > 0).all() and (want[0, :, 1] > 0).all()
+
+
 def test_skip_scale0_and_the_batch_over_threads():
     frames = [structured_pair(61, 45, 10, seed) for seed in range(5)]
     refs = np.stack([f[0] for f in frames])

@@ -23,17 +23,20 @@ libvmaf's does: frames need 16x16 (:data:`VIF_MIN_SIDE`), scale 3 being a quarte
 side, rounded down three times; the reference scores smaller ones.
 
 Vectorising. Every per-column loop vectorises (AVX-512 where the CPU has it); what it
-takes: few arrays a loop; taps that are constants where the arithmetic is 32-bit (8-bit
-scale 0's vertical pass, :func:`_vertical_8`, spelled out tap pair by tap pair: every sum
-there fits in uint32, and its products are cast back to uint32 so that LLVM keeps 16
-lanes a vector); the per-pixel statistic (:func:`_residuals`) branch free, both sides of
+takes: few arrays a loop (8-bit scale 0's vertical pass takes two tap pairs a pass,
+:func:`_v8_pair2`); taps that are constants, the vertical tap pairs spelled out one call
+each (:func:`_vertical_8`, :func:`_vertical`, :func:`_decimate_rows`), so that sums that
+fit in 32 bits are computed in 32-bit lanes, 16 a vector, their products cast back to
+uint32 (Numba widens them to int64 otherwise, and so does LLVM with a tap read at run
+time); the per-pixel statistic (:func:`_residuals`) branch free, both sides of
 ``sigma_nsq`` computed and selected, with the log table as int32 so that it is gathered;
 no ``min``/``max`` builtins in inlined helpers (calls when the vectoriser runs).
 
-Exactness. Filter sums are computed in int64 (8-bit scale 0's vertical pass in uint32,
-where none exceeds it) and stored to the reference's unsigned types, which wraps them as
-its C does (every sum stays below 2**49, and a stored uint32 keeps the low 32 bits of its
-sum whatever order the taps came in). The double steps keep
+Exactness. Sums that stay below 2**32 are computed in uint32: the means (``65535 *
+65536``), the decimation's rounding included, and every sum of 8-bit scale 0's vertical
+pass (``255**2 * 65536``). The second moments' other sums are int64 (below 2**49). Each
+is stored to the reference's unsigned type, which wraps it as its C does (a stored
+uint32 keeps the low 32 bits of its sum whatever order the taps came in). The double steps keep
 the reference's order (``g = c / (a + eps)``, ``sv = b - g * c``, truncation, ``g =
 min(g, egl)``, ``(g * g) * a`` truncated) and are compiled without fastmath, so nothing
 is contracted into a fused multiply-add. The accumulators are int64 sums, so threads
@@ -124,6 +127,19 @@ def _v_cross_pair(xa, xb, ya, yb, t, xy):
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
+def _v_taps(ref, dis, taps, tab, ro, i, k, m1, m2, xx, yy, xy):
+    """Tap pair ``k`` of :func:`_vertical` (``k`` below ``half``; the index is guarded
+    so that Numba types it for any tuple)."""
+    half = len(taps) // 2
+    t = taps[k if k < half else half]
+    ra = tab[ro + i - half + k]
+    rb = tab[ro + i + half - k]
+    _v_pair(ref[ra], ref[rb], t, m1, xx)
+    _v_pair(dis[ra], dis[rb], t, m2, yy)
+    _v_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
 def _vertical(ref, dis, taps, tab, ro, i, m1, m2, xx, yy, xy):
     """Row ``i`` of the vertical pass's sums, unrounded: means into uint32 ``m1``, ``m2``
     (no wrap: ``65535 * 65536 < 2**32``), second moments into ``xx``, ``yy``, ``xy``
@@ -134,13 +150,19 @@ def _vertical(ref, dis, taps, tab, ro, i, m1, m2, xx, yy, xy):
     _v_first(ref[r], t, m1, xx)
     _v_first(dis[r], t, m2, yy)
     _v_cross_first(ref[r], dis[r], t, xy)
-    for k in range(half):
-        t = taps[k]
-        ra = tab[ro + i - half + k]
-        rb = tab[ro + i + half - k]
-        _v_pair(ref[ra], ref[rb], t, m1, xx)
-        _v_pair(dis[ra], dis[rb], t, m2, yy)
-        _v_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
+    # the tap pairs spelled out, each a constant tap once inlined (``half`` is a constant
+    # of the taps' type, so the pairs a scale lacks are dropped when compiled)
+    _v_taps(ref, dis, taps, tab, ro, i, 0, m1, m2, xx, yy, xy)
+    if half > 1:
+        _v_taps(ref, dis, taps, tab, ro, i, 1, m1, m2, xx, yy, xy)
+    if half > 2:
+        _v_taps(ref, dis, taps, tab, ro, i, 2, m1, m2, xx, yy, xy)
+        _v_taps(ref, dis, taps, tab, ro, i, 3, m1, m2, xx, yy, xy)
+    if half > 4:
+        _v_taps(ref, dis, taps, tab, ro, i, 4, m1, m2, xx, yy, xy)
+        _v_taps(ref, dis, taps, tab, ro, i, 5, m1, m2, xx, yy, xy)
+        _v_taps(ref, dis, taps, tab, ro, i, 6, m1, m2, xx, yy, xy)
+        _v_taps(ref, dis, taps, tab, ro, i, 7, m1, m2, xx, yy, xy)
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
@@ -183,17 +205,37 @@ def _v8_cross_pair(xa, xb, ya, yb, t, xy):
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
+def _v8_pair2(xa, xb, xc, xd, ta, tb, m, sq):
+    """Two tap pairs of :func:`_v8_pair` in one pass (``xa, xb`` with tap ``ta``, ``xc,
+    xd`` with ``tb``): half the loads and stores of the sums."""
+    t0 = np.uint32(ta)
+    t1 = np.uint32(tb)
+    for j in range(xa.shape[0]):
+        a0 = np.uint32(xa[j])
+        a1 = np.uint32(xb[j])
+        a2 = np.uint32(xc[j])
+        a3 = np.uint32(xd[j])
+        u = np.uint32(np.uint32(t0 * np.uint32(a0 + a1)) + np.uint32(t1 * np.uint32(a2 + a3)))
+        m[j] = np.uint32(m[j] + u)
+        q0 = np.uint32(np.uint32(a0 * a0) + np.uint32(a1 * a1))
+        q1 = np.uint32(np.uint32(a2 * a2) + np.uint32(a3 * a3))
+        sq[j] = np.uint32(sq[j] + np.uint32(np.uint32(t0 * q0) + np.uint32(t1 * q1)))
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
 def _v8_taps(ref, dis, tab, ro, i, k, m1, m2, xx, yy, xy):
-    """Tap pair ``k`` of :func:`_vertical_8`; ``k`` a literal at every call, so that the
-    tap is a constant and its products stay 32-bit (a tap read from a table at run time
-    is an int64 for LLVM, and so is every product)."""
+    """Tap pairs ``k`` and ``k + 1`` of :func:`_vertical_8`; ``k`` a literal at every
+    call, so that the taps are constants and their products stay 32-bit (a tap read from
+    a table at run time is an int64 for LLVM, and so is every product)."""
     half = len(_F0) // 2
-    t = _F0[k]
     ra = tab[ro + i - half + k]
     rb = tab[ro + i + half - k]
-    _v8_pair(ref[ra], ref[rb], t, m1, xx)
-    _v8_pair(dis[ra], dis[rb], t, m2, yy)
-    _v8_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
+    rc = tab[ro + i - half + k + 1]
+    rd = tab[ro + i + half - k - 1]
+    _v8_pair2(ref[ra], ref[rb], ref[rc], ref[rd], _F0[k], _F0[k + 1], m1, xx)
+    _v8_pair2(dis[ra], dis[rb], dis[rc], dis[rd], _F0[k], _F0[k + 1], m2, yy)
+    _v8_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], _F0[k], xy)
+    _v8_cross_pair(ref[rc], ref[rd], dis[rc], dis[rd], _F0[k + 1], xy)
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
@@ -205,13 +247,9 @@ def _vertical_8(ref, dis, tab, ro, i, m1, m2, xx, yy, xy):
     _v8_first(dis[r], t, m2, yy)
     _v8_cross_first(ref[r], dis[r], t, xy)
     _v8_taps(ref, dis, tab, ro, i, 0, m1, m2, xx, yy, xy)
-    _v8_taps(ref, dis, tab, ro, i, 1, m1, m2, xx, yy, xy)
     _v8_taps(ref, dis, tab, ro, i, 2, m1, m2, xx, yy, xy)
-    _v8_taps(ref, dis, tab, ro, i, 3, m1, m2, xx, yy, xy)
     _v8_taps(ref, dis, tab, ro, i, 4, m1, m2, xx, yy, xy)
-    _v8_taps(ref, dis, tab, ro, i, 5, m1, m2, xx, yy, xy)
     _v8_taps(ref, dis, tab, ro, i, 6, m1, m2, xx, yy, xy)
-    _v8_taps(ref, dis, tab, ro, i, 7, m1, m2, xx, yy, xy)
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
@@ -237,27 +275,31 @@ def _mirror_row(buf, tab, co, w, half):
 
 @njit(inline="always", nogil=True, error_model="numpy")
 def _h_mean(taps, m, mu, w):
-    """Horizontal pass of a mean: uint32 sums (no wrap) of the padded row ``m``."""
+    """Horizontal pass of a mean: uint32 sums (no wrap: the vertical means are below
+    2**16) of the padded row ``m``, in 32-bit lanes (the taps constants, the products
+    cast back to uint32)."""
     half = len(taps) // 2
     two = 2 * half
     for j in range(w):
-        u = taps[half] * np.int64(m[j + half])
+        u = np.uint32(np.uint32(taps[half]) * m[j + half])
         for k in range(half):
-            u += taps[k] * (np.int64(m[j + k]) + np.int64(m[j + two - k]))
-        mu[j] = u & _U32
+            p = np.uint32(m[j + k] + m[j + two - k])
+            u = np.uint32(u + np.uint32(np.uint32(taps[k]) * p))
+        mu[j] = u
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
 def _h_sigma(taps, mom, mu_a, mu_b, w, sigma):
     """Horizontal pass of a second moment (uint64 sums rounded by ``HP`` to uint32), less
     its rounded product of means ``((uint64)mu_a * mu_b + 2**31) >> 32``, in uint32 read
-    as int32 (:func:`reference.vif.vif_sigma`)."""
+    as int32 (:func:`reference.vif.vif_sigma`). Mirrored taps are added before their
+    multiply (two uint32 fit in int64)."""
     half = len(taps) // 2
     two = 2 * half
     for j in range(w):
         u = taps[half] * np.int64(mom[j + half])
         for k in range(half):
-            u += taps[k] * np.int64(mom[j + k]) + taps[k] * np.int64(mom[j + two - k])
+            u += taps[k] * (np.int64(mom[j + k]) + np.int64(mom[j + two - k]))
         m = ((u + _HP_RND) >> _HP_SHIFT) & _U32
         p = (np.uint64(mu_a[j]) * np.uint64(mu_b[j]) + np.uint64(_MU_RND)) >> np.uint64(_MU_SHIFT)
         d = m - np.int64(p)
@@ -351,7 +393,7 @@ def _rows_8(ref, dis, tab, ro, co, table, egls, r0, r1, acc):
     half = len(_F0) // 2
     end = half + w
     bufs = np.empty((5, w + 2 * half), np.uint32)
-    mu = np.empty((2, w), np.int64)
+    mu = np.empty((2, w), np.uint32)
     s = np.empty((3, w), np.int64)
     for i in range(r0, r1):
         _vertical_8(ref, dis, tab, ro, i, bufs[0, half:end], bufs[1, half:end],
@@ -374,7 +416,7 @@ def _rows_16(ref, dis, taps, mrnd, msh, qrnd, qsh, tab, ro, co, table, egls, r0,
     end = half + w
     bufs = np.empty((5, w + 2 * half), np.uint32)
     q = np.empty((3, w), np.int64)
-    mu = np.empty((2, w), np.int64)
+    mu = np.empty((2, w), np.uint32)
     s = np.empty((3, w), np.int64)
     for i in range(r0, r1):
         _vertical(ref, dis, taps, tab, ro, i, bufs[0, half:end], bufs[1, half:end],
@@ -390,39 +432,53 @@ def _rows_16(ref, dis, taps, mrnd, msh, qrnd, qsh, tab, ro, co, table, egls, r0,
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
+def _d_pair(src, taps, tab, ro, i, k, acc):
+    """Tap pair ``k`` of :func:`_decimate_rows`'s vertical sums, in 32-bit lanes (the
+    index guarded as in :func:`_v_taps`)."""
+    half = len(taps) // 2
+    t = np.uint32(taps[k if k < half else half])
+    xa = src[tab[ro + i - half + k]]
+    xb = src[tab[ro + i + half - k]]
+    for j in range(acc.shape[0]):
+        acc[j] = np.uint32(acc[j] + np.uint32(t * np.uint32(np.uint32(xa[j]) + np.uint32(xb[j]))))
+
+
+@njit(inline="always", nogil=True, error_model="numpy")
 def _decimate_rows(src, taps, mrnd, msh, mask, tab, ro, co, dst, o0, o1):
     """Rows ``o0 .. o1 - 1`` of a decimated plane ``dst`` (``subsample_rd_8`` /
     ``subsample_rd_16``): ``src`` filtered with the next scale's taps at its even rows
     (rounded by ``(mrnd, msh)``, masked by ``mask``: uint16 or uint32) and even columns
-    (rounded by ``HP``). No sum wraps: ``65535 * 65536 < 2**32``."""
+    (rounded by ``HP``). No sum wraps and none exceeds 32 bits, rounding included
+    (``65535 * 65536 + 2**15 < 2**32``): the sums are uint32, the taps constants."""
     w = src.shape[1]
     ow = dst.shape[1]
     half = len(taps) // 2
     two = 2 * half
-    acc = np.empty(w, np.int64)
-    v = np.empty(w + two, np.int64)
+    acc = np.empty(w, np.uint32)
+    v = np.empty(w + two, np.uint32)
     for oi in range(o0, o1):
         i = 2 * oi
         x = src[tab[ro + i]]
-        t = taps[half]
+        t = np.uint32(taps[half])
         for j in range(w):
-            acc[j] = t * np.int64(x[j])
-        for k in range(half):
-            t = taps[k]
-            xa = src[tab[ro + i - half + k]]
-            xb = src[tab[ro + i + half - k]]
-            for j in range(w):
-                acc[j] += t * (np.int64(xa[j]) + np.int64(xb[j]))
+            acc[j] = np.uint32(t * np.uint32(x[j]))
+        _d_pair(src, taps, tab, ro, i, 0, acc)
+        if half > 1:
+            _d_pair(src, taps, tab, ro, i, 1, acc)
+        if half > 2:
+            _d_pair(src, taps, tab, ro, i, 2, acc)
+            _d_pair(src, taps, tab, ro, i, 3, acc)
         for j in range(w):
-            v[half + j] = ((acc[j] + mrnd) >> msh) & mask
+            v[half + j] = ((np.int64(acc[j]) + mrnd) >> msh) & mask
         _mirror_row(v, tab, co, w, half)
         out = dst[oi]
         for oj in range(ow):
             c = 2 * oj
-            u = taps[half] * v[c + half]
+            u = np.uint32(np.uint32(taps[half]) * v[c + half])
             for k in range(half):
-                u += taps[k] * (v[c + k] + v[c + two - k])
-            out[oj] = ((u + _HP_RND) >> _HP_SHIFT) & _U16
+                p = np.uint32(v[c + k] + v[c + two - k])
+                u = np.uint32(u + np.uint32(np.uint32(taps[k]) * p))
+            out[oj] = np.uint32(u + np.uint32(_HP_RND)) >> np.uint32(_HP_SHIFT)
 
 
 # --- compiled entry points: one per input type, each scale's taps inlined as constants ---------
