@@ -47,6 +47,16 @@ def test_the_engine_is_taken_where_it_fits(engine):
     assert compiled.usable(1920, 1080, None, 4) and not compiled.usable(160, 90, None, 4)
 
 
+def test_a_stream_of_unknown_length_waits_for_no_compile(engine, monkeypatch):
+    import admcuda.compiled
+
+    engine("")
+    monkeypatch.setattr(admcuda.compiled, "cached", lambda: False)
+    assert not compiled.usable(1920, 1080, None, None)
+    monkeypatch.setattr(admcuda.compiled, "cached", lambda: True)
+    assert compiled.usable(1920, 1080, None, None)
+
+
 @pytest.mark.parametrize(
     "key,entry,base", TESTDATA_GOLDENS, ids=[k for k, _, _ in TESTDATA_GOLDENS]
 )

@@ -207,7 +207,7 @@ def _compiled_engine(width: int, height: int, bitdepth: int, opts: Any, *, input
                      frames: int | None, threads: int | None, budget: int, batch: int | None,
                      plan: Any, subsample: int) -> Any:  # fmt: skip
     """The compiled CPU engine (:mod:`admcuda.backends.compiled`), with a one-line notice
-    while its kernels compile for the first time on this machine."""
+    on a terminal while its kernels compile for the first time on this machine."""
     import logging
 
     from admcuda.backends.compiled import CompiledEngine
@@ -222,7 +222,7 @@ def _compiled_engine(width: int, height: int, bitdepth: int, opts: Any, *, input
     # the reference's working memory a frame bounds the kernels' from above
     work = CPU_WORK_BYTES_PER_PIXEL * width * height
     check_frame_memory(width, height, bitdepth, 1 + inputs, work=work, available=available_memory())
-    if cached() is False:
+    if cached() is False and sys.stderr.isatty():
         logging.getLogger("admcuda").warning(
             "compiling the CPU engine's kernels, once for this machine (a minute or two; "
             "'admcuda warmup' does it ahead)"

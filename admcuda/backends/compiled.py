@@ -11,7 +11,8 @@ process.
 
 :func:`usable` says where it runs: Numba installed, ``ADMCUDA_CPU_ENGINE`` not
 ``numpy``, and frames the kernels take (ADM above 32 rows and columns, VIF 16 and up);
-elsewhere, and for runs too short to repay the kernels' loading, the CPU backend keeps the
+elsewhere, for runs too short to repay the kernels' loading, and for streams of unknown
+length while the kernels are not yet compiled on this machine, the CPU backend keeps the
 NumPy reference.
 """
 
@@ -51,7 +52,11 @@ def usable(width: int, height: int, plan: Any, frames: int | None) -> bool:
         return False
     if choice == "compiled":
         return True
-    return frames is None or frames * width * height >= MIN_PIXELS
+    if frames is None:  # a stream of unknown length: compiled if nothing is to compile
+        from admcuda.compiled import cached
+
+        return cached() is True
+    return frames * width * height >= MIN_PIXELS
 
 
 @dataclass
