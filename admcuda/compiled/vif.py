@@ -25,7 +25,7 @@ side, rounded down three times; the reference scores smaller ones.
 Vectorising. Every per-column loop vectorises (AVX-512 where the CPU has it); what it
 takes: few arrays a loop (8-bit scale 0's vertical pass takes two tap pairs a pass,
 :func:`_v8_pair2`); taps that are constants, the vertical tap pairs spelled out one call
-each (:func:`_vertical_8`, :func:`_vertical`, :func:`_decimate_rows`), so that sums that
+each (:func:`_vertical_8`, :func:`_decimate_rows`), so that sums that
 fit in 32 bits are computed in 32-bit lanes, 16 a vector, their products cast back to
 uint32 (Numba widens them to int64 otherwise, and so does LLVM with a tap read at run
 time); the per-pixel statistic (:func:`_residuals`) branch free, both sides of
@@ -127,19 +127,6 @@ def _v_cross_pair(xa, xb, ya, yb, t, xy):
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
-def _v_taps(ref, dis, taps, tab, ro, i, k, m1, m2, xx, yy, xy):
-    """Tap pair ``k`` of :func:`_vertical` (``k`` below ``half``; the index is guarded
-    so that Numba types it for any tuple)."""
-    half = len(taps) // 2
-    t = taps[k if k < half else half]
-    ra = tab[ro + i - half + k]
-    rb = tab[ro + i + half - k]
-    _v_pair(ref[ra], ref[rb], t, m1, xx)
-    _v_pair(dis[ra], dis[rb], t, m2, yy)
-    _v_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
-
-
-@njit(inline="always", nogil=True, error_model="numpy")
 def _vertical(ref, dis, taps, tab, ro, i, m1, m2, xx, yy, xy):
     """Row ``i`` of the vertical pass's sums, unrounded: means into uint32 ``m1``, ``m2``
     (no wrap: ``65535 * 65536 < 2**32``), second moments into ``xx``, ``yy``, ``xy``
@@ -150,19 +137,13 @@ def _vertical(ref, dis, taps, tab, ro, i, m1, m2, xx, yy, xy):
     _v_first(ref[r], t, m1, xx)
     _v_first(dis[r], t, m2, yy)
     _v_cross_first(ref[r], dis[r], t, xy)
-    # the tap pairs spelled out, each a constant tap once inlined (``half`` is a constant
-    # of the taps' type, so the pairs a scale lacks are dropped when compiled)
-    _v_taps(ref, dis, taps, tab, ro, i, 0, m1, m2, xx, yy, xy)
-    if half > 1:
-        _v_taps(ref, dis, taps, tab, ro, i, 1, m1, m2, xx, yy, xy)
-    if half > 2:
-        _v_taps(ref, dis, taps, tab, ro, i, 2, m1, m2, xx, yy, xy)
-        _v_taps(ref, dis, taps, tab, ro, i, 3, m1, m2, xx, yy, xy)
-    if half > 4:
-        _v_taps(ref, dis, taps, tab, ro, i, 4, m1, m2, xx, yy, xy)
-        _v_taps(ref, dis, taps, tab, ro, i, 5, m1, m2, xx, yy, xy)
-        _v_taps(ref, dis, taps, tab, ro, i, 6, m1, m2, xx, yy, xy)
-        _v_taps(ref, dis, taps, tab, ro, i, 7, m1, m2, xx, yy, xy)
+    for k in range(half):
+        t = taps[k]
+        ra = tab[ro + i - half + k]
+        rb = tab[ro + i + half - k]
+        _v_pair(ref[ra], ref[rb], t, m1, xx)
+        _v_pair(dis[ra], dis[rb], t, m2, yy)
+        _v_cross_pair(ref[ra], ref[rb], dis[ra], dis[rb], t, xy)
 
 
 @njit(inline="always", nogil=True, error_model="numpy")
@@ -356,23 +337,17 @@ def _residuals(s, w, table, egls, acc):
     runs, and it gives up on the loop."""
     ne = egls.shape[0]
     s1, s2, s12 = s[0], s[1], s[2]
-    egl = egls[0]
-    num_log = 0
     den_log = 0
     num_non_log = 0
     den_non_log = 0
     for j in range(w):
         a = s1[j]
-        b = s2[j] if s2[j] > 0 else 0
-        c = s12[j]
         big = a >= _NSQ
         la = _log2(table, (a if big else _NSQ) + _NSQ) - _DEN_OFFSET
         den_log += la if big else 0
-        num_non_log += 0 if big else b
+        num_non_log += 0 if big else (s2[j] if s2[j] > 0 else 0)
         den_non_log += 0 if big else 1
-        num_log += _num_log(table, a, b, c, egl)
-    acc[0, 0] += num_log
-    for e in range(1, ne):
+    for e in range(ne):
         egl = egls[e]
         num_log = 0
         for j in range(w):
@@ -433,8 +408,9 @@ def _rows_16(ref, dis, taps, mrnd, msh, qrnd, qsh, tab, ro, co, table, egls, r0,
 
 @njit(inline="always", nogil=True, error_model="numpy")
 def _d_pair(src, taps, tab, ro, i, k, acc):
-    """Tap pair ``k`` of :func:`_decimate_rows`'s vertical sums, in 32-bit lanes (the
-    index guarded as in :func:`_v_taps`)."""
+    """Tap pair ``k`` of :func:`_decimate_rows`'s vertical sums, in 32-bit lanes; ``k`` a
+    literal below ``half`` at every call (the index is guarded so that Numba types it for
+    every scale's taps; the guard folds away)."""
     half = len(taps) // 2
     t = np.uint32(taps[k if k < half else half])
     xa = src[tab[ro + i - half + k]]
