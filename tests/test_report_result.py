@@ -223,13 +223,13 @@ LIBVMAF_JSON = """{
 def test_reads_libvmaf_json(tmp_path):
     path = tmp_path / "libvmaf.json"
     path.write_text(LIBVMAF_JSON)
-    r = AdmResult.from_json(path)
+    r = AdmResult.from_json(path, adm_only=True)
     assert len(r) == 2 and len(r.names) == 7 and "float_ssim" not in r.names
     assert r["integer_adm2"] == [0.962084, 0.949766]
     assert math.isnan(r[1]["integer_aim_egl_1.2"])
     assert r.options == AdmOptions(adm_enhn_gain_limit=1.2)
     assert r.fps == 31.27 and r.metadata["version"] == "3.2.0"
-    everything = AdmResult.from_json(path, adm_only=False)
+    everything = AdmResult.from_json(path)  # every output by default
     assert everything.names[0] == "float_ssim" and math.isnan(everything[1]["float_ssim"])
 
 
@@ -285,13 +285,13 @@ harmonic_mean="0.955910" />
 def test_reads_libvmaf_xml(tmp_path):
     path = tmp_path / "libvmaf.xml"
     path.write_text(LIBVMAF_XML)
-    r = AdmResult.read(path)
+    r = AdmResult.read(path, adm_only=True)
     assert len(r) == 2 and len(r.names) == 7 and "float_ssim" not in r.names
     assert r["integer_adm2"] == [0.962084, 0.949766] and math.isnan(r[1]["integer_aim_egl_1.2"])
     assert r.pooled["integer_adm2"]["harmonic_mean"] == 0.955910
     assert r.options == AdmOptions(adm_enhn_gain_limit=1.2)
     assert (r.width, r.height, r.fps, r.metadata["version"]) == (576, 324, 31.27, "3.2.0")
-    assert AdmResult.from_xml(path, adm_only=False)["float_ssim"] == [0.912, 0.901]
+    assert AdmResult.read(path)["float_ssim"] == [0.912, 0.901]  # every output by default
 
 
 @pytest.mark.parametrize(
@@ -439,7 +439,7 @@ def test_from_json_errors(tmp_path, text, needle):
     path = tmp_path / "bad.json"
     path.write_text(text)
     with pytest.raises(AdmError, match=needle) as info:
-        AdmResult.from_json(path)
+        AdmResult.from_json(path, adm_only=True)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
 
 
@@ -534,3 +534,19 @@ def test_a_rung_that_was_not_scored_writes_no_file(tmp_path, fmt):
     with pytest.raises(AdmError, match="not scored .distorted file 'q2.mp4' not found"):
         getattr(failed, f"to_{fmt}")(dest)
     assert not dest.exists()
+
+
+def test_a_vmaf_file_reads_back_with_its_model_score(tmp_path):
+    import admcuda
+    from admcuda.data import EXAMPLE, example_paths
+
+    with example_paths() as (ref, dis):
+        scored = admcuda.score(ref, dis, width=EXAMPLE.width, height=EXAMPLE.height,
+                               model="vmaf_v0.6.1", backend="cpu")  # fmt: skip
+    path = tmp_path / "vmaf.json"
+    scored.to_json(path)
+    back = AdmResult.read(path)
+    assert back.array("vmaf").tolist() == scored.array("vmaf").tolist()
+    assert back.pooled["vmaf"]["mean"] == scored.pooled["vmaf"]["mean"]
+    assert repr(back).endswith(f"mean vmaf {scored.pooled['vmaf']['mean']:.6f}>")
+    assert "vmaf" not in AdmResult.read(path, adm_only=True).names

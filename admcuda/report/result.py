@@ -406,7 +406,10 @@ class AdmResult:
             geometry = f", {self.width}x{self.height}"
         mean = ""
         models = self.metadata.get("models") or []
-        name = models[0] if models and models[0] in self.names else "integer_adm2"
+        if models and models[0] in self.names:
+            name = models[0]
+        else:  # read back from a file: libvmaf's default model name where it is there
+            name = "vmaf" if "vmaf" in self.names else "integer_adm2"
         try:
             values = self.values(name)
             mean = f", mean {name} {math.fsum(values) / len(values):.6f}" if values else ""
@@ -474,7 +477,7 @@ class AdmResult:
 
     @classmethod
     def from_json(
-        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = True
+        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = False
     ) -> AdmResult:
         """Read a JSON file in libvmaf's layout, written by admcuda or by libvmaf.
 
@@ -482,8 +485,9 @@ class AdmResult:
         ----------
         source : path or text file object
         adm_only : bool, optional
-            Keep only the integer ADM outputs (default), dropping other features a
-            libvmaf run may have written (VIF, motion, VMAF...).
+            Keep only the integer ADM outputs, dropping the other features and model
+            scores a libvmaf run may have written (VIF, motion, ``vmaf``...); by default
+            every output is kept.
 
         Returns
         -------
@@ -531,7 +535,7 @@ class AdmResult:
 
     @classmethod
     def from_xml(
-        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = True
+        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = False
     ) -> AdmResult:
         """Read an XML file in libvmaf's layout (``--xml``), written by admcuda or by
         libvmaf: as :meth:`from_json`, with the ``width`` and ``height`` of its
@@ -582,7 +586,7 @@ class AdmResult:
         return cls._from_entries(entries, given, metadata, label, path, adm_only)
 
     @classmethod
-    def read(cls, source: str | os.PathLike[str], *, adm_only: bool = True) -> AdmResult:
+    def read(cls, source: str | os.PathLike[str], *, adm_only: bool = False) -> AdmResult:
         """Read a score file in libvmaf's JSON or XML layout, told apart by its first
         character (``{`` or ``<``), as :meth:`from_json` and :meth:`from_xml` read them.
 
