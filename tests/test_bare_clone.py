@@ -15,7 +15,12 @@ import sys
 
 from conftest import ROOT
 
-MODULES = ["tests/test_cli_vmaf.py", "tests/test_vmaf_extractor.py", "tests/test_api_vmaf.py"]
+MODULES = [
+    "tests/test_cli_vmaf.py",
+    "tests/test_vmaf_extractor.py",
+    "tests/test_api_vmaf.py",
+    "tests/test_compiled_engine.py",
+]
 
 
 def test_the_vmaf_tests_pass_or_skip_without_the_netflix_data(tmp_path):
