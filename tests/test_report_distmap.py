@@ -21,6 +21,7 @@ from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
 from admcuda.report.distmap import (
     _upsample,
+    distortion_figure,
     distortion_map,
     distortion_maps,
     save_distortion_png,
@@ -563,3 +564,61 @@ def test_cli_map_refuses_standard_input_named_twice(tmp_path):
     assert proc.returncode != 0 and len(err.strip().splitlines()) == 1, err
     assert "are the same stream (a pipe)" in err
     assert not (tmp_path / "m.png").exists()
+
+
+def _bar(fig):
+    """The colour bar of a distortion figure (its second axes)."""
+    image, cax = fig.axes
+    return image, cax, cax._colorbar
+
+
+def test_colour_bar_says_its_unit_and_where_colours_saturate():
+    """The bar's numbers are in a unit its label names (no bare ``1e-6`` offset); pixels
+    above its top get an arrow and a note with their share and the largest value."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(1)
+    heat = rng.uniform(0, 4e-6, (40, 50))
+    heat[0, :5] = 2.5e-5  # 5 hot pixels of 2000, above the bar's top (99.5th percentile)
+    background = np.full(heat.shape, 128, np.uint8)
+    fig = distortion_figure(background, heat, 8, colorbar_label="share of x, per pixel")
+    try:
+        fig.canvas.draw()
+        image, cax, bar = _bar(fig)
+        assert cax.get_ylabel() == "share of x, per pixel (\u00d710\u207b\u2076)"
+        assert bar.extend == "max"
+        assert cax.yaxis.get_offset_text().get_text() == ""
+        top = bar.norm.vmax
+        assert 3e-6 < top < 4e-6
+        share = 100 * np.count_nonzero(heat > top) / heat.size
+        assert 0.25 <= share <= 0.5
+        assert cax.yaxis.get_major_formatter()(top) == f"{top / 1e-6:g}"
+        (note,) = [t.get_text() for t in image.texts]
+        assert note == (
+            f"colours saturate: {share:.2g} % of pixels lie above the scale's top "
+            f"({top / 1e-6:.3g}\u00d710\u207b\u2076; the largest is 25\u00d710\u207b\u2076)"
+        )
+    finally:
+        plt.close(fig)
+    flat = np.full((40, 50), 3e-6)  # every value at the top: nothing saturates
+    fig = distortion_figure(background, flat, 8, colorbar_label="share")
+    try:
+        image, cax, bar = _bar(fig)
+        assert bar.extend == "neither" and not image.texts
+        assert cax.get_ylabel() == "share (\u00d710\u207b\u2076)"
+    finally:
+        plt.close(fig)
+
+
+def test_saved_map_labels_its_colour_bar_plainly(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    ref = textured(72, 96, 10)
+    svg = tmp_path / "m.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text
+        save_distortion_png(ref, blur(ref), 10, svg, frame_label="d vs r, frame 0")
+    text = svg.read_text()
+    assert "share of the frame's 1 \u2212 adm2, per pixel (\u00d710" in text
+    assert "1e\u22126" not in text and "colours saturate: " in text

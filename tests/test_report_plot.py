@@ -13,7 +13,7 @@ from test_report_result import LIBVMAF_JSON
 from admcuda.cli.plot import main
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions, feature_names
-from admcuda.report.plot import plot_result, result_series
+from admcuda.report.plot import plot_figure, plot_result, read_scores, result_series
 from admcuda.report.result import AdmResult
 
 
@@ -44,8 +44,8 @@ def test_series_per_option_suffix():
     assert result_series(sub, "s")[0].frames == [0, 3, 6, 9, 12]
     egl = _result(0.8, opts=AdmOptions(adm_enhn_gain_limit=1.2))
     both = AdmResult([{**a, **b} for a, b in zip(plain, egl, strict=True)])
-    labels = [s.label for s in result_series(both, "clip")]
-    assert labels == ["clip", "clip (egl_1.2)"]
+    legends = [s.legend().split(" (mean")[0] for s in result_series(both, "clip")]
+    assert legends == ["clip: integer_adm2", "clip: integer_adm2_egl_1.2"]
 
 
 def test_legend_mean_is_the_pooled_mean(tmp_path):
@@ -54,7 +54,7 @@ def test_legend_mean_is_the_pooled_mean(tmp_path):
     plain = _result(0.9)
     (series,) = result_series(plain, "a")
     assert series.mean() == plain.pooled["integer_adm2"]["mean"]
-    assert series.legend() == f"a (mean {plain.pooled['integer_adm2']['mean']:.4f})"
+    assert series.legend() == f"a: integer_adm2 (mean {plain.pooled['integer_adm2']['mean']:.4f})"
     frames = [dict(f) for f in plain]
     frames[1]["integer_adm2"] = math.nan
     holed = AdmResult(frames)
@@ -63,7 +63,7 @@ def test_legend_mean_is_the_pooled_mean(tmp_path):
     assert json.loads(path.read_text())["pooled_metrics"]["integer_adm2"]["mean"] is None
     (series,) = result_series(AdmResult.from_json(path), "withnull")
     assert math.isnan(series.mean())
-    assert series.legend() == "withnull (mean null: 1 of 5 frames null)"
+    assert series.legend() == "withnull: integer_adm2 (mean null: 1 of 5 frames null)"
     assert math.isfinite(series.mean("integer_adm_scale0"))  # only adm2 has a null
     pytest.importorskip("matplotlib")
     import matplotlib
@@ -72,8 +72,8 @@ def test_legend_mean_is_the_pooled_mean(tmp_path):
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text
         plot_result([path, plain], svg, labels=["withnull", "plain"])
     text = svg.read_text()
-    assert "withnull (mean null: 1 of 5 frames null)" in text
-    assert f"plain (mean {plain.pooled['integer_adm2']['mean']:.4f})" in text
+    assert "withnull: integer_adm2 (mean null: 1 of 5 frames null)" in text
+    assert f"plain: integer_adm2 (mean {plain.pooled['integer_adm2']['mean']:.4f})" in text
 
 
 def test_plot_result_from_objects_and_files(tmp_path):
@@ -122,7 +122,7 @@ def test_cli_refuses_a_video_in_one_line(tmp_path, capsys):
     assert main([str(video), "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert err == (
-        f"admcuda: error: '{video}' is not a score file (libvmaf's JSON or XML, as admcuda "
+        f"admcuda: error: '{video}' is not a score file (libvmaf's JSON, XML or CSV, as admcuda "
         "score writes): not UTF-8 text (invalid start byte)\n"
     )
     assert not out.exists()
@@ -234,7 +234,7 @@ def test_model_scores_on_top(tmp_path, capsys):
     plain, egl = result_series(result, "two")
     assert list(plain.top) == ["vmaf", "vmaf_neg"] and not egl.top
     assert plain.top["vmaf"] == [f["metrics"]["vmaf"] for f in doc["frames"]]
-    assert egl.label == "two (egl_1)"
+    assert egl.legend().startswith("two: integer_adm2_egl_1 (mean ")
     mean = doc["pooled_metrics"]["vmaf_neg"]["mean"]
     assert plain.top_legend("vmaf_neg") == f"two: vmaf_neg (mean {mean:.4f})"
     pytest.importorskip("matplotlib")
@@ -253,3 +253,110 @@ def test_model_scores_on_top(tmp_path, capsys):
     assert capsys.readouterr().err == ""
     (series, _) = result_series(result, "m", "integer_vif_scale0")
     assert list(series.top) == ["integer_vif_scale0"]
+
+
+def _legend_texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_legends_name_the_input_and_the_metric(tmp_path):
+    """A file named vmaf.json does not read as the metric vmaf: each entry is
+    ``input: metric``, the input a result's distorted file or the score file's name."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    from conftest import TESTDATA
+
+    vmaf = tmp_path / "vmaf.json"
+    vmaf.write_bytes((TESTDATA / "libvmaf_outputs" / "model_two.json").read_bytes())
+    fig = plot_figure(vmaf)
+    try:
+        top, adm2 = fig.axes[:2]
+        assert adm2.get_title() == "integer_adm2"
+        assert [t.split(" (mean")[0] for t in _legend_texts(adm2)] == [
+            "vmaf.json: integer_adm2",
+            "vmaf.json: integer_adm2_egl_1",
+        ]
+        assert [t.split(" (mean")[0] for t in _legend_texts(top)] == [
+            "vmaf.json: vmaf",
+            "vmaf.json: vmaf_neg",
+        ]
+        assert fig.get_suptitle() == "Per-frame scores: vmaf.json"
+    finally:
+        plt.close(fig)
+    rungs = [_result(0.9, dis_path=f"enc/rung{k}.mp4", ref_path="src/ref.y4m") for k in range(2)]
+    fig = plot_figure(rungs)
+    try:
+        assert [t.split(" (mean")[0] for t in _legend_texts(fig.axes[0])] == [
+            "rung0.mp4: integer_adm2",
+            "rung1.mp4: integer_adm2",
+        ]
+        assert fig.get_suptitle() == "Per-frame scores: rung0.mp4, rung1.mp4 vs ref.y4m"
+    finally:
+        plt.close(fig)
+    fig = plot_figure([*rungs, vmaf], labels=["A", "B", "C"], title="ladder")
+    try:
+        assert _legend_texts(fig.axes[0])[0] == "C: vmaf (mean 82.5642)"
+        assert _legend_texts(fig.axes[1])[0].startswith("A: integer_adm2 (mean ")
+        assert fig.get_suptitle() == "ladder"
+    finally:
+        plt.close(fig)
+    many = [_result(0.9, dis_path=f"r{k}.mp4") for k in range(6)]
+    fig = plot_figure(many)
+    try:
+        assert fig.get_suptitle() == "Per-frame scores: r0.mp4, r1.mp4, r2.mp4, r3.mp4 and 2 more"
+    finally:
+        plt.close(fig)
+
+
+def test_legends_stand_outside_the_axes(tmp_path):
+    """Four rungs fill a panel: no legend covers a line, each stands right of its axes,
+    inside the figure."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    rungs = []
+    for k in range(4):
+        frames = [{**f, "vmaf": 90.0 - 5 * k + j} for j, f in enumerate(_result(0.9 - 0.02 * k))]
+        rungs.append(AdmResult(frames, {"dis_path": f"rung{k}.mp4"}))
+    fig = plot_figure(rungs)
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        figure_box = fig.bbox
+        legends = [ax for ax in fig.axes if ax.get_legend() is not None]
+        assert len(legends) == 2  # the top panel's and adm2's
+        for ax in legends:
+            box = ax.get_legend().get_window_extent(renderer)
+            assert box.x0 >= ax.get_window_extent(renderer).x1
+            assert box.x1 <= figure_box.x1 and box.y0 >= figure_box.y0
+            assert len(ax.get_legend().get_texts()) == 4
+    finally:
+        plt.close(fig)
+
+
+def test_cli_reads_the_csv_score_writes(tmp_path, capsys):
+    """libvmaf's CSV layout, as admcuda's writer (and ``admcuda score --csv``) writes it,
+    plots as the JSON does; a null frame reads back as NaN."""
+    frames = [dict(f) for f in _result(0.9, n=4)]
+    frames[2]["integer_adm2"] = math.nan
+    result = AdmResult(frames, frame_numbers=[0, 2, 4, 6])
+    csv, js = tmp_path / "a.csv", tmp_path / "a.json"
+    result.to_csv(csv)
+    result.to_json(js)
+    read = read_scores(csv)
+    assert read.frame_numbers == [0, 2, 4, 6] and read.names == result.names
+    np.testing.assert_array_equal(read["integer_adm2"], result["integer_adm2"])
+    assert read.metadata["source"] == str(csv)
+    assert result_series(read, "a")[0].legend() == result_series(read_scores(js), "a")[0].legend()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Frame,integer_adm2,\n0,0.9,\n1,x,\n")
+    with pytest.raises(AdmError, match="line 3 holds a value that is no number"):
+        read_scores(bad)
+    bad.write_text("Frame,integer_adm2,\n0,0.9,0.8,\n")
+    with pytest.raises(AdmError, match="line 2 has 2 values for 1 names"):
+        read_scores(bad)
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "adm.png"
+    assert main([str(csv), "-o", str(out)]) == 0
+    _png_shape(out)
+    assert capsys.readouterr().err == ""

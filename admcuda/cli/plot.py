@@ -1,5 +1,5 @@
 """``admcuda plot RESULT.json [RESULT2.json ...] -o adm.png``: per-frame VMAF model scores,
-adm2 and its scales from JSON or XML results (:mod:`admcuda.report.plot`)."""
+adm2 and its scales from JSON, XML or CSV results (:mod:`admcuda.report.plot`)."""
 
 from __future__ import annotations
 
@@ -24,13 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         add_help=False,
         allow_abbrev=False,
-        description="Plot per-frame integer_adm2 and its four scales from JSON or XML results "
-        "(admcuda's or libvmaf's), below the VMAF model scores where the results hold "
-        "some; several files are overlaid.",
+        description="Plot per-frame integer_adm2 and its four scales from JSON, XML or CSV "
+        "results (admcuda's or libvmaf's), below the VMAF model scores where the results "
+        "hold some; several files are overlaid.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument(
-        "results", nargs="+", metavar="RESULT.json", help="JSON or XML result files"
+        "results", nargs="+", metavar="RESULT.json", help="JSON, XML or CSV result files"
     )
     parser.add_argument(
         "-o",
@@ -43,9 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--label",
         action="append",
         metavar="TEXT",
-        help="legend text, once per result in order (default: file names)",
+        help="the input's name in the legend, once per result in order; the metric is "
+        "added (default: the file names, vmaf.json: integer_adm2)",
     )
-    parser.add_argument("--title", metavar="TEXT", help="figure title")
+    parser.add_argument(
+        "--title", metavar="TEXT", help="figure title (default: the input files' names)"
+    )
     parser.add_argument(
         "--metric",
         metavar="NAME",

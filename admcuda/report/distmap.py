@@ -48,6 +48,7 @@ from admcuda.options import AdmOptions
 __all__ = [
     "KINDS",
     "DistortionMaps",
+    "distortion_figure",
     "distortion_map",
     "distortion_maps",
     "load_pyplot",
@@ -309,23 +310,38 @@ def load_pyplot() -> Any:
     return plt
 
 
-def render_distortion_png(
+_SUPERSCRIPT = str.maketrans(
+    "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+
+
+def _power_of_ten(vmax: float) -> int:
+    """The exponent the colour bar's numbers are given in (``x10^e``): that of ``vmax``,
+    so the top tick reads between 1 and 10; 0 where plain numbers read well."""
+    if not 0.01 <= vmax < 1000:
+        return math.floor(math.log10(vmax))
+    return 0
+
+
+def distortion_figure(
     background: np.ndarray,
     heat: np.ndarray,
     bitdepth: int,
-    path: str | os.PathLike[str],
     *,
     title: str = "",
     colorbar_label: str = "",
-) -> None:
-    """Draw ``heat`` over a grey ``background`` luma and save a PNG.
+) -> Any:
+    """The figure :func:`render_distortion_png` saves, as a matplotlib ``Figure``; the
+    caller closes it.
 
-    Values at or below zero are fully transparent; opacity and colour grow with the
-    value up to the 99.5th percentile of the positive values, where the colour scale
-    saturates.
+    The colour bar's numbers are in units of ``10**e`` (``colorbar_label`` is followed by
+    ``(×10⁻⁶)``, say). Where values lie above the bar's top (the 99.5th percentile of the
+    positive values, so that a few hot pixels do not wash out the rest), the bar ends in
+    an arrow and a note under the picture gives their share of the frame's pixels and
+    the largest value.
     """
     plt = load_pyplot()
-    from matplotlib import colors
+    from matplotlib import colors, ticker
 
     height, width = heat.shape
     positive = heat[heat > 0]
@@ -336,6 +352,9 @@ def render_distortion_png(
     level = norm(np.clip(heat, 0.0, None))
     rgba = cmap(level)
     rgba[..., 3] = 0.85 * np.sqrt(np.asarray(level))
+    exponent = _power_of_ten(vmax)
+    unit = 10.0**exponent
+    above = int(np.count_nonzero(heat > vmax))
 
     # About 900 px wide for small frames, 1:1 for large ones.
     scale = max(1.0, 900.0 / width)
@@ -352,14 +371,51 @@ def render_distortion_png(
         if title:
             ax.set_title(title, fontsize=10)
         mappable = plt.cm.ScalarMappable(norm=norm, cmap=cmap)
-        bar = fig.colorbar(mappable, ax=ax, fraction=0.046, pad=0.02)
+        bar = fig.colorbar(
+            mappable, ax=ax, fraction=0.046, pad=0.02, extend="max" if above else "neither"
+        )
+        bar.ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v / unit:g}"))
+        power = f"\u00d710{str(exponent).translate(_SUPERSCRIPT)}" if exponent else ""
+        if exponent:
+            colorbar_label = f"{colorbar_label} ({power})" if colorbar_label else f"({power})"
         if colorbar_label:
             bar.set_label(colorbar_label, fontsize=9)
         bar.ax.tick_params(labelsize=8)
-        bar.formatter.set_powerlimits((-2, 3))
-        fig.savefig(os.fspath(path), dpi=dpi, bbox_inches="tight")
-    finally:
+        if above:
+            share = 100.0 * above / heat.size
+            top, largest = f"{vmax / unit:.3g}{power}", f"{float(heat.max()) / unit:.3g}{power}"
+            ax.text(
+                0.5, -0.01,
+                f"colours saturate: {share:.2g} % of pixels lie above the scale's top "
+                f"({top}; the largest is {largest})",
+                transform=ax.transAxes, ha="center", va="top", fontsize=8,
+            )  # fmt: skip
+    except BaseException:
         plt.close(fig)
+        raise
+    return fig
+
+
+def render_distortion_png(
+    background: np.ndarray,
+    heat: np.ndarray,
+    bitdepth: int,
+    path: str | os.PathLike[str],
+    *,
+    title: str = "",
+    colorbar_label: str = "",
+) -> None:
+    """Draw ``heat`` over a grey ``background`` luma and save a PNG.
+
+    Values at or below zero are fully transparent; opacity and colour grow with the
+    value up to the 99.5th percentile of the positive values, where the colour scale
+    saturates (the figure says how many pixels do: :func:`distortion_figure`).
+    """
+    fig = distortion_figure(background, heat, bitdepth, title=title, colorbar_label=colorbar_label)
+    try:
+        fig.savefig(os.fspath(path), dpi=fig.dpi, bbox_inches="tight")
+    finally:
+        load_pyplot().close(fig)
 
 
 def save_distortion_png(
@@ -414,10 +470,10 @@ def save_distortion_png(
     total = float(heat.sum())
     if kind == "dlm":
         what = f"detail loss: adm2 {maps.adm2:.4f}, map sums to 1 - adm2 = {total:.4f}"
-        label = "share of 1 - adm2 per pixel"
+        label = "share of the frame's 1 \u2212 adm2, per pixel"
     else:
         what = f"additive impairment: aim {maps.aim_score:.4f}, map sums to {total:.4f}"
-        label = "share of integer_aim per pixel"
+        label = "share of the frame's integer_aim, per pixel"
     title = f"{frame_label}\n{what}" if frame_label else what
     render_distortion_png(
         dis if background == "dis" else ref, heat, bitdepth, path,

@@ -1,16 +1,20 @@
 """Per-frame plots of a VMAF model's score, ``integer_adm2`` and its four scales, for one
 or more results.
 
-Each input is a JSON or XML result in libvmaf's layout, written by admcuda or by libvmaf
-itself (:meth:`AdmResult.read`); names may carry libvmaf's option suffix
+Each input is a JSON, XML or CSV result in libvmaf's layout, written by admcuda or by
+libvmaf itself (:func:`read_scores`); names may carry libvmaf's option suffix
 (``integer_adm2_egl_1.2``), so features are matched by base name. Where a result holds
 model scores (``vmaf``, or a model's ``name=``: any output that is no feature), the top
 panel plots them, above ``integer_adm2`` and its scales; ``metric`` picks another output
 for it. Several inputs (for instance the rungs of a bitrate ladder, each scored against
 the same reference) are overlaid, one colour each; a file that holds several ADM option
-sets gives one line per set. The legends give each line's pooled mean as admcuda's
-writers pool it: ``null`` where a frame is null, as libvmaf's ``pooled_metrics`` has it
-then.
+sets gives one line per set. Each legend entry names the input (the distorted file a
+result was scored from where it holds that, else the score file's name with its suffix,
+so that ``vmaf.json`` does not read as the metric ``vmaf``) and the metric, with the
+line's pooled mean as admcuda's writers pool it: ``null`` where a frame is null, as
+libvmaf's ``pooled_metrics`` has it then. The legends stand outside the axes, right of
+the panels they belong to, so that no line is hidden; the figure's title names the
+inputs (and their reference where the results hold it) unless one is given.
 
 matplotlib is optional: ``pip install ".[plot]"``. It is imported on first use,
 with the non-interactive Agg backend.
@@ -18,6 +22,8 @@ with the non-interactive Agg backend.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import os
 from collections.abc import Sequence
@@ -27,10 +33,20 @@ from typing import Any
 
 from admcuda.errors import AdmError
 from admcuda.numeric import counted
-from admcuda.report.result import AdmResult, split_feature_name
+from admcuda.report.result import RESULT_LIMIT, AdmResult, split_feature_name
 from admcuda.report.writers import pool, written_input
+from admcuda.textfiles import read_text
 
-__all__ = ["PLOTTED_FEATURES", "Series", "load_pyplot", "plot_result", "result_series"]
+__all__ = [
+    "PLOTTED_FEATURES",
+    "Series",
+    "load_pyplot",
+    "plot_figure",
+    "plot_result",
+    "default_title",
+    "read_scores",
+    "result_series",
+]
 
 PLOTTED_FEATURES: tuple[str, ...] = (
     "integer_adm2",
@@ -42,6 +58,8 @@ PLOTTED_FEATURES: tuple[str, ...] = (
 
 
 _MARKERS_UP_TO = 60  # frames; more than that and markers only clutter
+_TITLE_INPUTS = 4  # inputs named in a title; more are counted
+_SCORE_FILE = "a score file (libvmaf's JSON, XML or CSV, as admcuda score writes)"
 
 # The beginnings of the names libvmaf gives its features' outputs: any other output in a
 # result is a model's score.
@@ -58,18 +76,20 @@ def model_scores(names: Sequence[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Series:
-    """One input's lines: a label, per-frame values by base name, and frame numbers."""
+    """One input's lines: the input's label, per-frame values by base name, frame numbers,
+    and the ADM option suffix of the names the values were read under (``_egl_1.2``)."""
 
     label: str
     values: dict[str, list[float]]
     frames: list[int]
     top: dict[str, list[float]] = field(default_factory=dict)  # the top panel's, by name
+    suffix: str = ""
 
     def top_legend(self, name: str) -> str:
-        """The label (and ``name`` where the series has several) with its pooled mean."""
+        """``label: name`` with its pooled mean."""
         values = self.top[name]
         mean = pool(values)["mean"] if values else math.nan
-        text = self.label if len(self.top) == 1 else f"{self.label}: {name}"
+        text = f"{self.label}: {name}"
         return f"{text} (mean {mean:.4f})" if math.isfinite(mean) else f"{text} (mean null)"
 
     def mean(self, base: str = "integer_adm2") -> float:
@@ -80,22 +100,110 @@ class Series:
         return pool(values)["mean"] if values else math.nan
 
     def legend(self) -> str:
-        """The label with the pooled ``integer_adm2`` mean; ``null`` (as the JSON
-        ``pooled_metrics`` has it) with the count of null frames, where there are some."""
+        """``label: integer_adm2`` (with the option suffix) and the pooled mean; ``null``
+        (as the JSON ``pooled_metrics`` has it) with the count of null frames, where there
+        are some."""
+        text = f"{self.label}: integer_adm2{self.suffix}"
         mean = self.mean()
         if math.isfinite(mean):
-            return f"{self.label} (mean {mean:.4f})"
+            return f"{text} (mean {mean:.4f})"
         values = self.values.get("integer_adm2", [])
         nulls = sum(not math.isfinite(v) for v in values)
         why = f": {nulls} of {counted(len(values), 'frame')} null" if nulls else ""
-        return f"{self.label} (mean null{why})"
+        return f"{text} (mean null{why})"
 
 
-def _load(source: AdmResult | str | os.PathLike[str]) -> tuple[AdmResult, str]:
+def read_scores(source: str | os.PathLike[str]) -> AdmResult:
+    """Read a score file in libvmaf's JSON, XML or CSV layout (every output kept), told
+    apart by how it begins: ``{``, ``<`` or CSV's ``Frame,`` header.
+
+    JSON and XML are read as :meth:`AdmResult.read` reads them. CSV (libvmaf's ``--csv``,
+    as :func:`admcuda.report.writers.render_csv` writes it) is a ``Frame,<name>,...``
+    header and a ``<frame>,<value>,...`` row per frame, each line ending in a comma;
+    ``nan`` and ``inf`` are read as such. CSV holds no pooled values: they are pooled
+    from the frames.
+
+    Raises
+    ------
+    AdmError
+        If the file is none of these, or not in its layout.
+    OSError
+        If the file cannot be read.
+    """
+    label = os.fspath(source)
+    text = read_text(source, limit=RESULT_LIMIT, what=f"'{label}'", kind=_SCORE_FILE)
+    head = text.lstrip()[:1]
+    if head in ("{", "<"):
+        stream = io.StringIO(text)
+        stream.name = label  # the file's name in messages, as AdmResult.read gives it
+        reader = AdmResult.from_json if head == "{" else AdmResult.from_xml
+        result = reader(stream)
+        result.metadata["source"] = label
+        return result
+    if text.lstrip("\ufeff").startswith("Frame,"):
+        return _from_csv(text.lstrip("\ufeff"), label)
+    raise AdmError(f"'{label}' is not {_SCORE_FILE}")
+
+
+def _from_csv(text: str, label: str) -> AdmResult:
+    """A result from libvmaf's CSV layout (see :func:`read_scores`)."""
+
+    def cells(row: list[str]) -> list[str]:
+        return row[:-1] if row and row[-1] == "" else row  # the comma ending each line
+
+    lines = list(csv.reader(io.StringIO(text)))
+    names = cells(lines[0])[1:]
+    if not names or "" in names or len(set(names)) != len(names):
+        raise AdmError(f"'{label}': the CSV header does not name each score once")
+    frames, numbers = [], []
+    for line_number, row in enumerate(lines[1:], start=2):
+        row = cells(row)
+        if not row:
+            continue
+        if len(row) != len(names) + 1:
+            raise AdmError(
+                f"'{label}': line {line_number} has {len(row) - 1} values for {len(names)} names"
+            )
+        number = row[0].strip()
+        if not (number.isascii() and number.isdecimal()):
+            raise AdmError(f"'{label}': line {line_number} has frame number {number!r}")
+        try:
+            values = [float(cell) for cell in row[1:]]
+        except ValueError:
+            raise AdmError(
+                f"'{label}': line {line_number} holds a value that is no number"
+            ) from None
+        numbers.append(int(number))
+        frames.append(dict(zip(names, values, strict=True)))
+    return AdmResult(frames, {"source": label}, frame_numbers=numbers)
+
+
+def _input_name(source: AdmResult | str | os.PathLike[str], k: int) -> str:
+    """An input's name for legends and titles: the distorted file a result was scored
+    from, else the file it was read from (with its suffix, which a metric name never
+    has), else its place among the inputs."""
     if isinstance(source, AdmResult):
-        where = source.metadata.get("source") or source.metadata.get("dis_path")
-        return source, Path(where).stem if where else "result"
-    return AdmResult.read(source, adm_only=False), Path(os.fspath(source)).stem
+        where = source.metadata.get("dis_path") or source.metadata.get("source")
+        return Path(where).name if where else f"result {k + 1}"
+    return Path(os.fspath(source)).name
+
+
+def _reference_name(source: AdmResult | str | os.PathLike[str]) -> str | None:
+    if isinstance(source, AdmResult) and source.metadata.get("ref_path"):
+        return Path(source.metadata["ref_path"]).name
+    return None
+
+
+def default_title(names: Sequence[str], references: Sequence[str | None]) -> str:
+    """The figure's title: the inputs (the first few, and how many more), with their
+    reference where every input names the same one."""
+    shown = ", ".join(names[:_TITLE_INPUTS])
+    if len(names) > _TITLE_INPUTS:
+        shown += f" and {len(names) - _TITLE_INPUTS} more"
+    refs = set(references)
+    if len(refs) == 1 and None not in refs:
+        shown += f" vs {references[0]}"
+    return f"Per-frame scores: {shown}"
 
 
 def result_series(result: AdmResult, label: str, metric: str | None = None) -> list[Series]:
@@ -124,9 +232,8 @@ def result_series(result: AdmResult, label: str, metric: str | None = None) -> l
     for suffix, names in by_suffix.items():
         if "integer_adm2" not in names:
             continue
-        text = label if len(by_suffix) == 1 or not suffix else f"{label} ({suffix.lstrip('_')})"
         values = {base: result.values(name) for base, name in names.items()}
-        series.append(Series(text, values, list(result.frame_numbers)))
+        series.append(Series(label, values, list(result.frame_numbers), suffix=suffix))
     if top:
         if series:
             series[0] = replace(series[0], top=top)
@@ -148,6 +255,102 @@ def load_pyplot() -> Any:
     return plt
 
 
+def plot_figure(
+    results: AdmResult | str | os.PathLike[str] | Sequence[AdmResult | str | os.PathLike[str]],
+    *,
+    labels: Sequence[str] | None = None,
+    title: str | None = None,
+    metric: str | None = None,
+) -> Any:
+    """The figure :func:`plot_result` saves, as a matplotlib ``Figure``; the caller
+    closes it (``matplotlib.pyplot.close(fig)``).
+
+    Parameters and errors as for :func:`plot_result`.
+    """
+    if isinstance(results, (AdmResult, str, os.PathLike)):
+        results = [results]
+    if not results:
+        raise AdmError("nothing to plot: give at least one result")
+    if labels is not None and len(labels) != len(results):
+        raise AdmError(f"{len(labels)} labels for {len(results)} results")
+    series: list[Series] = []
+    names = [_input_name(source, k) for k, source in enumerate(results)]
+    for k, source in enumerate(results):
+        result = source if isinstance(source, AdmResult) else read_scores(source)
+        label = labels[k] if labels is not None else names[k]
+        series += result_series(result, label, None if metric == "integer_adm2" else metric)
+    if title is None:
+        title = default_title(names, [_reference_name(source) for source in results])
+    plt = load_pyplot()
+
+    tops = list(dict.fromkeys(name for item in series for name in item.top))
+    rows = 3 if not tops else 4
+    fig = plt.figure(figsize=(13, 8.5 if rows == 3 else 10.5), dpi=100, layout="constrained")
+    try:
+        _draw(fig, plt, series, tops, title)
+    except BaseException:
+        plt.close(fig)
+        raise
+    return fig
+
+
+def _draw(fig: Any, plt: Any, series: Sequence[Series], tops: Sequence[str], title: str) -> None:
+    rows = 3 if not tops else 4
+    grid = fig.add_gridspec(rows, 2, height_ratios=(1.4, 1, 1) if rows == 3 else (1.4, 1, 1, 1))
+    top = fig.add_subplot(grid[0, :])
+    adm_row = rows - 3
+    axes = {"integer_adm2": top if not tops else fig.add_subplot(grid[1, :], sharex=top)}
+    for s in range(4):
+        axes[f"integer_adm_scale{s}"] = fig.add_subplot(
+            grid[1 + adm_row + s // 2, s % 2], sharex=top
+        )
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = ("-", "--", ":", "-.")
+    for k, item in enumerate(series):
+        color = colors[k % len(colors)]
+        for name, values in item.top.items():
+            top.plot(
+                item.frames, values, color=color, linewidth=1.3,
+                linestyle=styles[tops.index(name) % len(styles)],
+                marker="o" if len(values) <= _MARKERS_UP_TO else None, markersize=3,
+                label=item.top_legend(name),
+            )  # fmt: skip
+        for base, ax in axes.items():
+            values = item.values.get(base)
+            if values is None:
+                continue
+            few = len(values) <= _MARKERS_UP_TO
+            label = item.legend() if base == "integer_adm2" else None
+            ax.plot(
+                item.frames,
+                values,
+                color=color,
+                linewidth=1.3,
+                marker="o" if few else None,
+                markersize=3,
+                label=label,
+            )
+    for base, ax in axes.items():
+        ax.set_title(base, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.tick_params(labelsize=8)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    for s in (2, 3):
+        axes[f"integer_adm_scale{s}"].set_xlabel("frame", fontsize=9)
+    # Outside the axes, right of them: a legend inside would hide a line wherever it
+    # stood (four rungs fill a panel); constrained layout makes room for it.
+    outside = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0}
+    if tops:
+        axes["integer_adm2"].legend(fontsize=8, **outside)
+        top.set_title(" / ".join(tops), fontsize=10)
+        top.grid(True, alpha=0.3)
+        top.tick_params(labelsize=8)
+    top.set_ylabel("score", fontsize=9)
+    top.legend(fontsize=8, **outside)
+    if title:
+        fig.suptitle(title, fontsize=11)
+
+
 def plot_result(
     results: AdmResult | str | os.PathLike[str] | Sequence[AdmResult | str | os.PathLike[str]],
     path: str | os.PathLike[str],
@@ -162,13 +365,16 @@ def plot_result(
     Parameters
     ----------
     results : AdmResult, path, or a sequence of them
-        Results, or JSON files in libvmaf's layout (admcuda's or libvmaf's).
+        Results, or score files in libvmaf's JSON, XML or CSV layout (admcuda's or
+        libvmaf's: :func:`read_scores`).
     path : str or os.PathLike
         Image to write; the suffix picks the format (``.png``, ``.svg``, ``.pdf``...).
     labels : sequence of str, optional
-        Legend text per result; default the file name without suffix.
+        The input's name in the legend, per result; by default the distorted file a
+        result was scored from, else the score file's name (``vmaf.json``). Each entry
+        adds the metric: ``vmaf.json: integer_adm2 (mean 0.9367)``.
     title : str, optional
-        Figure title.
+        Figure title; by default the inputs' names (:func:`default_title`), "" for none.
     metric : str, optional
         An output to plot in the top panel (by its name in the results, or its base
         name); by default the results' model scores, where they hold some (else the top
@@ -184,75 +390,12 @@ def plot_result(
     """
     if isinstance(results, (AdmResult, str, os.PathLike)):
         results = [results]
-    if not results:
-        raise AdmError("nothing to plot: give at least one result")
-    if labels is not None and len(labels) != len(results):
-        raise AdmError(f"{len(labels)} labels for {len(results)} results")
     read = [r for r in results if isinstance(r, (str, os.PathLike))]
     name = written_input(path, read)
     if name is not None:
         raise AdmError(f"'{os.fspath(path)}' is the input '{name}'; write elsewhere")
-    series: list[Series] = []
-    for k, source in enumerate(results):
-        result, default_label = _load(source)
-        label = labels[k] if labels is not None else default_label
-        series += result_series(result, label, None if metric == "integer_adm2" else metric)
-    plt = load_pyplot()
-
-    tops = list(dict.fromkeys(name for item in series for name in item.top))
-    rows = 3 if not tops else 4
-    fig = plt.figure(figsize=(11, 8.5 if rows == 3 else 10.5), dpi=100, layout="constrained")
-    grid = fig.add_gridspec(rows, 2, height_ratios=(1.4, 1, 1) if rows == 3 else (1.4, 1, 1, 1))
-    top = fig.add_subplot(grid[0, :])
-    adm_row = rows - 3
-    axes = {"integer_adm2": top if not tops else fig.add_subplot(grid[1, :], sharex=top)}
-    for s in range(4):
-        axes[f"integer_adm_scale{s}"] = fig.add_subplot(
-            grid[1 + adm_row + s // 2, s % 2], sharex=top
-        )
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    styles = ("-", "--", ":", "-.")
+    fig = plot_figure(results, labels=labels, title=title, metric=metric)
     try:
-        for k, item in enumerate(series):
-            color = colors[k % len(colors)]
-            for name, values in item.top.items():
-                top.plot(
-                    item.frames, values, color=color, linewidth=1.3,
-                    linestyle=styles[tops.index(name) % len(styles)],
-                    marker="o" if len(values) <= _MARKERS_UP_TO else None, markersize=3,
-                    label=item.top_legend(name),
-                )  # fmt: skip
-            for base, ax in axes.items():
-                values = item.values.get(base)
-                if values is None:
-                    continue
-                few = len(values) <= _MARKERS_UP_TO
-                label = item.legend() if base == "integer_adm2" else None
-                ax.plot(
-                    item.frames,
-                    values,
-                    color=color,
-                    linewidth=1.3,
-                    marker="o" if few else None,
-                    markersize=3,
-                    label=label,
-                )
-        for base, ax in axes.items():
-            ax.set_title(base, fontsize=10)
-            ax.grid(True, alpha=0.3)
-            ax.tick_params(labelsize=8)
-            ax.xaxis.get_major_locator().set_params(integer=True)
-        for s in (2, 3):
-            axes[f"integer_adm_scale{s}"].set_xlabel("frame", fontsize=9)
-        if tops:
-            axes["integer_adm2"].legend(fontsize=8, loc="best")
-            top.set_title(" / ".join(tops), fontsize=10)
-            top.grid(True, alpha=0.3)
-            top.tick_params(labelsize=8)
-        top.set_ylabel("score", fontsize=9)
-        top.legend(fontsize=8, loc="best")
-        if title:
-            fig.suptitle(title, fontsize=11)
         fig.savefig(os.fspath(path))
     finally:
-        plt.close(fig)
+        load_pyplot().close(fig)
