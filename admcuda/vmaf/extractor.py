@@ -6,8 +6,9 @@ NULL)`` flushes it once the clip has ended (motion's ``flush`` writes ``integer_
 and ``integer_motion3`` for every frame), ``vmaf_score_at_index`` predicts a model's
 score for one frame and ``vmaf_score_pooled`` pools a clip. :class:`VmafExtractor` keeps
 that lifecycle with the bit-exact NumPy reference (:func:`admcuda.vmaf.score_pair` and
-:func:`admcuda.vmaf.finish_clip`) or, on a GPU, the CUDA engine
-(:class:`admcuda.backends.cuda.vmaf.CudaVmaf`), which gives the same doubles:
+:func:`admcuda.vmaf.finish_clip`), the compiled CPU engine
+(:class:`admcuda.backends.compiled.CompiledEngine`) or, on a GPU, the CUDA engine
+(:class:`admcuda.backends.cuda.vmaf.CudaVmaf`), which give the same doubles:
 
 - :meth:`VmafExtractor.extract` scores one frame pair and returns what libvmaf's
   extractors write for it there and then: ADM's and VIF's outputs and motion's per-frame
@@ -105,10 +106,17 @@ class VmafExtractor(Closing):
         (16x16 and up with VIF, above 16x16 with ADM), else on the CPU; ``"cuda"`` where
         the GPU cannot be used is an error. Both give the same doubles. On the GPU, CuPy
         and DLPack device arrays are scored where they are, without a copy to the host.
+        On the CPU the compiled engine runs where Numba is installed, the frame size
+        suits its kernels and they are already compiled on this machine
+        (``admcuda warmup``), unless ``ADMCUDA_CPU_ENGINE=numpy``;
+        ``ADMCUDA_CPU_ENGINE=compiled`` takes it even if it must compile first. Elsewhere
+        the NumPy reference runs: the same doubles.
     device : int, optional
         CUDA device ordinal.
     batch : int, optional
         Frames per GPU batch for :meth:`extract_batch` (default 32).
+    threads : int, optional
+        Threads of the compiled CPU engine (default: the usable cores).
 
     Attributes
     ----------
@@ -126,6 +134,8 @@ class VmafExtractor(Closing):
         Frame pairs extracted so far; the next frame's index.
     backend : {"cpu", "cuda"}
         The backend in use.
+    engine : {"compiled", "numpy", "cuda"}
+        The engine that scores: on the CPU the compiled kernels or the NumPy reference.
 
     Raises
     ------
@@ -159,6 +169,7 @@ class VmafExtractor(Closing):
         backend: str = "auto",
         device: int | None = None,
         batch: int | None = None,
+        threads: int | None = None,
     ) -> None:
         check_backend(backend)
         if not is_integer(bitdepth) or bitdepth not in BITDEPTHS:
@@ -208,6 +219,7 @@ class VmafExtractor(Closing):
         self._flushed = False
         self._closed = False
         self._engine: Any = None
+        self._compiled: Any = None  # the compiled CPU engine, where it runs
         self.backend = "cpu"
         if backend != "cpu":
             try:
@@ -216,6 +228,11 @@ class VmafExtractor(Closing):
             except AdmError:
                 if backend == "cuda":
                     raise
+        if self._engine is None:
+            self._compiled = _open_compiled(self, threads)
+        self.engine = (
+            "cuda" if self._engine is not None else "compiled" if self._compiled else "numpy"
+        )
 
     # -- lifecycle
 
@@ -227,6 +244,9 @@ class VmafExtractor(Closing):
         if self._engine is not None:
             self._engine.close()
             self._engine = None
+        if self._compiled is not None:
+            self._compiled.close()
+            self._compiled = None
         self._closed = True
 
     @property
@@ -417,7 +437,9 @@ class VmafExtractor(Closing):
         """score_pair over the frames in order; the state changes only once all are
         scored."""
         if self._engine is not None:
-            return self._score_on_gpu(refs, dis)
+            return self._score_on(self._engine, refs, dis)
+        if self._compiled is not None:
+            return self._score_on(self._compiled, refs, dis)
         keep = self.plan.history > 0
         prev, prev_prev = self._prev, self._prev_prev
         rows: list[dict[str, float]] = []
@@ -429,10 +451,12 @@ class VmafExtractor(Closing):
         self._prev, self._prev_prev = prev, prev_prev
         return [{n: row[n] for n in self.extract_names if n in row} for row in rows]
 
-    def _score_on_gpu(self, refs: Sequence[Any], dis: Sequence[Any]) -> list[dict[str, float]]:
-        """The frames through the CUDA engine, a batch at a time; device planes stay on the
-        device (stacked there), host planes are uploaded."""
-        engine = self._engine
+    def _score_on(
+        self, engine: Any, refs: Sequence[Any], dis: Sequence[Any]
+    ) -> list[dict[str, float]]:
+        """The frames through a pipeline engine (CUDA or compiled), a batch at a time; on
+        the GPU device planes stay on the device (stacked there), host planes are uploaded.
+        The engine keeps motion's previous reference planes itself."""
         rows: list[dict[str, float]] = []
         for c0 in range(0, len(refs), engine.batch):
             ref = _stack(refs[c0 : c0 + engine.batch])
@@ -490,6 +514,22 @@ def _stack(planes: Sequence[Any]) -> Any:
 
         return cp.stack([cp.asarray(p) for p in planes])
     return np.stack(planes)
+
+
+def _open_compiled(ext: VmafExtractor, threads: int | None) -> Any:
+    """The compiled CPU engine of ``ext``'s plan, or None where the NumPy reference runs:
+    no Numba, ``ADMCUDA_CPU_ENGINE=numpy``, a frame size its kernels do not take, or
+    kernels not compiled on this machine yet (a first compile takes a minute; frames come
+    one by one, so no run is known to be long enough to repay it) unless
+    ``ADMCUDA_CPU_ENGINE=compiled``."""
+    from admcuda.backends.compiled import usable
+
+    if not usable(ext.width, ext.height, ext.plan, None):
+        return None
+    from admcuda.backends.compiled import CompiledEngine
+
+    return CompiledEngine(ext.width, ext.height, ext.bitdepth, None, plan=ext.plan,
+                          threads=threads)  # fmt: skip
 
 
 def _open_cuda_vmaf(ext: VmafExtractor, batch: int | None, device: int | None) -> Any:
