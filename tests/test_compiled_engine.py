@@ -104,3 +104,11 @@ def test_adm_alone_and_a_ladder(tmp_path, engine):
         outs[name] = [json.loads((tmp_path / f"{name}_{k}.json").read_text()) for k in (1, 2)]
     for fast, slow in zip(outs["compiled"], outs["numpy"], strict=True):
         assert fast["frames"] == slow["frames"]
+
+
+def test_threads_bound_the_kernels_on_the_engine_thread():
+    """Numba's thread count is per calling thread: it is set where the kernels run."""
+    import numba
+
+    with compiled.CompiledEngine(160, 90, 8, AdmOptions(), threads=1) as engine:
+        assert engine._worker.submit(numba.get_num_threads).result() == 1

@@ -106,7 +106,7 @@ class CompiledEngine:
 
         self.width, self.height, self.bitdepth, self.opts = width, height, bitdepth, opts
         self.threads = max(1, threads if threads is not None else default_threads())
-        numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        self._numba_threads = min(self.threads, numba.config.NUMBA_NUM_THREADS)
         self.batch = batch if batch is not None else max(8, 2 * self.threads)
         self.plan = plan
         self.subsample = subsample if plan is not None and plan.needs_every_frame else 1
@@ -120,7 +120,12 @@ class CompiledEngine:
         self._backs = sorted({ex.history for ex in motion if ex.history})
         self._prevs: list[np.ndarray] = []  # the last two reference planes read
         self._index = 0
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="admcuda-compiled")
+        # Numba's thread count is the calling thread's own: set it on the worker that runs
+        # the kernels, not here.
+        self._worker = ThreadPoolExecutor(
+            1, thread_name_prefix="admcuda-compiled", initializer=numba.set_num_threads,
+            initargs=(self._numba_threads,),
+        )  # fmt: skip
 
     def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         return np.empty(shape, dtype=dtype)
