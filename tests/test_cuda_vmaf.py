@@ -15,9 +15,9 @@ import json
 
 import numpy as np
 import pytest
+from _vif_content import structured_pair, vif_reference
 from admcuda.reference import motion as M
 from admcuda.reference import vif as R
-from admcuda.reference.vif_filters import pad_top_and_bottom, subsample_rd_8, subsample_rd_16
 from conftest import NETFLIX, TESTDATA
 from test_cli_vmaf import (
     GEOM_48F,
@@ -43,52 +43,11 @@ SIZES = [(16, 16), (17, 19), (33, 37), (97, 55), (160, 90), (301, 17), (576, 324
 DEPTHS = [8, 10, 12, 16]
 
 
-def _content(w: int, h: int, bitdepth: int, frames: int, seed: int) -> tuple[np.ndarray, ...]:
-    """Reference and distorted planes with texture, flat areas, both extremes and noise."""
-    rng = np.random.default_rng(seed)
-    top = (1 << bitdepth) - 1
-    y, x = np.mgrid[0:h, 0:w]
-    refs, dists = [], []
-    for f in range(frames):
-        base = (np.sin(x / (3.0 + f)) + np.cos(y / 5.0)) * top / 5 + top / 2
-        base = base + rng.normal(0, top / 20, (h, w))
-        base[: h // 4, : w // 4] = top // 3  # flat: the low-variance branch
-        base[-2:, :] = top
-        base[:, :2] = 0
-        ref = np.clip(np.rint(base), 0, top)
-        dis = ref + rng.normal(0, top / 40 * (1 + f), (h, w))
-        dis[h // 2 :, w // 2 :] = ref[h // 2 :, w // 2 :] * 0.5  # a loss of detail
-        dis = np.clip(np.rint(dis), 0, top)
-        dtype = np.uint8 if bitdepth == 8 else np.uint16
-        refs.append(ref.astype(dtype))
-        dists.append(dis.astype(dtype))
-    return np.stack(refs), np.stack(dists)
-
-
-def _reference_residuals(ref, dis, bitdepth, egl):
-    table = R.log_generate()
-    r = pad_top_and_bottom(ref, 17)
-    d = pad_top_and_bottom(dis, 17)
-    out = []
-    for scale in range(4):
-        if scale == 1 and bitdepth == 8:
-            r, d = subsample_rd_8(r, d)
-        elif scale:
-            r, d = subsample_rd_16(r, d, scale - 1, bitdepth)
-        if scale == 0 and bitdepth == 8:
-            tmp = R.vif_vertical_8(r, d)
-        else:
-            tmp = R.vif_vertical_16(r, d, bitdepth, scale)
-        sig = R.vif_sigma(R.vif_horizontal(tmp, scale))
-        out.append(tuple(R.vif_residuals(*sig, table, egl)))
-    return out
-
-
 @pytest.mark.parametrize("bitdepth", DEPTHS)
 @pytest.mark.parametrize(("w", "h"), SIZES)
 def test_vif_accumulators_equal_the_reference(w, h, bitdepth):
     frames = 3
-    ref, dis = _content(w, h, bitdepth, frames, seed=w * h + bitdepth)
+    ref, dis = structured_pair(w, h, bitdepth, frames, seed=w * h + bitdepth)
     options = [R.VifOptions(), R.VifOptions(vif_enhn_gain_limit=1.0)]
     vif = CudaVif(w, h, bitdepth, batch=2)  # a batch of 3 runs in chunks of at most 2
     acc = cp.zeros((len(options), frames, 4, 4), np.int64)
@@ -96,14 +55,14 @@ def test_vif_accumulators_equal_the_reference(w, h, bitdepth):
     got = acc.get()
     for f in range(frames):
         for k, o in enumerate(options):
-            want = _reference_residuals(ref[f], dis[f], bitdepth, o.vif_enhn_gain_limit)
+            want = vif_reference(ref[f], dis[f], bitdepth, o.vif_enhn_gain_limit)[0]
             assert [tuple(int(v) for v in got[k, f, s]) for s in range(4)] == want, (f, k)
 
 
 @pytest.mark.parametrize("bitdepth", DEPTHS)
 @pytest.mark.parametrize(("w", "h"), [(3, 3), (5, 4), (255, 7), (257, 9), (576, 324), (1920, 1080)])
 def test_motion_sads_equal_the_reference_across_batches(w, h, bitdepth):
-    ref, _ = _content(w, h, bitdepth, 7, seed=bitdepth + w)
+    ref, _ = structured_pair(w, h, bitdepth, 7, seed=bitdepth + w)
     motion = CudaMotion(w, h, bitdepth, backs=(1, 2))
     got = []
     for lo, hi in ((0, 1), (1, 4), (4, 7)):  # batches of 1 and 3 frames
@@ -194,7 +153,7 @@ def test_api_score_on_the_gpu_equals_the_cpu():
 def test_vmaf_extractor_scores_device_frames_as_the_cpu_does(bitdepth):
     from admcuda import VmafExtractor
 
-    ref, dis = _content(97, 55, bitdepth, 7, seed=11)
+    ref, dis = structured_pair(97, 55, bitdepth, 7, seed=11)
     feats = ["vif=debug=true", "motion=motion_five_frame_window=true"]
     with VmafExtractor(97, 55, bitdepth, features=feats, backend="cuda", batch=3) as gpu, \
             VmafExtractor(97, 55, bitdepth, features=feats, backend="cpu") as cpu:  # fmt: skip

@@ -16,14 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _vif_content import structured_pair, vif_reference
 from admcuda.reference import motion as M
 from admcuda.reference import vif as R
 from admcuda.reference import vif_constants as V
 from admcuda.reference.vif_filters import (
     mirror_indices,
-    pad_top_and_bottom,
-    subsample_rd_8,
-    subsample_rd_16,
 )
 from conftest import ROOT
 
@@ -52,48 +50,6 @@ def built(tmp_path_factory) -> Path:
                 pytest.skip("g++ without C++20's <barrier>")
             pytest.fail(run.stderr[-2000:])
     return out
-
-
-def _content(w, h, bitdepth, frames, seed):
-    rng = np.random.default_rng(seed)
-    top = (1 << bitdepth) - 1
-    y, x = np.mgrid[0:h, 0:w]
-    dtype = np.uint8 if bitdepth == 8 else np.uint16
-    refs, dists = [], []
-    for f in range(frames):
-        base = (np.sin(x / (3.0 + f)) + np.cos(y / 5.0)) * top / 5 + top / 2
-        base += rng.normal(0, top / 20, (h, w))
-        base[: h // 4, : w // 4] = top // 3  # flat: the low-variance branch
-        base[-2:, :] = top
-        base[:, :2] = 0
-        ref = np.clip(np.rint(base), 0, top)
-        dis = ref + rng.normal(0, top / 40 * (1 + f), (h, w))
-        dis[h // 2 :, w // 2 :] = ref[h // 2 :, w // 2 :] * 0.5
-        refs.append(ref.astype(dtype))
-        dists.append(np.clip(np.rint(dis), 0, top).astype(dtype))
-    return np.stack(refs), np.stack(dists)
-
-
-def _reference(ref, dis, bitdepth, egl):
-    """Each scale's four accumulators and the decimated planes of scales 1..3."""
-    table = R.log_generate()
-    r, d = pad_top_and_bottom(ref, 17), pad_top_and_bottom(dis, 17)
-    sums, planes = [], []
-    for scale in range(4):
-        if scale == 1 and bitdepth == 8:
-            r, d = subsample_rd_8(r, d)
-        elif scale:
-            r, d = subsample_rd_16(r, d, scale - 1, bitdepth)
-        if scale:
-            pad = V.PAD_ROWS[scale]
-            planes.append((r[pad:-pad], d[pad:-pad]))
-        if scale == 0 and bitdepth == 8:
-            tmp = R.vif_vertical_8(r, d)
-        else:
-            tmp = R.vif_vertical_16(r, d, bitdepth, scale)
-        sig = R.vif_sigma(R.vif_horizontal(tmp, scale))
-        sums.append(tuple(R.vif_residuals(*sig, table, egl)))
-    return sums, planes
 
 
 def _vif_on_cpu(lib, ref, dis, bitdepth, egls):
@@ -140,12 +96,12 @@ def _vif_on_cpu(lib, ref, dis, bitdepth, egls):
 @pytest.mark.parametrize(("w", "h"), [(16, 16), (33, 37), (70, 41), (130, 18)])
 def test_vif_scale_kernel_equals_the_reference(built, w, h, bitdepth):
     lib = ctypes.CDLL(str(built / "libvif.so"))
-    ref, dis = _content(w, h, bitdepth, 2, seed=w * h + bitdepth)
+    ref, dis = structured_pair(w, h, bitdepth, 2, seed=w * h + bitdepth)
     egls = (100.0, 1.0)
     acc, decimated = _vif_on_cpu(lib, ref, dis, bitdepth, egls)
     for f in range(2):
         for k, egl in enumerate(egls):
-            sums, planes = _reference(ref[f], dis[f], bitdepth, egl)
+            sums, planes = vif_reference(ref[f], dis[f], bitdepth, egl)
             assert [tuple(int(v) for v in acc[k, f, s]) for s in range(4)] == sums, (f, egl)
             for s, (r, d) in enumerate(planes):
                 assert np.array_equal(decimated[s][0][f], r), (f, s)
