@@ -299,7 +299,11 @@ def test_reads_libvmaf_xml(tmp_path):
     [
         (b"YUV4MPEG2 W176 H144 F25:1\nFRAME\n\xff\xfe\x80", "not UTF-8 text"),  # a video
         (b"FRAME\n\x10\x00\x10", "it holds NUL bytes"),
-        (b"Frame,integer_adm2,\n0,0.9,\n", "is not a score file (libvmaf's JSON or XML"),
+        (b"frame;integer_adm2\n0;0.9\n", "is not a score file (libvmaf's JSON, XML or CSV"),
+        (b"Frame,integer_adm2,\n0,0.9,\n1,1_0,\n", "line 3 holds a value that is no number"),
+        (b"Frame,integer_adm2,\n0,0.9,0.8,\n", "line 2 has 2 values for 1 names"),
+        (b"Frame,integer_adm2,\n-1,0.9,\n", "line 2 has frame number '-1'"),
+        (b"Frame,integer_adm2,integer_adm2,\n0,0.9,0.9,\n", "does not name each score once"),
         (b"<VMAF><frames>", "is not valid XML"),
         (b"<html><frames/></html>", "not a libvmaf XML result"),
         (b'<VMAF><frames><frame frameNum="x" integer_adm2="1" /></frames></VMAF>', "frameNum 'x'"),
@@ -307,7 +311,21 @@ def test_reads_libvmaf_xml(tmp_path):
         (b'{"frames": [{"metrics": {"integer_adm2": "high"}}]}', "is 'high', not a number"),
         (b'{"frames": [{"metrics": {"integer_adm2": 1}}], "n": ' + b"9" * 5000 + b"}", "JSON"),
     ],
-    ids=["y4m", "nul", "csv", "xml", "html", "frame-number", "xml-value", "json-value", "digits"],
+    ids=[
+        "y4m",
+        "nul",
+        "not-csv",
+        "csv-value",
+        "csv-row",
+        "csv-frame",
+        "csv-header",
+        "xml",
+        "html",
+        "frame-number",
+        "xml-value",
+        "json-value",
+        "digits",
+    ],
 )
 def test_what_is_not_a_score_file_is_one_line(tmp_path, data, needle):
     path = tmp_path / "scores"
@@ -550,3 +568,49 @@ def test_a_vmaf_file_reads_back_with_its_model_score(tmp_path):
     assert back.pooled["vmaf"]["mean"] == scored.pooled["vmaf"]["mean"]
     assert repr(back).endswith(f"mean vmaf {scored.pooled['vmaf']['mean']:.6f}>")
     assert "vmaf" not in AdmResult.read(path, adm_only=True).names
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--subsample", "2", "--option", "egl=1.2", "--debug"], ["--model", "vmaf_v0.6.1"]],
+    ids=["adm-options-subsample", "model"],
+)
+def test_the_csv_score_writes_reads_back_as_its_json(tmp_path, extra):
+    """``admcuda score --csv`` holds every output and frame number exactly; read back, its
+    pooled values (pooled from the frames: the CSV has none) equal those of the JSON of
+    the same run, and so do the options recovered from the names."""
+    from admcuda.cli import main as cli
+
+    for fmt in ("json", "csv"):
+        out = tmp_path / f"scores.{fmt}"
+        argv = ["score", "--example", "--backend", "cpu", "-q", f"--{fmt}", "-o", str(out)]
+        assert cli.main([*argv, *extra]) == 0
+    js = AdmResult.read(tmp_path / "scores.json")
+    got = AdmResult.read(tmp_path / "scores.csv")
+    assert got.names == js.names and len(got) == len(js) > 1
+    assert got.frame_numbers == js.frame_numbers
+    assert got.frames == js.frames
+    assert got.pooled == js.pooled
+    assert got.options == js.options
+    assert got.metadata["source"] == str(tmp_path / "scores.csv")
+    with (tmp_path / "scores.csv").open() as handle:
+        assert AdmResult.from_csv(handle, adm_only=True).names == [
+            n for n in js.names if n.startswith(("integer_adm", "integer_aim"))
+        ]
+    if "--subsample" in extra:
+        assert got.frame_numbers == [0, 2]
+        assert got.options == AdmOptions(adm_enhn_gain_limit=1.2, debug=True)
+    else:
+        assert "vmaf" in got.names
+
+
+def test_libvmafs_own_csv_reads_with_its_rounded_values():
+    """libvmaf's ``--csv`` (values to 6 decimals): every output, as written."""
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "testdata" / "libvmaf_outputs" / "model_4k_and_v061.csv"
+    r = AdmResult.read(path)
+    header = path.read_text().splitlines()[0].split(",")
+    assert r.names == header[1:-1] and r.frame_numbers == list(range(len(r)))
+    assert r[0]["vmaf_4k"] == 90.111074 and r.options == AdmOptions()
+    assert r.pooled["vmaf"] == pooled_metrics(r.frames)["vmaf"]

@@ -22,8 +22,6 @@ with the non-interactive Agg backend.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 from collections.abc import Sequence
@@ -33,9 +31,8 @@ from typing import Any
 
 from admcuda.errors import AdmError
 from admcuda.numeric import counted
-from admcuda.report.result import RESULT_LIMIT, AdmResult, split_feature_name
+from admcuda.report.result import AdmResult, split_feature_name
 from admcuda.report.writers import pool, written_input
-from admcuda.textfiles import read_text
 
 __all__ = [
     "PLOTTED_FEATURES",
@@ -59,7 +56,6 @@ PLOTTED_FEATURES: tuple[str, ...] = (
 
 _MARKERS_UP_TO = 60  # frames; more than that and markers only clutter
 _TITLE_INPUTS = 4  # inputs named in a title; more are counted
-_SCORE_FILE = "a score file (libvmaf's JSON, XML or CSV, as admcuda score writes)"
 
 # The beginnings of the names libvmaf gives its features' outputs: any other output in a
 # result is a model's score.
@@ -114,14 +110,9 @@ class Series:
 
 
 def read_scores(source: str | os.PathLike[str]) -> AdmResult:
-    """Read a score file in libvmaf's JSON, XML or CSV layout (every output kept), told
-    apart by how it begins: ``{``, ``<`` or CSV's ``Frame,`` header.
-
-    JSON and XML are read as :meth:`AdmResult.read` reads them. CSV (libvmaf's ``--csv``,
-    as :func:`admcuda.report.writers.render_csv` writes it) is a ``Frame,<name>,...``
-    header and a ``<frame>,<value>,...`` row per frame, each line ending in a comma;
-    ``nan`` and ``inf`` are read as such. CSV holds no pooled values: they are pooled
-    from the frames.
+    """Read a score file in libvmaf's JSON, XML or CSV layout (every output kept), as
+    :meth:`AdmResult.read` reads it, told apart by how it begins: ``{``, ``<`` or CSV's
+    ``Frame,`` header. CSV holds no pooled values: they are pooled from the frames.
 
     Raises
     ------
@@ -130,52 +121,9 @@ def read_scores(source: str | os.PathLike[str]) -> AdmResult:
     OSError
         If the file cannot be read.
     """
-    label = os.fspath(source)
-    text = read_text(source, limit=RESULT_LIMIT, what=f"'{label}'", kind=_SCORE_FILE)
-    head = text.lstrip()[:1]
-    if head in ("{", "<"):
-        stream = io.StringIO(text)
-        stream.name = label  # the file's name in messages, as AdmResult.read gives it
-        reader = AdmResult.from_json if head == "{" else AdmResult.from_xml
-        result = reader(stream)
-        result.metadata["source"] = label
-        return result
-    if text.lstrip("\ufeff").startswith("Frame,"):
-        return _from_csv(text.lstrip("\ufeff"), label)
-    raise AdmError(f"'{label}' is not {_SCORE_FILE}")
-
-
-def _from_csv(text: str, label: str) -> AdmResult:
-    """A result from libvmaf's CSV layout (see :func:`read_scores`)."""
-
-    def cells(row: list[str]) -> list[str]:
-        return row[:-1] if row and row[-1] == "" else row  # the comma ending each line
-
-    lines = list(csv.reader(io.StringIO(text)))
-    names = cells(lines[0])[1:]
-    if not names or "" in names or len(set(names)) != len(names):
-        raise AdmError(f"'{label}': the CSV header does not name each score once")
-    frames, numbers = [], []
-    for line_number, row in enumerate(lines[1:], start=2):
-        row = cells(row)
-        if not row:
-            continue
-        if len(row) != len(names) + 1:
-            raise AdmError(
-                f"'{label}': line {line_number} has {len(row) - 1} values for {len(names)} names"
-            )
-        number = row[0].strip()
-        if not (number.isascii() and number.isdecimal()):
-            raise AdmError(f"'{label}': line {line_number} has frame number {number!r}")
-        try:
-            values = [float(cell) for cell in row[1:]]
-        except ValueError:
-            raise AdmError(
-                f"'{label}': line {line_number} holds a value that is no number"
-            ) from None
-        numbers.append(int(number))
-        frames.append(dict(zip(names, values, strict=True)))
-    return AdmResult(frames, {"source": label}, frame_numbers=numbers)
+    result = AdmResult.read(source)
+    result.metadata["source"] = os.fspath(source)  # as the command line named it
+    return result
 
 
 def _input_name(source: AdmResult | str | os.PathLike[str], k: int) -> str:

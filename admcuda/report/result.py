@@ -4,12 +4,14 @@ libvmaf-layout files.
 :class:`AdmResult` holds what a run produced: one dict of scores per frame, keyed by
 the names libvmaf writes, and the run's metadata (geometry, options, backend, input
 paths). Pooling and the JSON, XML and CSV layouts come from :mod:`admcuda.report.writers`;
-:meth:`AdmResult.from_json` and :meth:`AdmResult.from_xml` (:meth:`AdmResult.read`: either)
-read back files written by admcuda or by libvmaf.
+:meth:`AdmResult.from_json`, :meth:`AdmResult.from_xml` and :meth:`AdmResult.from_csv`
+(:meth:`AdmResult.read`: any of them) read back files written by admcuda or by libvmaf.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import os
@@ -35,7 +37,8 @@ __all__ = [
     "METADATA_KEYS", "RESULT_LIMIT", "AdmResult", "options_from_suffix", "split_feature_name",
 ]  # fmt: skip
 
-_NOT_SCORE_FILE = "a score file (libvmaf's JSON or XML, as admcuda score writes)"
+_NOT_SCORE_FILE = "a score file (libvmaf's JSON, XML or CSV, as admcuda score writes)"
+_CSV_HEAD = "Frame,"  # how libvmaf's CSV layout begins
 RESULT_LIMIT = 256 * MIB  # bytes of a score file: JSON of some 250,000 frames of debug outputs
 
 # Metadata every result carries; a missing key reads as None (fps as NaN).
@@ -586,18 +589,87 @@ class AdmResult:
         return cls._from_entries(entries, given, metadata, label, path, adm_only)
 
     @classmethod
-    def read(cls, source: str | os.PathLike[str], *, adm_only: bool = False) -> AdmResult:
-        """Read a score file in libvmaf's JSON or XML layout, told apart by its first
-        character (``{`` or ``<``), as :meth:`from_json` and :meth:`from_xml` read them.
+    def from_csv(
+        cls, source: str | os.PathLike[str] | IO[str], *, adm_only: bool = False
+    ) -> AdmResult:
+        """Read a CSV file in libvmaf's layout (``--csv``), written by admcuda or by
+        libvmaf: a ``Frame,<name>,...`` header and a ``<frameNum>,<value>,...`` row per
+        frame, each line ending in a comma (``nan`` and ``inf`` read as such).
+
+        The layout holds no pooled values, geometry, fps or version: :attr:`pooled` pools
+        the frames with libvmaf's pooling. admcuda writes every value exactly (a double's
+        shortest repr), so a CSV of ``admcuda score --csv`` pools to the very numbers its
+        JSON holds; libvmaf's own CSV rounds values to 6 decimals, and so do their pools.
+        ``options`` are recovered from the output names, as :meth:`from_json` does.
 
         Raises
         ------
         AdmError
-            If the file is neither, or is not in that layout.
+            If the file is not CSV in that layout, or a cell is not a number.
+        OSError
+            If the file cannot be read.
+        """
+        return cls._from_csv_text(*_read_source(source), adm_only)
+
+    @classmethod
+    def _from_csv_text(cls, text: str, label: str, path: Path | None, adm_only: bool) -> AdmResult:
+        text = text.lstrip("\ufeff")
+        if not text.startswith(_CSV_HEAD):
+            raise AdmError(f"'{label}' is not a libvmaf CSV result (no {_CSV_HEAD!r} header)")
+
+        def cells(row: list[str]) -> list[str]:
+            return row[:-1] if row and row[-1] == "" else row  # the comma ending each line
+
+        try:
+            lines = list(csv.reader(io.StringIO(text), strict=True))
+        except csv.Error as exc:
+            raise AdmError(f"'{label}' is not a libvmaf CSV result: {exc}") from None
+        names = cells(lines[0])[1:]
+        if not names or "" in names or len(set(names)) != len(names):
+            raise AdmError(f"'{label}': the CSV header does not name each score once")
+        entries = []
+        for line_number, row in enumerate(lines[1:], start=2):
+            row = cells(row)
+            if not row:
+                continue  # a blank line
+            if len(row) != len(names) + 1:
+                raise AdmError(
+                    f"'{label}': line {line_number} has {len(row) - 1} values for "
+                    f"{len(names)} names"
+                )
+            number = _whole(row[0].strip())
+            if not isinstance(number, int) or number < 0:
+                raise AdmError(f"'{label}': line {line_number} has frame number {row[0]!r}")
+            values = {}
+            for name, cell in zip(names, row[1:], strict=True):
+                try:
+                    if "_" in cell:  # float() would read 1_0 as 10
+                        raise ValueError(cell)
+                    values[name] = float(cell)
+                except ValueError:
+                    raise AdmError(
+                        f"'{label}': line {line_number} holds a value that is no number "
+                        f"({name} {shown(cell)})"
+                    ) from None
+            entries.append((number, values))
+        return cls._from_entries(entries, {}, {}, label, path, adm_only)
+
+    @classmethod
+    def read(cls, source: str | os.PathLike[str], *, adm_only: bool = False) -> AdmResult:
+        """Read a score file in libvmaf's JSON, XML or CSV layout, told apart by how it
+        begins (``{``, ``<`` or CSV's ``Frame,`` header), as :meth:`from_json`,
+        :meth:`from_xml` and :meth:`from_csv` read them.
+
+        Raises
+        ------
+        AdmError
+            If the file is none of these, or is not in that layout.
         OSError
             If the file cannot be read.
         """
         text, label, path = _read_source(source)
+        if text.lstrip("\ufeff").startswith(_CSV_HEAD):
+            return cls._from_csv_text(text, label, path, adm_only)
         head = text.lstrip()[:1]
         if head not in ("{", "<"):
             raise AdmError(f"'{label}' is not {_NOT_SCORE_FILE}")
