@@ -17,6 +17,7 @@ arrays are uploaded; for the CPU backend, GPU arrays are copied to the host.
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -112,6 +113,13 @@ def check_sample_range(arr: Any, bitdepth: int, what: str) -> None:
         peak = int(arr.max())
         if peak >> bitdepth:
             raise AdmError(f"{what} has sample value {peak}, too large for {bitdepth} bits")
+
+
+def _free_device_pool() -> None:
+    """Return CuPy's cached device blocks to the driver (after an allocation failed)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()
 
 
 def as_array(x: Any, *, on_gpu: bool, what: str) -> Any:
@@ -301,7 +309,7 @@ class AdmExtractor(Closing):
         ref = self._plane(ref, "reference frame", on_gpu)
         dis = self._plane(dis, "distorted frame", on_gpu)
         if on_gpu:
-            raw = self._cuda.scores(ref[None], dis[None])
+            raw = self._gpu_scores(ref[None], dis[None])
         else:
             raw = [self._cpu_scores(ref, dis)]
         self._advance(index, 1)
@@ -347,7 +355,7 @@ class AdmExtractor(Closing):
         if n == 0:
             return []
         if on_gpu:
-            raw = self._cuda.scores(ref_stack, dis_stack)
+            raw = self._gpu_scores(ref_stack, dis_stack)
         else:
             raw = [self._cpu_scores(r, d) for r, d in zip(ref_stack, dis_stack, strict=True)]
         if len(raw) != n:
@@ -369,6 +377,23 @@ class AdmExtractor(Closing):
     def _advance(self, start: int | None, n: int) -> None:
         first = self.frames_extracted if start is None else int(start)
         self.frames_extracted = first + n
+
+    def _gpu_scores(self, ref: Any, dis: Any) -> list[Mapping[str, float]]:
+        """The engine's scores of a stack of pairs; where the GPU runs out of memory
+        (another process may hold most of it), of each half in turn. ADM keeps no state
+        from one frame to the next, so the halves give the same numbers."""
+        try:
+            return self._cuda.scores(ref, dis)
+        except MemoryError as exc:  # CuPy's OutOfMemoryError is one
+            _free_device_pool()
+            n = ref.shape[0]
+            if n == 1:
+                raise AdmError(
+                    f"not enough GPU memory to score one {self.width}x{self.height} frame "
+                    f"pair: {exc}"
+                ) from None
+        half = n // 2
+        return self._gpu_scores(ref[:half], dis[:half]) + self._gpu_scores(ref[half:], dis[half:])
 
     def _cpu_scores(self, ref: np.ndarray, dis: np.ndarray) -> dict[str, float]:
         from admcuda.reference import compute_adm

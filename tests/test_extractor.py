@@ -398,6 +398,44 @@ def test_torch_gpu_tensor(backend):
     assert_same(got, expected(ref, dis, 8, AdmOptions()))
 
 
+class _SmallGpu:
+    """An engine whose GPU holds at most ``room`` frame pairs at once: more raise the
+    MemoryError CuPy's allocator raises; it scores with the reference."""
+
+    def __init__(self, room):
+        self.room, self.calls = room, []
+
+    def scores(self, ref, dis):
+        self.calls.append(ref.shape[0])
+        if ref.shape[0] > self.room:
+            raise MemoryError("Out of memory allocating 1,073,741,824 bytes")
+        return [expected(r, d, 8, AdmOptions()) for r, d in zip(ref, dis, strict=True)]
+
+    def close(self):
+        pass
+
+
+def test_a_batch_the_gpu_cannot_hold_is_scored_in_halves():
+    rng = np.random.default_rng(8)
+    ref = rng.integers(0, 256, (5, 32, 32), dtype=np.uint8)
+    dis = np.clip(ref.astype(int) + rng.integers(-9, 10, ref.shape), 0, 255).astype(np.uint8)
+    ext = AdmExtractor(32, 32, backend="cpu")
+    ext._cuda = engine = _SmallGpu(room=2)
+    got = ext.extract_batch(ref, dis)
+    assert engine.calls == [5, 2, 3, 1, 2]
+    assert got == [expected(r, d, 8, AdmOptions()) for r, d in zip(ref, dis, strict=True)]
+    assert ext.frames_extracted == 5
+
+
+def test_a_gpu_without_room_for_one_pair_is_a_one_line_error():
+    ext = AdmExtractor(32, 32, backend="cpu")
+    ext._cuda = _SmallGpu(room=0)
+    frames = np.zeros((3, 32, 32), np.uint8)
+    message = r"^not enough GPU memory to score one 32x32 frame pair: Out of memory"
+    with pytest.raises(AdmError, match=message):
+        ext.extract_batch(frames, frames)
+
+
 def test_backend_returning_too_few_scores():
     """An engine that gives fewer frames of scores than the pairs it was handed is an
     error, not a shorter result."""
