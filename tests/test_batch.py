@@ -405,6 +405,83 @@ def test_scale_column_scores_lower_rungs_as_score_does(client, tmp_path):
     assert json.loads((tmp_path / "out" / "scaled.job").read_text())["scale"] == "bicubic"
 
 
+def long_luma(seed: int, frames: int) -> np.ndarray:
+    """``frames`` frames that differ from one another (so that a wrong frame shows)."""
+    rng = np.random.default_rng(seed)
+    x = np.linspace(0, 1, W)[None, :]
+    y = np.linspace(0, 1, H)[:, None]
+    return np.stack(
+        [
+            128 + 80 * np.sin(5 * x + 3 * y + k / 3) + rng.normal(0, 12, (H, W))
+            for k in range(frames)
+        ]
+    )
+
+
+def test_frame_columns_choose_the_frames_as_score_does(client, tmp_path, capsys):
+    """frame_cnt, frame_skip_ref, frame_skip_dist and subsample, in CSV cells or JSON
+    numbers: each pair's JSON (frame numbers and scores) is what ``admcuda score`` writes
+    with the same flags; 0 means what it means there; a rerun with another choice scores
+    the pair again; a bad cell fails its row alone, naming the column."""
+    ref = write_clip(tmp_path / "ref.yuv", long_luma(1, 12))
+    dis = write_clip(tmp_path / "dis.yuv", distort(long_luma(1, 12), 11, 6))
+    flags = {
+        "cnt5_sub2": {"frame_cnt": 5, "subsample": 2},
+        "skips": {"frame_skip_ref": 1, "frame_skip_dist": 3, "frame_cnt": 4},
+        "zeros": {"frame_cnt": 0, "subsample": 0, "frame_skip_ref": 0},
+    }
+    geometry = {"ref": "ref.yuv", "dis": "dis.yuv", "width": W, "height": H}
+    columns = ["ref", "dis", "name", "width", "height", *manifest.FRAME_COLUMNS]
+    bad = {
+        "bad_cnt": {"frame_cnt": "-1"}, "bad_sub": {"subsample": "2.0"},
+        "bad_skip": {"frame_skip_dist": "x"}, "big_cnt": {"frame_cnt": str(1 << 31)},
+    }  # fmt: skip
+    path = tmp_path / "jobs.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        for name, cells in {**flags, **bad}.items():
+            writer.writerow({**geometry, "name": name, **cells})
+    out = tmp_path / "out"
+    results = {r.name: r for r in batch.score_many(path, client, output=out, backend="cpu",
+                                                   timeout=WAIT_S)}  # fmt: skip
+    for name, cells in flags.items():
+        assert results[name].status == "done", results[name].error
+        want = tmp_path / f"{name}.json"
+        argv = [str(ref), str(dis), "-w", str(W), "-h", str(H), "--backend", "cpu", "-q"]
+        for key, value in cells.items():
+            argv += [f"--{key.replace('_', '-')}", str(value)]
+        assert cli.main(["score", *argv, "--json", "-o", str(want)]) == 0
+        assert load(out / f"{name}.json") == load(want), name
+    numbers = {name: load(out / f"{name}.json")["frames"] for name in flags}
+    assert [f["frameNum"] for f in numbers["cnt5_sub2"]] == [0, 2, 4]
+    assert [f["frameNum"] for f in numbers["skips"]] == [0, 1, 2, 3]
+    assert len(numbers["zeros"]) == 12
+    assert results["bad_cnt"].error == "frame_cnt -1 is out of range (must be >= 0)"
+    assert results["bad_sub"].error == "subsample '2.0' is not an integer"
+    assert results["bad_skip"].error == "frame_skip_dist 'x' is not an integer"
+    assert results["big_cnt"].error == (
+        "frame_cnt 2147483648 is out of range (must be at most 2147483647)"
+    )
+    record = json.loads((out / "cnt5_sub2.job").read_text())
+    assert (record["frame_cnt"], record["subsample"]) == (5, 2)
+    assert not set(manifest.FRAME_COLUMNS) & set(json.loads((out / "zeros.job").read_text()))
+
+    # JSON numbers; a changed choice scores the pair again, the same one keeps it
+    lines = [{**geometry, "name": "cnt5_sub2", "frame_cnt": 5, "subsample": 2},
+             {**geometry, "name": "skips", "frame_skip_ref": 1, "frame_skip_dist": 3,
+              "frame_cnt": 3}]  # fmt: skip
+    jsonl = tmp_path / "jobs.jsonl"
+    jsonl.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    again = batch.score_many(jsonl, client, output=out, backend="cpu", timeout=WAIT_S)
+    assert [r.status for r in again] == ["skipped", "done"]
+    assert [f["frameNum"] for f in load(out / "skips.json")["frames"]] == [0, 1, 2]
+    jobs = manifest.read_jobs([{"ref": "r", "dis": "d", "frame_cnt": 5},
+                               {"ref": "r", "dis": "d", "frame_cnt": 6}])  # fmt: skip
+    assert jobs[0].ladder_key != jobs[1].ladder_key  # one selection per ladder
+    capsys.readouterr()
+
+
 def test_ignore_name_column(client, tmp_path):
     """A raw file whose name states another size: its row fails and offers ignore_name;
     with ``ignore_name`` true it is read at the row's geometry; a value not true or false

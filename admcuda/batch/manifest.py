@@ -27,6 +27,7 @@ from admcuda.options import (
 from admcuda.textfiles import MIB, read_text
 
 __all__ = [
+    "FRAME_COLUMNS",
     "JSONL_SUFFIXES",
     "MANIFEST_LIMIT",
     "OPTIONAL_COLUMNS",
@@ -40,15 +41,19 @@ __all__ = [
 ]
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
+# Which frames are scored, as admcuda score's --frame-cnt, --frame-skip-ref,
+# --frame-skip-dist and --subsample (libvmaf's --frame_cnt ...) choose them.
+FRAME_COLUMNS: tuple[str, ...] = ("frame_cnt", "frame_skip_ref", "frame_skip_dist", "subsample")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
-    "model", "autorotate", "allow_partial_frame",
+    "model", "autorotate", "allow_partial_frame", *FRAME_COLUMNS,
 )  # fmt: skip
 MODEL_SEPARATOR = ";"  # between the models of one row's model cell
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MANIFEST_LIMIT = 64 * MIB  # bytes: some 300,000 rows of long paths
 _QUOTED = 80  # characters of a cell quoted in a row's error, at most
+_C_INT_MAX = (1 << 31) - 1  # the largest frame count or step, a C int's, as libvmaf reads it
 
 
 # -- manifest
@@ -88,6 +93,14 @@ class Job:
         ``--autorotate``) or as stored (False, ``--noautorotate``); None refuses one.
     allow_partial_frame : bool
         Read a raw file that ends in a partial frame (``--allow-partial-frame``).
+    frame_cnt : int or None
+        Read at most this many frames of each input, after the skipped ones
+        (``--frame-cnt``); None (a cell of 0, libvmaf's "all", or empty) reads all.
+    frame_skip_ref, frame_skip_dist : int
+        Frames dropped from the start of the reference / the distorted input
+        (``--frame-skip-ref``, ``--frame-skip-dist``).
+    subsample : int
+        Score frames ``0, N, 2N, ...`` (``--subsample``; a cell of 0 is 1, every frame).
     """
 
     row: int
@@ -106,6 +119,10 @@ class Job:
     model: tuple[str, ...] = ()
     autorotate: bool | None = None
     allow_partial_frame: bool = False
+    frame_cnt: int | None = None
+    frame_skip_ref: int = 0
+    frame_skip_dist: int = 0
+    subsample: int = 1
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
@@ -113,6 +130,7 @@ class Job:
         return (
             self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
             self.scale, self.ignore_name, self.model, self.autorotate, self.allow_partial_frame,
+            self.frame_cnt, self.frame_skip_ref, self.frame_skip_dist, self.subsample,
         )  # fmt: skip
 
     @property
@@ -153,7 +171,9 @@ def read_jobs(
         ``ignore_name`` true or false, ``model`` one ``--model`` string or several
         separated by ``;``, or in JSON a list of them, ``autorotate`` true (``score
         --autorotate``), false (``--noautorotate``) or empty, ``allow_partial_frame`` true
-        or false).
+        or false, and the frames scored as ``admcuda score`` chooses them: ``frame_cnt``
+        (0 or empty: all), ``frame_skip_ref``, ``frame_skip_dist`` and ``subsample`` (0 or
+        empty: every frame), each a count >= 0).
     base_dir : path, optional
         Where relative paths point: the manifest's folder by default, the current
         folder for mappings.
@@ -395,6 +415,7 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         if _text(autorotate) is not None:  # empty: neither --autorotate nor --noautorotate
             fields["autorotate"] = _true_false(autorotate, "autorotate")
         fields["model"] = _models(record.get("model"), fields["options"], base)
+        fields.update(_frame_selection(record))
     except AdmError as exc:
         fields = {"error": str(exc)}
     return Job(
@@ -437,6 +458,25 @@ def _integer(value: Any, key: str) -> int | None:
     if value is None:
         raise AdmError(f"{key} {text!r} is not an integer")
     return value
+
+
+def _frame_selection(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The frame columns that a row gives, as ``admcuda score`` reads its frame options:
+    counts from 0 to a C int's largest; ``frame_cnt`` 0 reads every frame (None) and
+    ``subsample`` 0 scores every frame (1), libvmaf's meaning of 0 for them."""
+    fields: dict[str, Any] = {}
+    for key in FRAME_COLUMNS:
+        value = _integer(record.get(key), key)
+        if value is None:
+            continue
+        if value < 0:
+            raise AdmError(f"{key} {value} is out of range (must be >= 0)")
+        if value > _C_INT_MAX:
+            raise AdmError(f"{key} {shown(value)} is out of range (must be at most {_C_INT_MAX})")
+        if value == 0 and key in ("frame_cnt", "subsample"):
+            continue  # the default: all frames, every frame
+        fields[key] = value
+    return fields
 
 
 def _options(value: Any) -> AdmOptions:

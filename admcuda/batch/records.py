@@ -269,6 +269,11 @@ def job_record(job: Job) -> dict[str, Any] | None:
         record["autorotate"] = job.autorotate
     if job.allow_partial_frame:
         record["allow_partial_frame"] = True
+    for key, default in (
+        ("frame_cnt", None), ("frame_skip_ref", 0), ("frame_skip_dist", 0), ("subsample", 1),
+    ):  # fmt: skip
+        if getattr(job, key) != default:
+            record[key] = getattr(job, key)
     return json.loads(json.dumps(record))  # as it reads back
 
 

@@ -8,15 +8,17 @@ Usage::
 The manifest is CSV with a header row, or JSON Lines with the same keys (by the
 suffix ``.jsonl``/``.ndjson``, or by content). ``ref`` and ``dis`` are required;
 ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``, ``options``
-(libvmaf's ``K=V:K=V``) and ``model`` (``--model`` strings, several separated by ``;``:
-VMAF, on the workers' backend) are optional. Relative paths resolve against the manifest's
-folder, and every worker must see the inputs at those paths.
+(libvmaf's ``K=V:K=V``), ``model`` (``--model`` strings, several separated by ``;``:
+VMAF, on the workers' backend) and the frames scored (``frame_cnt``, ``frame_skip_ref``,
+``frame_skip_dist``, ``subsample``, as ``admcuda score`` takes them) are optional.
+Relative paths resolve against the manifest's folder, and every worker must see the
+inputs at those paths.
 
 How the work is cut and who writes what:
 
-- Rows that share a reference, geometry, options and models form a ladder: one Dask task
-  scores them with the reference read once (``admcuda.ladder.run_ladder``), and returns
-  one record per pair, each with its own status. A rung that cannot be read fails
+- Rows that share a reference, geometry, options, models and frame choices form a ladder:
+  one Dask task scores them with the reference read once (``admcuda.ladder.run_ladder``),
+  and returns one record per pair, each with its own status. A rung that cannot be read fails
   alone; a ladder that fails as a whole is scored again rung by rung, so that each
   row gets its own error.
 - The **client**, not the workers, writes ``<name>.json`` (with the writer that
@@ -99,6 +101,10 @@ class _Task:
     model: tuple[str, ...] = ()
     autorotate: bool | None = None
     allow_partial_frame: bool = False
+    frame_cnt: int | None = None
+    frame_skip_ref: int = 0
+    frame_skip_dist: int = 0
+    subsample: int = 1
 
 
 @dataclass(frozen=True)
@@ -184,7 +190,9 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
         scale=task.scale, ignore_name=task.ignore_name, plan=plan, autorotate=task.autorotate,
-        allow_partial_frame=task.allow_partial_frame,
+        allow_partial_frame=task.allow_partial_frame, frame_cnt=task.frame_cnt,
+        frame_skip_ref=task.frame_skip_ref, frame_skip_dist=task.frame_skip_dist,
+        subsample=task.subsample,
     )  # fmt: skip
     elapsed = time.perf_counter() - start
     errors = [
@@ -317,6 +325,10 @@ def _plan(
                     model=head.model,
                     autorotate=head.autorotate,
                     allow_partial_frame=head.allow_partial_frame,
+                    frame_cnt=head.frame_cnt,
+                    frame_skip_ref=head.frame_skip_ref,
+                    frame_skip_dist=head.frame_skip_dist,
+                    subsample=head.subsample,
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)
