@@ -5,9 +5,11 @@ here, and errors speak of argument names, not command-line flags."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,6 +29,8 @@ _C_INT_MAX = (1 << 31) - 1
 OptionsArg = AdmOptions | Mapping[str, str | bool | int | float] | str | None
 ModelArg = Any  # a model name or --model string, a ModelSpec or Model, or a sequence of them
 FeaturesArg = Sequence[Any] | None  # --feature strings or (name, options) pairs
+# True, False, seconds between plain lines, or a function of (frames done, total or None)
+ProgressArg = bool | float | Callable[[int, int | None], object] | None
 
 
 # Command-line spellings in the input layer's messages, and the API arguments they stand
@@ -220,6 +224,7 @@ def score_files(
     no_prediction: bool = False,
     autorotate: bool | None = None,
     allow_partial_frame: bool = False,
+    progress: ProgressArg = False,
 ) -> list[dict[str, float]]:
     """Score a reference and a distorted input, frame by frame.
 
@@ -283,6 +288,17 @@ def score_files(
         Read a raw file whose size is not a whole number of frames (its whole frames,
         with a warning) instead of refusing it: for a file that really ends in a partial
         frame.
+    progress : bool, float or callable, optional
+        Progress on stderr, as ``admcuda score`` shows it: frames done of the total where
+        it is known (a raw or Y4M input's length; a video's duration times its frame rate,
+        shown ``~N``; ``frame_cnt``), frames per second and the ETA. True draws the bar on a
+        terminal, and elsewhere (a notebook, a log) writes a plain line every 10 s and one
+        at the end, as ``--progress``; a number of seconds writes plain lines that often,
+        terminal or not; False (the default) writes nothing. A function is called instead,
+        in the calling thread, with ``(frames_done, total)``: once with 0 before the first
+        frame, then after each batch of frames; ``total`` is None where unknown, and for a
+        video (without ``frame_cnt``) an estimate that ``frames_done`` may pass. What it
+        raises ends the run.
 
     Returns
     -------
@@ -324,6 +340,7 @@ def score_files(
         no_prediction=no_prediction,
         autorotate=autorotate,
         allow_partial_frame=allow_partial_frame,
+        progress=progress,
     )[0]
 
 
@@ -352,6 +369,7 @@ def score_ladder(
     no_prediction: bool = False,
     autorotate: bool | None = None,
     allow_partial_frame: bool = False,
+    progress: ProgressArg = False,
 ) -> list[list[dict[str, float]]]:
     """Score one reference against several distorted inputs (an encoding ladder).
 
@@ -367,7 +385,7 @@ def score_ladder(
         taken as a sequence of characters: use :func:`score_files` for one input.
     width, height, pixel_format, bitdepth, options, backend, debug, frame_cnt, \
 frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder, \
-model, features, no_prediction, autorotate, allow_partial_frame
+model, features, no_prediction, autorotate, allow_partial_frame, progress
         As for :func:`score_files`; ``frame_skip_dist`` applies to every
         distorted input. The reference's motion is computed once per frame for every
         distorted input.
@@ -407,6 +425,7 @@ model, features, no_prediction, autorotate, allow_partial_frame
             decoder=decoder,
             autorotate=autorotate,
             allow_partial_frame=allow_partial_frame,
+            progress=progress,
         )
     return run.frames
 
@@ -438,6 +457,7 @@ def score(
     model: ModelArg = None,
     features: FeaturesArg = None,
     no_prediction: bool = False,
+    progress: ProgressArg = False,
 ) -> AdmResult | list[AdmResult]:
     """Score a reference against one distorted input, or several, into result objects.
 
@@ -449,7 +469,7 @@ def score(
         One distorted input (returns one :class:`AdmResult`) or several (a list).
     width, height, pixel_format, bitdepth, backend, options, debug, frame_cnt, \
 frame_skip_ref, frame_skip_dist, subsample, threads, device, ignore_name, scale, decoder, \
-model, features, no_prediction, autorotate, allow_partial_frame
+model, features, no_prediction, autorotate, allow_partial_frame, progress
         As for :func:`score_files` (the names of the command line's long options).
     host_memory : int, optional
         MiB of host frame buffers (page-locked on the GPU), as ``--host-memory``;
@@ -518,6 +538,7 @@ model, features, no_prediction, autorotate, allow_partial_frame
             allow_partial_frame=allow_partial_frame,
             host_memory=host_bytes,
             batch=batch,
+            progress=progress,
         )
     elapsed = time.perf_counter() - start
     results = [
@@ -560,6 +581,36 @@ def _host_memory_bytes(mib: Any) -> int:
     return mib << 20
 
 
+def _progress(value: object) -> bool | float | Callable[[int, int | None], object]:
+    """``progress=`` as :func:`admcuda.ladder.run_ladder` takes it: True on a terminal (the
+    bar), elsewhere plain lines every 10 s (as ``--progress``, since it was asked for);
+    seconds as a float; a function as it is."""
+    from admcuda.progress import PROGRESS_EVERY_S
+
+    if value is None or isinstance(value, (bool, np.bool_)):
+        if not value:
+            return False
+        try:
+            terminal = sys.stderr is not None and sys.stderr.isatty()
+        except (AttributeError, ValueError, OSError):  # closed, or no file behind it
+            terminal = False
+        return True if terminal else PROGRESS_EVERY_S
+    if isinstance(value, numbers.Real):
+        try:
+            seconds = float(value)
+        except OverflowError:  # an integer past any double
+            seconds = math.inf
+        if not 0 < seconds < math.inf:
+            raise AdmError(f"progress must be a number of seconds > 0, got {shown(value)}")
+        return seconds
+    if callable(value):
+        return value
+    raise AdmError(
+        "progress must be True, False, a number of seconds or a function of (frames_done, "
+        f"total), got {type(value).__name__} {value!r}"
+    )
+
+
 def _run_ladder_api(
     ref_path: PathLike, dis_paths: Sequence[PathLike], *, raise_errors: bool = True, **kwargs: Any
 ) -> LadderRun:
@@ -586,6 +637,7 @@ def _run_ladder_api(
     kwargs["allow_partial_frame"] = _flag("allow_partial_frame", kwargs.get("allow_partial_frame"))
     if kwargs.get("autorotate") is not None:
         kwargs["autorotate"] = _flag("autorotate", kwargs["autorotate"])
+    kwargs["progress"] = _progress(kwargs.get("progress"))
     run = run_ladder(ref_path, dis_paths, **kwargs)
     if raise_errors:
         run.raise_first_error()

@@ -8,7 +8,7 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,7 +76,7 @@ def run_ladder(
     frame_skip_ref: int = 0,
     frame_skip_dist: int = 0,
     subsample: int = 1,
-    progress: bool | float = False,
+    progress: bool | float | Callable[[int, int | None], object] = False,
     threads: int | None = None,
     host_memory: int | None = None,
     batch: int | None = None,
@@ -97,7 +97,8 @@ def run_ladder(
     stderr (a bar on a terminal, else a plain line every 30 s), of the total where the
     inputs' lengths are known or estimated (a video's duration times its rate, capped by
     ``frame_cnt``), and a ladder's line names its rungs; a number of seconds instead gives
-    plain lines that often (``--progress``).
+    plain lines that often (``--progress``); a function is called with the frames done and
+    that total (None where unknown) instead (:class:`admcuda.progress.ProgressCallback`).
     ``threads`` is the CPU backend's worker processes; ``host_memory`` the bytes of host
     frame buffers; ``batch`` the GPU's frames per batch; ``device`` the GPU; ``ignore_name``
     and ``scale`` go to :func:`admcuda.io.inputs.open_inputs`; ``decoder`` ("auto", "ffmpeg",
@@ -306,7 +307,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
     """Run the opened inputs through the pipeline; returns (arrays per opened rung,
     backend used)."""
     from admcuda.pipeline import run
-    from admcuda.progress import Progress
+    from admcuda.progress import Progress, ProgressCallback
     from admcuda.sources import make_source
 
     sub = selection.subsample
@@ -347,11 +348,19 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         failures: dict[int, str] = {}
         total, estimated = _expected_total(ref, [dis[i] for i in active])
         names = [Path(os.fspath(inputs.dis[i].path)).name for i in active]
-        every = None if isinstance(progress, bool) else float(progress)
-        with Progress(
-            total, enabled=progress is not False, estimated=estimated, every=every,
-            note=f"{len(names)} rungs: {', '.join(names)}" if len(names) > 1 else "",
-        ) as bar, engine:  # fmt: skip
+        try:  # a caller's function is called here, with 0 frames done: it may raise
+            if callable(progress):
+                bar: Any = ProgressCallback(progress, total)
+            else:
+                bar = Progress(
+                    total, enabled=progress is not False, estimated=estimated,
+                    every=None if isinstance(progress, bool) else float(progress),
+                    note=f"{len(names)} rungs: {', '.join(names)}" if len(names) > 1 else "",
+                )  # fmt: skip
+        except BaseException:
+            engine.close()
+            raise
+        with bar, engine:
             part = run(
                 ref, [dis[i] for i in active], engine, width=w, height=h,
                 dtype=np.uint8 if bd == 8 else np.uint16, on_frames=bar.update, stats=stats,

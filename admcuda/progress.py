@@ -7,6 +7,9 @@ none for a run shorter than that, and a last one when it closes if it wrote any;
 ``every`` (``--progress``) a plain line every that many seconds and a last one, terminal
 or not. Disabled (``--quiet``), it writes nothing.
 
+:class:`ProgressCallback` hands the same counts to a function instead (the Python API's
+``progress=callable``).
+
 Typical use::
 
     with Progress(total, enabled=not args.quiet) as progress:
@@ -26,10 +29,11 @@ from typing import IO
 
 from admcuda.closing import Closing
 
-__all__ = ["Progress", "format_duration"]
+__all__ = ["Progress", "ProgressCallback", "format_duration"]
 
 _MIN_INTERVAL_S = 0.1  # at most ten redraws a second
 PLAIN_EVERY_S = 30.0  # off a terminal: a plain line this often
+PROGRESS_EVERY_S = 10.0  # asked for (--progress, the API's progress=True off a terminal)
 _BAR_WIDTH = 24
 
 
@@ -205,3 +209,39 @@ class Progress(Closing):
         except (OSError, ValueError):
             # A closed or broken terminal must not stop the scoring.
             self.active = self.plain = False
+
+
+class ProgressCallback(Closing):
+    """Frames done, handed to a function instead of drawn: ``report(done, total)`` once
+    with 0 before the first frame, then after each batch of frames scored.
+
+    Parameters
+    ----------
+    report : callable
+        Called with the frames done so far and ``total``, in the thread that scores
+        (what it raises ends the run).
+    total : int, optional
+        Frames expected, as :class:`Progress` takes it; None when unknown.
+
+    Attributes
+    ----------
+    done : int
+        Frames counted so far.
+    """
+
+    def __init__(self, report: Callable[[int, int | None], object], total: int | None) -> None:
+        self.report = report
+        self.total = total
+        self.done = 0
+        report(0, total)
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more frames and report them."""
+        self.done += n
+        self.report(self.done, self.total)
+
+    def clear(self) -> None:
+        """Nothing to blank (the :class:`Progress` surface)."""
+
+    def close(self) -> None:
+        """Nothing to end (the :class:`Progress` surface)."""

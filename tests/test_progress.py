@@ -235,3 +235,95 @@ def test_cli_quiet_and_progress_contradict(tmp_path, capsys):
     assert main(["score", "--example", "-q", "--progress"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("admcuda: error: ") and err.count("\n") == 1 and "--progress" in err
+
+
+# -- in the Python API
+
+
+def _raw_pair(tmp_path, frames=20):
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    w, h = 32, 24
+    chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
+    paths = []
+    for name, noise in (("ref.yuv", 0), ("dis.yuv", 9)):
+        planes = rng.integers(40, 200, (frames, h, w)) + rng.normal(0, noise + 1e-9, (frames, h, w))
+        data = b"".join(p.clip(0, 255).astype(np.uint8).tobytes() + chroma for p in planes)
+        (tmp_path / name).write_bytes(data)
+        paths.append(tmp_path / name)
+    return (*paths, dict(width=w, height=h, backend="cpu"))
+
+
+def test_api_progress_function_gets_frames_done_and_the_total(tmp_path, capsys):
+    """progress=function: (0, total) first, then the frames done after each batch, up to
+    the total (frame_cnt and subsample counted as score counts them); nothing on stderr."""
+    import admcuda
+
+    ref, dis, geometry = _raw_pair(tmp_path)
+    calls = []
+    result = admcuda.score(ref, dis, **geometry, progress=lambda *a: calls.append(a))
+    assert calls[0] == (0, 20) and calls[-1] == (20, 20) and len(result) == 20
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert {t for _, t in calls} == {20}
+    calls.clear()
+    frames = admcuda.score_files(ref, dis, **geometry, frame_cnt=9, subsample=2,
+                                 progress=lambda *a: calls.append(a))  # fmt: skip
+    assert calls[0] == (0, 5) and calls[-1] == (5, 5) and len(frames) == 5
+    assert capsys.readouterr().err == ""
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        admcuda.score_ladder(ref, [dis, dis], **geometry, progress=stop)
+
+
+def test_api_progress_true_writes_the_line_score_writes(tmp_path, capsys):
+    """progress=True off a terminal: plain lines as --progress writes them (here the last
+    one: the run is short); a number of seconds the same; False, the default, nothing."""
+    import admcuda
+
+    ref, dis, geometry = _raw_pair(tmp_path)
+    admcuda.score(ref, dis, **geometry)
+    assert capsys.readouterr().err == ""
+    for progress in (True, 2.5):
+        admcuda.score(ref, dis, **geometry, progress=progress)
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("frames 20/20 [" + "#" * 24 + "] 100%  ") and " in 0:" in line
+    admcuda.score(ref, dis, **geometry, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("yes", "progress must be True, False, a number of seconds or a function"),
+        (0, "progress must be a number of seconds > 0, got 0"),
+        (math.nan, "got nan"),
+        (10**400, "got a 401-digit integer"),
+    ],
+)
+def test_api_progress_refuses_what_it_cannot_show(tmp_path, value, needle):
+    import admcuda
+
+    ref, dis, geometry = _raw_pair(tmp_path, frames=2)
+    with pytest.raises(admcuda.AdmError, match=needle):
+        admcuda.score(ref, dis, **geometry, progress=value)
+
+
+def test_api_progress_of_a_video_has_its_estimated_total(tmp_path):
+    """An encoded video's total comes from its duration and rate, as on the command line;
+    frame_cnt makes it exact."""
+    import admcuda
+
+    ref, dis, _ = _example_videos(tmp_path)
+    calls = []
+    admcuda.score(ref, dis, backend="cpu", progress=lambda *a: calls.append(a))
+    assert calls[0] == (0, 3) and calls[-1] == (3, 3)
+    calls.clear()
+    admcuda.score(ref, dis, backend="cpu", frame_cnt=2, progress=lambda *a: calls.append(a))
+    assert calls[0] == (0, 2) and calls[-1] == (2, 2)

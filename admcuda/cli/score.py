@@ -70,6 +70,7 @@ from admcuda.options import (
     parse_option_args,
 )
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
+from admcuda.progress import PROGRESS_EVERY_S  # --progress: a plain line this often
 from admcuda.report.writers import (
     FORMATS,
     StagedOutput,
@@ -89,7 +90,6 @@ _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
 _FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
 _PLACEHOLDERS = ("{name}", "{index}")
 _LOADED = time.time()
-PROGRESS_EVERY_S = 10.0  # --progress: a plain line this often
 
 
 def _options_epilog() -> str:
