@@ -335,6 +335,8 @@ def test_predict_accepts_output_names_and_reports_missing(goldens):
         ("adm.adm_enhn_gain_limit=1.23456789", "_egl_1.23457"),  # libvmaf keeps %g of strtof
         ("adm.adm_enhn_gain_limit=100", ""),  # the default names nothing
         ("adm.adm_norm_view_dist=4:adm.adm_enhn_gain_limit=1.5", "_egl_1.5_nvd_4"),
+        # sorted by option name (adm_csf_scale before adm_enhn_gain_limit), not by alias
+        ("adm.adm_enhn_gain_limit=1.5:adm.adm_csf_scale=2", "_scf_2_egl_1.5"),
         ("adm.adm_skip_scale0=true", "_ssz"),
         ("adm.adm_ref_display_height=2160", "_rdh_2160"),
         ("adm.debug=true", ""),  # not a feature parameter
@@ -344,6 +346,39 @@ def test_override_names(options, suffix):
     model = parse_model_arg(f"version=vmaf_v0.6.1:{options}").load()
     adm = model.features[0]
     assert adm.collector_name == ("integer_adm2" + suffix if suffix else adm.name)
+
+
+def test_an_override_replaces_an_option_the_model_sets():
+    # vmaf_v0.6.1neg sets adm_enhn_gain_limit 1 itself; the override takes its place
+    model = parse_model_arg("version=vmaf_v0.6.1neg:adm.adm_enhn_gain_limit=1.2").load()
+    adm, _, vif = model.features[:3]
+    assert adm.options == {"adm_enhn_gain_limit": 1.2}
+    assert adm.collector_name == "integer_adm2_egl_1.2"
+    assert vif.collector_name == "integer_vif_scale0_egl_1"  # other extractors keep theirs
+    direct = load_model("vmaf_v0.6.1neg", overrides={"adm": {"adm_enhn_gain_limit": 1.2}})
+    assert direct.features == model.features
+
+
+def test_an_option_given_twice_takes_the_later():
+    # each FEATURE.OPTION=VALUE is merged into the model's options in turn, as libvmaf's
+    # dictionary merge does: the later value wins
+    for first, later in (("1.5", "1.2"), ("1.2", "1.5")):
+        spec = parse_model_arg(
+            f"version=vmaf_v0.6.1:adm.adm_enhn_gain_limit={first}:adm.adm_enhn_gain_limit={later}"
+        )
+        adm = spec.load().features[0]
+        assert adm.options == {"adm_enhn_gain_limit": float(later)}
+        assert adm.collector_name == f"integer_adm2_egl_{later}"
+
+
+@pytest.mark.parametrize("text", ["0.3", "0.30000001", "3e-1", ".3"])
+def test_option_values_are_libvmafs_text(text):
+    # libvmaf keeps %g of strtof as the option's text and computes with that text's double:
+    # 0.3, not the float32 nearest it (0.30000001192092896)
+    model = load_model("vmaf_v0.6.1", overrides={"motion": {"motion_blend_factor": text}})
+    motion = model.features[1]
+    assert motion.options == {"motion_blend_factor": 0.3}
+    assert motion.collector_name == "integer_motion2_mbf_0.3"
 
 
 def test_motion_override_name():
@@ -547,6 +582,10 @@ def test_piecewise_linear_knots():
     assert transform(t, 75.0) == 90.0
     assert transform(t, 50.0) == 80.0
     assert transform(t, 110.0) == 104.0
+    assert transform(t, 100.0) == 100.0  # exactly at the last knot: its y
+    assert transform(t, 0.0) == 0.0  # exactly at the first knot
+    last_flat = ScoreTransform(knots=((0.0, 0.0), (50.0, 80.0), (100.0, 80.0)))
+    assert transform(last_flat, 100.0) == 80.0
     assert transform(t, -10.0) == -16.0
     flat = ScoreTransform(knots=((0.0, 10.0), (50.0, 10.0)), out_lte_in=True)
     assert transform(flat, 60.0) == 10.0
