@@ -346,7 +346,11 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
                 f"({_fallback_reason()}); use --decoder ffmpeg"
             )
         failures: dict[int, str] = {}
-        total, estimated = _expected_total(ref, [dis[i] for i in active])
+        total, estimated = (
+            _expected_total(ref, [dis[i] for i in active], selection, sub)
+            if progress is not False
+            else (None, False)  # a video's estimate may cost a probe: only where shown
+        )
         names = [Path(os.fspath(inputs.dis[i].path)).name for i in active]
         try:  # a caller's function is called here, with 0 frames done: it may raise
             if callable(progress):
@@ -384,16 +388,16 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
     return arrays, used
 
 
-def _expected(source: Any) -> tuple[int | None, bool]:
+def _expected(source: Any, skip: int, limit: int | None, subsample: int) -> tuple[int | None, bool]:
     """Frames ``source`` should give the engine, and whether that is an estimate: its count
     where its reader knows its length (raw, Y4M), else a video's duration times its rate
-    (``estimated_frames``), capped by ``--frame-cnt``; the cap alone where neither is
-    known; None where nothing tells."""
+    (its reader's ``estimated_frames``: ffmpeg's and NVDEC's readers give the same), capped
+    by ``--frame-cnt``; the cap alone where neither is known; None where nothing tells.
+    ``skip``, ``limit`` and ``subsample`` are the source's selection, as it was made with
+    them (taken from the run, not the source: NVDEC's sources in a process of their own
+    do not keep them)."""
     if source.scored is not None:
         return source.scored, False
-    stream = getattr(source, "stream", source)
-    skip, limit = getattr(stream, "skip", 0), getattr(stream, "limit", None)
-    subsample = getattr(stream, "subsample", 1)
     guess = getattr(source.reader, "estimated_frames", None)
     if guess is None:
         return (None, False) if limit is None else (-(-limit // subsample), False)
@@ -403,14 +407,19 @@ def _expected(source: Any) -> tuple[int | None, bool]:
     return -(-held // subsample), True
 
 
-def _expected_total(ref: Any, rungs: Sequence[Any]) -> tuple[int | None, bool]:
+def _expected_total(
+    ref: Any, rungs: Sequence[Any], selection: Any, subsample: int
+) -> tuple[int | None, bool]:
     """The reference frames a run should score, as the pipeline runs (while the reference
-    and a rung have frames), and whether that is an estimate; None if unknown."""
-    want, guessed = _expected(ref)
+    and a rung have frames), and whether that is an estimate; None if unknown.
+    ``selection`` is the run's :class:`admcuda.io.inputs.FrameSelection`; ``subsample``
+    the sources' own (1 where a plan reads every frame for motion)."""
+    limit = selection.frame_cnt
+    want, guessed = _expected(ref, selection.frame_skip_ref, limit, subsample)
     totals: list[int] = []
     estimated = False
     for rung in rungs:
-        count, guess = _expected(rung)
+        count, guess = _expected(rung, selection.frame_skip_dist, limit, subsample)
         known = [(c, g) for c, g in ((want, guessed), (count, guess)) if c is not None]
         if not known:
             return None, False

@@ -439,7 +439,8 @@ def run(
     threads : int, optional
         Reading threads (default :func:`read_threads`).
     on_frames : callable, optional
-        Called with the number of reference frames of each finished batch (progress).
+        Called with the reference frames each finished batch scored, against the
+        distorted input that scored most of them (progress).
     stats : RunStats, optional
         Filled with the run's timings.
     failures : dict, optional
@@ -524,7 +525,9 @@ def run(
                 stats.first_done = time.time()
                 stats.first_batch_frames = stats.frames
         if on_frames is not None:
-            on_frames(item.ref_count)
+            # the frames scored (paired with a distorted input's), not those read: a
+            # reference that runs on past its rungs is not counted past them
+            on_frames(max(item.counts.values(), default=0))
         free.put(item.slot)
 
     reserve = getattr(engine, "reserve", None)

@@ -1110,3 +1110,22 @@ def test_cuda_scores_from_nvdec_equal_the_reference(gpu_nvdec, pair):
     assert len(got) == pair["frames"]
     for key, values in pair["scores"].items():
         assert [g[key] for g in got] == values, key
+
+
+def test_fake_reader_estimates_its_frames_as_the_ffmpeg_reader_does(fake):
+    """For progress, an NVDEC reader gives the same estimate as the ffmpeg decoder's
+    reader (ffmpeg's duration times frame rate of the container); None where ffmpeg
+    cannot read the file."""
+    pytest.importorskip("imageio_ffmpeg")
+    from admcuda.io.ffmpeg import VideoReader
+
+    path = fake(FakeVideo(codec="H264", fmt="NV12"))
+    unreadable = nvdec.open_nvdec(path, "distorted")  # the stand-in's bytes: no container
+    assert unreadable.num_frames is None and unreadable.estimated_frames is None
+    real = DATA / "h264_8b_320x180.mp4"
+    path.write_bytes(real.read_bytes())
+    reader = nvdec.open_nvdec(path, "distorted")
+    assert reader.num_frames is None
+    assert (
+        reader.estimated_frames == VideoReader(real).estimated_frames == FILES[real.name]["frames"]
+    )

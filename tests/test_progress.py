@@ -327,3 +327,55 @@ def test_api_progress_of_a_video_has_its_estimated_total(tmp_path):
     calls.clear()
     admcuda.score(ref, dis, backend="cpu", frame_cnt=2, progress=lambda *a: calls.append(a))
     assert calls[0] == (0, 2) and calls[-1] == (2, 2)
+
+
+# -- the total
+
+
+def test_total_comes_from_the_run_selection_not_the_source():
+    """The expected total of sources that keep no selection of their own (NVDEC's in a
+    process of their own): frame_cnt caps a video's estimate and makes it exact, the skips
+    and subsample apply; a raw input's own count wins."""
+    from types import SimpleNamespace
+
+    from admcuda.io.inputs import FrameSelection
+    from admcuda.ladder import _expected_total
+
+    def video(frames):
+        return SimpleNamespace(scored=None, reader=SimpleNamespace(estimated_frames=frames))
+
+    ref, dis = video(30), video(28)
+    assert _expected_total(ref, [dis], FrameSelection(), 1) == (28, True)
+    selection = FrameSelection(frame_cnt=10, subsample=3)
+    assert _expected_total(ref, [dis], selection, 3) == (4, False)
+    selection = FrameSelection(frame_skip_ref=2, frame_skip_dist=6, subsample=2)
+    assert _expected_total(ref, [dis], selection, 2) == (11, True)
+    raw = SimpleNamespace(scored=7, reader=SimpleNamespace(num_frames=7))
+    assert _expected_total(raw, [dis], FrameSelection(frame_cnt=10), 1) == (7, False)
+    unknown = SimpleNamespace(scored=None, reader=SimpleNamespace())
+    assert _expected_total(unknown, [unknown], FrameSelection(), 1) == (None, False)
+    assert _expected_total(unknown, [unknown], FrameSelection(frame_cnt=5), 1) == (5, False)
+
+
+def test_frames_done_stop_at_the_shorter_input(tmp_path, capsys):
+    """A reference longer than its distorted input (here by --frame-skip-dist) counts the
+    frames scored, not those read: the last line reads 18/18, not 20/18; likewise for a
+    video, whose total is an estimate."""
+    import admcuda
+    from admcuda.cli.main import main
+
+    ref, dis, geometry = _raw_pair(tmp_path)
+    calls = []
+    result = admcuda.score(
+        ref, dis, **geometry, frame_skip_dist=2, progress=lambda *a: calls.append(a)
+    )
+    assert len(result) == 18 and calls[-1] == (18, 18)
+    argv = [str(ref), str(dis), "-w", "32", "-h", "24", "--frame-skip-dist", "2", "--progress"]
+    assert main(["score", *argv, "--backend", "cpu"]) == 0
+    (line,) = _progress_lines(capsys)
+    assert line.startswith("frames 18/18 [" + "#" * 24 + "] 100%  ")
+    ref_mp4, dis_mp4, _ = _example_videos(tmp_path)
+    argv = [str(ref_mp4), str(dis_mp4), "--frame-skip-dist", "1", "--progress"]
+    assert main(["score", *argv, "--backend", "cpu"]) == 0
+    (line,) = _progress_lines(capsys)
+    assert line.startswith("frames 2/~2 [" + "#" * 24 + "] 100%  ")

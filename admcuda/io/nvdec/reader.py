@@ -416,6 +416,8 @@ class NvdecReader(ClosingReader):
         ``"420"``.
     num_frames : None
         Not known before decoding; ``len()`` is not available.
+    estimated_frames : int or None
+        The container's duration times its frame rate, as ffmpeg reads them (progress).
     nvdec_engines : int or None
         NVDEC engines on the GPU, as its decoder capabilities report them (None if unknown).
     auto_sessions : int
@@ -463,6 +465,20 @@ class NvdecReader(ClosingReader):
             except AdmError as refused:
                 raise refused from None
             raise failed
+
+    @functools.cached_property
+    def estimated_frames(self) -> int | None:
+        """Frames the video should hold, for progress: its duration times its frame rate as
+        ffmpeg reads the container, the estimate the ffmpeg decoder's reader gives
+        (:attr:`admcuda.io.ffmpeg.VideoReader.estimated_frames`); ``num_frames`` stays None.
+        None where ffmpeg is missing, cannot read the file or tells neither. Asked once, on
+        first use."""
+        from admcuda.io.ffmpeg import probe
+
+        try:
+            return probe(self.path, self.where).estimated_frames
+        except AdmError:
+            return None
 
     @property
     def description(self) -> str:
