@@ -163,3 +163,35 @@ def test_a_missing_vmaf_is_one_line(tmp_path, capsys):
     assert bench.main(["--skip-gpu", "--vmaf", str(missing)]) == 1
     err = capsys.readouterr().err
     assert err.strip() == f"admcuda: error: --vmaf {missing}: not an executable file"
+
+
+def test_whole_process_rows_beside_both_vmaf_tools(monkeypatch, tmp_path, capsys, fake_vmaf):
+    """``--whole``: admcuda (here on the CPU backend) and both builds of libvmaf's tool,
+    each with the model and with ADM alone, then cat; each row's pooled score read back."""
+    exe, log = fake_vmaf
+    monkeypatch.setenv("ADMCUDA_CPU_ENGINE", "numpy")
+    argv = ["--whole", "48x40x3", "--whole-backend", "cpu", "--rounds", "1"]
+    argv += ["--vmaf", str(exe), "--vmaf-cuda", str(exe), "--tmp", str(tmp_path)]
+    assert bench.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(k for k, ln in enumerate(lines) if ln.startswith("48x40 8-bit 4:2:0 raw, 3 frames"))
+    labels = [ln.split("  ")[0] for ln in lines[head + 2 :]]
+    cores = bench_cpu_default_threads()
+    assert labels == [
+        "admcuda VMAF", "libvmaf vmaf CUDA VMAF", f"libvmaf vmaf CPU VMAF, {cores} threads",
+        "admcuda ADM", "libvmaf vmaf CUDA ADM", f"libvmaf vmaf CPU ADM, {cores} threads",
+        "cat of both files",
+    ]  # fmt: skip
+    ours = lines[head + 2].split()
+    assert ours[-2] == "vmaf" and 0 < float(ours[-1]) <= 100
+    calls = log.read_text().splitlines()
+    assert [("--model" in c, "adm_cuda" in c, f"--threads {cores}" in c) for c in calls] == [
+        (True, False, False), (True, False, True), (False, True, False), (False, False, True),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("clip", ["1920x1080", "8x8x3", "1920x1080x0", "axbxc", "33x32x2"])
+def test_a_bad_whole_clip_is_one_line(clip, capsys):
+    assert bench.main(["--whole", clip]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"admcuda: error: bad clip '{clip}'") and "\n" not in err

@@ -26,6 +26,9 @@ Without a GPU, with ``--skip-gpu`` or with ``--cpu``, the CPU rows
 process, at one thread and at all cores, on both CPU engines, beside libvmaf's ``vmaf``
 (``--vmaf PATH``) and ffmpeg's ``libvmaf`` filter on the same files, and ``cat``.
 
+``--whole`` times whole processes alone (:mod:`admcuda.cli.bench_whole`): ``admcuda
+score`` beside libvmaf's ``vmaf`` tool, CUDA and CPU builds, and ``cat``, clip by clip.
+
 ``--cpu-scaling`` times the CPU backend (``admcuda score --backend cpu``) at one thread
 and at all cores on 1080p frames. Content is a smooth picture with noise, distorted by
 more noise, a few distinct frames repeated, so that no stage sees constant input.
@@ -824,7 +827,28 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--vmaf",
         metavar="PATH",
-        help="libvmaf's vmaf tool for the CPU rows (default: vmaf on PATH, if any)",
+        help="libvmaf's vmaf tool for the CPU rows and --whole (default: vmaf on PATH, if any)",
+    )
+    p.add_argument(
+        "--whole",
+        nargs="*",
+        metavar="WxHxFRAMES",
+        default=None,
+        help="time whole processes only: admcuda score (VMAF and ADM) beside libvmaf's vmaf "
+        "tool (CUDA build: --vmaf-cuda; CPU on every core: --vmaf) and cat, on raw clips of "
+        "these sizes and lengths (default: 1920x1080x300 1920x1080x1000 576x324x3000 "
+        "3840x2160x300)",
+    )
+    p.add_argument(
+        "--vmaf-cuda",
+        metavar="PATH",
+        help="with --whole: libvmaf's vmaf tool built with CUDA",
+    )
+    p.add_argument(
+        "--whole-backend",
+        choices=("cuda", "cpu", "auto"),
+        default="cuda",
+        help="with --whole: admcuda's --backend (default cuda)",
     )
     p.add_argument(
         "--cpu-engines",
@@ -922,6 +946,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    if args.whole is not None:
+        from admcuda.cli.bench_whole import bench_whole
+
+        bench_whole(args, _write_pair)
+        return 0
     so = find_libvmaf(args.libvmaf)
     rows: list[tuple[str, dict[str, float]]] = []
     gpu = False
