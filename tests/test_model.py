@@ -37,6 +37,7 @@ from admcuda.model import (
     parse_model_arg,
     pool,
 )
+from admcuda.model.bootstrap import bootstrap_scores, percentile
 from admcuda.model.features import collector_name
 from admcuda.model.predict import transform
 from admcuda.options import OPTIONS
@@ -261,6 +262,7 @@ EXPECTED_FEATURES = {
 }
 EXPECTED_FEATURES["vmaf_4k_v0.6.1"] = EXPECTED_FEATURES["vmaf_v0.6.1"]
 EXPECTED_FEATURES["vmaf_4k_v0.6.1neg"] = EXPECTED_FEATURES["vmaf_v0.6.1neg"]
+EXPECTED_FEATURES["vmaf_b_v0.6.3"] = EXPECTED_FEATURES["vmaf_v0.6.1"]
 
 
 @pytest.mark.parametrize("version", BUILTIN_VERSIONS)
@@ -271,6 +273,31 @@ def test_shipped_models_load(version):
     assert model.score_clip == (0.0, 100.0)
     assert model.score_transform is None  # each leaves it disabled unless asked
     assert model.output_names()["vmaf"] == "vmaf"
+    for member in model.bootstrap.members if model.bootstrap else ():
+        assert [f.collector_name for f in member.features] == [
+            f.collector_name for f in model.features
+        ]
+
+
+def test_the_bootstrap_collection_loads_as_libvmaf_reads_it():
+    model = load_model("vmaf_b_v0.6.3")
+    assert model.model_type == "BOOTSTRAP_LIBSVMNUSVR"
+    members = model.bootstrap.members
+    assert len(members) == 20  # keys 1..20; key 0 is the model itself
+    assert [m.name for m in members] == [f"vmaf_{i:04d}" for i in range(1, 21)]
+    assert model.collection_outputs() == (
+        *(m.name for m in members),
+        "vmaf_bagging",
+        "vmaf_stddev",
+        "vmaf_ci_p95_lo",
+        "vmaf_ci_p95_hi",
+    )
+    named = parse_model_arg("version=vmaf_b_v0.6.3:name=b:enable_transform").load()
+    assert named.collection_outputs()[0] == "b_0001" and named.collection_outputs()[-1] == (
+        "b_ci_p95_hi"
+    )
+    assert all(m.score_transform is not None for m in (named, *named.bootstrap.members))
+    assert load_model("vmaf_v0.6.1").collection_outputs() == ()
 
 
 def test_shipped_files_are_libvmafs():
@@ -281,6 +308,7 @@ def test_shipped_files_are_libvmafs():
         "vmaf_4k_v0.6.1neg.json": (
             "f92048bf94401a5b915f551eb248709275c61df5f20d062a3ae010dcf4d4e8fc"
         ),
+        "vmaf_b_v0.6.3.json": "34f620dbaff662fe7d33dd80326553c2cc3910e4135349ba4c367171d3a3cfbd",
     }
     import hashlib
 
@@ -438,7 +466,7 @@ def test_parse_model_arg_bad(text, message):
     ("text", "message"),
     [
         ("version=vmaf_v9", "unknown model version 'vmaf_v9'"),
-        ("version=vmaf_b_v0.6.3", "unknown model version"),
+        ("version=vmaf_float_b_v0.6.3", "unknown model version"),
         ("version=vmaf_v0.6.1:adm.egl=1", "adm extractor has no option 'egl'"),
         ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5", r"must be in \[1, 100\]"),
         ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=abc", "expects a number"),
@@ -485,10 +513,6 @@ def _float_adm(md):
     md["feature_names"][0] = "VMAF_feature_adm2_score"
 
 
-def _bootstrap(md):
-    md["model_type"] = "BOOTSTRAP_LIBSVMNUSVR"
-
-
 def _unknown_option(md):
     md["feature_opts_dicts"] = [{"adm_bogus": 1.0}]
 
@@ -514,7 +538,6 @@ def _bad_knots(md):
     [
         (_add_cambi, r"does not compute: cambi \('Cambi_feature_cambi_score'\) \(admcuda"),
         (_float_adm, r"does not compute: float_adm \('VMAF_feature_adm2_score'\)"),
-        (_bootstrap, "model_type BOOTSTRAP_LIBSVMNUSVR"),
         (_unknown_option, "adm extractor has no option 'adm_bogus'"),
         (_chroma, r"libvmaf's chroma correction \(chroma_correction_parameter\)"),
         (_linear_kernel, "kernel_type linear is not supported"),
@@ -555,10 +578,96 @@ def test_a_model_is_refused_naming_all_it_needs(tmp_path):
     )
 
 
-def test_model_collection_is_refused(tmp_path):
+def test_a_single_bootstrap_model_predicts_as_a_model(tmp_path, goldens):
+    # libvmaf reads a file with model_dict as one model and predicts it alike whatever
+    # its model_type
+    def bootstrap(md):
+        md["model_type"] = "BOOTSTRAP_LIBSVMNUSVR"
+
+    model = load_model(path=_variant(tmp_path, bootstrap))
+    assert model.model_type == "BOOTSTRAP_LIBSVMNUSVR" and model.bootstrap is None
+    entry = goldens["src01_160x90_48f__model__vmaf_v0.6.1"]
+    assert [model.predict(frame) for frame in entry["frames"]] == _scores(entry)
+
+
+def _collection(tmp_path, change=None) -> str:
+    root = json.loads((DATA / "vmaf_b_v0.6.3.json").read_text())
+    if change is not None:
+        root = change(root) or root
     path = tmp_path / "collection.json"
-    path.write_text(json.dumps({"0": {"model_dict": {}}, "1": {"model_dict": {}}}))
-    with pytest.raises(ModelError, match="no model_dict"):
+    path.write_text(json.dumps(root))
+    return str(path)
+
+
+def _residue(root):
+    for key in root:
+        root[key]["model_dict"]["model_type"] = "RESIDUEBOOTSTRAP_LIBSVMNUSVR"
+
+
+def test_a_residue_bootstrap_collection_scores_as_a_bootstrap_one(tmp_path):
+    # libvmaf scores both bootstrap types alike
+    plain = load_model(path=_collection(tmp_path))
+    residue = load_model(path=_collection(tmp_path, _residue))
+    assert residue.bootstrap.model_type == "RESIDUEBOOTSTRAP_LIBSVMNUSVR"
+    frame = {
+        "integer_adm2": 0.95, "integer_motion2": 3.5, "integer_vif_scale0": 0.5,
+        "integer_vif_scale1": 0.8, "integer_vif_scale2": 0.9, "integer_vif_scale3": 0.95,
+    }  # fmt: skip
+    assert residue.predict_collection(frame) == plain.predict_collection(frame)
+    assert residue.predict(frame) == plain.predict(frame)
+
+
+def _only_model_0(root):
+    return {"0": root["0"]}
+
+
+def _out_of_order(root):
+    return {"0": root["0"], "2": root["2"], "1": root["1"]}
+
+
+def _plain_members(root):
+    for key in root:
+        if key != "0":
+            root[key]["model_dict"]["model_type"] = "LIBSVMNUSVR"
+
+
+def _mixed_members(root):
+    root["3"]["model_dict"]["model_type"] = "RESIDUEBOOTSTRAP_LIBSVMNUSVR"
+
+
+def _member_without_model_dict(root):
+    root["2"] = {"param_dict": {}}
+
+
+def _model_0_reads_more(root):
+    md = root["0"]["model_dict"]
+    md["feature_names"][0] = "VMAF_integer_feature_adm3_score"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_only_model_0, "needs the models 0 and 1 at least"),
+        (_out_of_order, "model collection key '2' where libvmaf reads '1'"),
+        (_plain_members, "must all be BOOTSTRAP_LIBSVMNUSVR or RESIDUEBOOTSTRAP_LIBSVMNUSVR"),
+        (_mixed_members, "got BOOTSTRAP_LIBSVMNUSVR, RESIDUEBOOTSTRAP_LIBSVMNUSVR"),
+        (_member_without_model_dict, "model 2: no model_dict object"),
+        (_model_0_reads_more, "its model 0 reads VMAF_integer_feature_adm3_score, which none"),
+    ],
+)
+def test_bad_model_collections_are_refused(tmp_path, change, message):
+    path = _collection(tmp_path, change)
+    with pytest.raises(ModelError, match=message) as info:
+        load_model(path=path)
+    assert str(info.value).startswith(f"model {path}")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("root", [{}, [], {"1": {}}, {"model": "x"}])
+def test_files_neither_model_nor_collection_are_refused(tmp_path, root):
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(root))
+    with pytest.raises(ModelError, match="not a VMAF model .no model_dict object. nor a model"):
         load_model(path=path)
 
 
@@ -667,3 +776,20 @@ def test_the_exp_predictions_call_is_the_c_librarys():
     rng = np.random.default_rng(7)
     args = np.concatenate([rng.uniform(-60.0, 0.0, 200_000), -rng.exponential(2.0, 100_000)])
     assert [math.exp(a) for a in args.tolist()] == [libm_exp(a) for a in args.tolist()]
+
+
+def test_bootstrap_percentiles_and_slope():
+    # predict.c: rank perc * (n - 1) / 100, linear between neighbours; an integer rank
+    # takes that score alone
+    ranked = np.arange(41, dtype=np.float64)[None, :] * 1.5
+    assert percentile(ranked, 2.5).tolist() == [1.5]  # rank 1.0 exactly
+    p = 97.5 * 19 / 100.0
+    assert percentile(ranked[:, :20], 97.5).tolist() == [27.0 * (19 - p) + 28.5 * (p - 18)]
+    # the deviation is scaled by the transform's slope at the mean: 2 where it doubles,
+    # 0 where the clip holds the mean +- 0.01
+    raw = np.array([[10.0, 12.0, 14.0]])
+    bagging, stddev, lo, hi = bootstrap_scores(raw, lambda y: 2 * y)
+    assert bagging.tolist() == [24.0]
+    assert math.isclose(stddev[0], 2 * math.sqrt(8 / 3), rel_tol=1e-12)
+    _, flat, _, _ = bootstrap_scores(raw, lambda y: min(y, 5.0))
+    assert flat.tolist() == [0.0]

@@ -8,7 +8,10 @@ adm {'adm_enhn_gain_limit': 1.0} integer_adm2_egl_1
 motion {} VMAF_integer_feature_motion2_score
 
 ``model.predict({collector_name: value, ...})`` gives one frame's score, bit for bit
-libvmaf's; ``pool(scores, "mean")`` pools them as libvmaf does.
+libvmaf's; ``pool(scores, "mean")`` pools them as libvmaf does. A bootstrap model
+collection (``vmaf_b_v0.6.3``) loads as its model ``0`` with its members in
+``model.bootstrap``; ``model.predict_collection(...)`` gives the members' scores and the
+bagging score, standard deviation and 95% interval libvmaf files beside it.
 """
 
 from admcuda.model.features import (
@@ -24,6 +27,7 @@ from admcuda.model.features import (
 )
 from admcuda.model.loader import (
     BUILTIN_VERSIONS,
+    Bootstrap,
     Model,
     ModelFeature,
     ModelSpec,
@@ -43,6 +47,7 @@ __all__ = [
     "OUTPUT_ALIASES",
     "POOL_METHODS",
     "VIF",
+    "Bootstrap",
     "Extractor",
     "Model",
     "ModelError",

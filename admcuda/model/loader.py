@@ -1,13 +1,16 @@
 """VMAF models in libvmaf's JSON format: loading, the ``--model`` argument, and prediction.
 
 Reading follows libvmaf 3.2.0's ``read_json_model.c`` (numbers as C's ``strtod`` reads them,
-the same keys, the same flags) and refuses what admcuda cannot evaluate exactly: a model
-collection, a feature no extractor in ``extractors`` provides (cambi, float features, ...),
-an option that extractor does not have, chroma correction, a non-RBF or non-regression SVM.
+the same keys, the same flags) and refuses what admcuda cannot evaluate exactly: a feature
+no extractor in ``extractors`` provides (cambi, float features, ...), an option that
+extractor does not have, chroma correction, a non-RBF or non-regression SVM. A bootstrap
+model collection (``vmaf_b_v0.6.3``: models under the keys ``0``, ``1``, ...) loads as its
+model ``0`` with the others as :attr:`Model.bootstrap` (:mod:`admcuda.model.bootstrap`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,6 +23,7 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.model import predict as _steps
+from admcuda.model.bootstrap import SUFFIXES, bootstrap_scores, member_name
 from admcuda.model.features import (
     COMPUTED_EXTRACTORS,
     Extractor,
@@ -37,6 +41,7 @@ from admcuda.textfiles import MIB, read_text
 
 __all__ = [
     "BUILTIN_VERSIONS",
+    "Bootstrap",
     "Model",
     "ModelFeature",
     "ModelSpec",
@@ -44,8 +49,15 @@ __all__ = [
     "parse_model_arg",
 ]
 
-# The models shipped in admcuda/model/data, as libvmaf 3.2.0 builds them in.
-BUILTIN_VERSIONS = ("vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1neg")
+# The models shipped in admcuda/model/data, as libvmaf 3.2.0 builds them in (those of its
+# integer features: not its vmaf_float_* ones, nor the vmaf_v1.0.16 ones, which need cambi).
+BUILTIN_VERSIONS = (
+    "vmaf_v0.6.1",
+    "vmaf_v0.6.1neg",
+    "vmaf_4k_v0.6.1",
+    "vmaf_4k_v0.6.1neg",
+    "vmaf_b_v0.6.3",
+)
 
 # The most bytes a model file may have: libvmaf's are tens of kB, its largest a few MB.
 MODEL_LIMIT = 64 * MIB
@@ -54,11 +66,9 @@ MODEL_LIMIT = 64 * MIB
 _MAX_FEATURES = 64
 _MAX_KNOTS = 10
 
-_MODEL_TYPES = {
-    "LIBSVMNUSVR": None,
-    "BOOTSTRAP_LIBSVMNUSVR": "a bootstrap model collection",
-    "RESIDUEBOOTSTRAP_LIBSVMNUSVR": "a residue-bootstrap model collection",
-}
+# libvmaf predicts every type alike; a collection's members must be of one bootstrap type.
+_MODEL_TYPES = ("LIBSVMNUSVR", "BOOTSTRAP_LIBSVMNUSVR", "RESIDUEBOOTSTRAP_LIBSVMNUSVR")
+_BOOTSTRAP_TYPES = _MODEL_TYPES[1:]
 
 
 @dataclass(frozen=True)
@@ -114,6 +124,11 @@ class Model:
     score_clip : (float, float) or None
         Clip range, unless absent or disabled.
     svm : SvmModel
+    model_type : str
+        The file's ``model_type``: ``LIBSVMNUSVR``, or one of the bootstrap types, which
+        a model outside a collection predicts alike.
+    bootstrap : Bootstrap or None
+        For a model collection: its members (this model is its model ``0``).
     """
 
     label: str
@@ -125,21 +140,37 @@ class Model:
     score_transform: ScoreTransform | None
     score_clip: tuple[float, float] | None
     svm: SvmModel
+    model_type: str = "LIBSVMNUSVR"
+    bootstrap: Bootstrap | None = None
 
     def extractors(self) -> list[tuple[str, dict[str, OptionValue]]]:
-        """Each distinct (extractor, options) run the model needs, in first-use order."""
+        """Each distinct (extractor, options) run the model needs, in first-use order
+        (for a collection, its members', as libvmaf registers them)."""
         runs: list[tuple[str, dict[str, OptionValue]]] = []
-        for f in self.features:
+        sources = self.bootstrap.members if self.bootstrap is not None else (self,)
+        for f in (f for m in sources for f in m.features):
             run = (f.extractor, dict(f.options))
             if run not in runs:
                 runs.append(run)
         return runs
 
     def output_names(self) -> dict[str, str]:
-        """Collector name -> output name, for each input and for the score itself."""
+        """Collector name -> output name, for each input, the score itself and, for a
+        collection, its other scores."""
         names = {f.collector_name: f.output_name for f in self.features}
         names[self.name] = output_name(self.name)
+        for name in self.collection_outputs():
+            names[name] = output_name(name)
         return names
+
+    def collection_outputs(self) -> tuple[str, ...]:
+        """For a model collection, the names of the scores libvmaf files beside the model's
+        own, in its order: each member's (``vmaf_0001``, ...), then ``vmaf_bagging``,
+        ``vmaf_stddev``, ``vmaf_ci_p95_lo`` and ``vmaf_ci_p95_hi``; none for a model."""
+        if self.bootstrap is None:
+            return ()
+        members = tuple(m.name for m in self.bootstrap.members)
+        return members + tuple(self.name + suffix for suffix in SUFFIXES)
 
     def _column(self, features: Mapping[str, Any], f: ModelFeature, many: bool = False) -> Any:
         for key in (f.collector_name, f.output_name):
@@ -158,7 +189,10 @@ class Model:
         )
 
     def _finish(self, y: float) -> float:
-        y = _steps.denormalize(self.norm_type, self.slope, self.intercept, y)
+        return self._map(_steps.denormalize(self.norm_type, self.slope, self.intercept, y))
+
+    def _map(self, y: float) -> float:
+        """The transform, where enabled, then the clip, where enabled."""
         if self.score_transform is not None:
             y = _steps.transform(self.score_transform, y)
         if self.score_clip is not None:
@@ -193,6 +227,10 @@ class Model:
         features : mapping of str to 1-D array
             Per-frame values by collector name or output name, all of one length.
         """
+        return np.array([self._map(y) for y in self._raw_many(features)], dtype=np.float64)
+
+    def _raw_many(self, features: Mapping[str, Sequence[float] | np.ndarray]) -> list[float]:
+        """Every frame's score before the transform and the clip."""
         columns = [self._column(features, f, many=True) for f in self.features]
         lengths = {c.shape for c in columns}
         if len(lengths) != 1 or len(next(iter(lengths))) != 1:
@@ -202,7 +240,56 @@ class Model:
                 f.slope * c + f.intercept for f, c in zip(self.features, columns, strict=True)
             ]
         raw = self.svm.predict_many(np.stack(columns, axis=1))
-        return np.array([self._finish(y) for y in raw.tolist()], dtype=np.float64)
+        return [
+            _steps.denormalize(self.norm_type, self.slope, self.intercept, y) for y in raw.tolist()
+        ]
+
+    def predict_collection_many(
+        self, features: Mapping[str, Sequence[float] | np.ndarray]
+    ) -> dict[str, np.ndarray]:
+        """A model collection's other scores for every frame, as libvmaf's
+        ``vmaf_score_at_index_model_collection`` files them: name -> per-frame scores, in
+        :meth:`collection_outputs` order. Empty for a model that is no collection.
+
+        Parameters
+        ----------
+        features : mapping of str to 1-D array
+            Per-frame values by collector name or output name, all of one length.
+        """
+        if self.bootstrap is None:
+            return {}
+        members = self.bootstrap.members
+        raw = [m._raw_many(features) for m in members]
+        out = {
+            m.name: np.array([m._map(y) for y in r], dtype=np.float64)
+            for m, r in zip(members, raw, strict=True)
+        }
+        table = np.array(raw, dtype=np.float64).T.reshape(-1, len(members))
+        scores = bootstrap_scores(table, members[0]._map)
+        out.update({self.name + suffix: s for suffix, s in zip(SUFFIXES, scores, strict=True)})
+        return out
+
+    def predict_collection(self, features: Mapping[str, float]) -> dict[str, float]:
+        """One frame's :meth:`predict_collection_many`."""
+        many = {key: [value] for key, value in features.items()}
+        return {k: float(v[0]) for k, v in self.predict_collection_many(many).items()}
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """The members of a bootstrap model collection (its keys ``1``, ``2``, ...).
+
+    Attributes
+    ----------
+    members : tuple of Model
+        In key order, each named ``<name>_0001``, ``<name>_0002``, ...
+    model_type : str
+        Theirs: ``BOOTSTRAP_LIBSVMNUSVR`` or ``RESIDUEBOOTSTRAP_LIBSVMNUSVR`` (libvmaf
+        scores both alike).
+    """
+
+    members: tuple[Model, ...]
+    model_type: str
 
 
 @dataclass(frozen=True)
@@ -559,20 +646,94 @@ def _parse_model(
 ) -> Model:
     where = f"model {label}"
     root = _read_json(text, label)
-    if not isinstance(root, dict) or not isinstance(root.get("model_dict"), dict):
-        raise ModelError(
-            f"{where}: no model_dict object (a model collection, which admcuda does not "
-            "support, or not a VMAF model)"
+    settings = {
+        "enable_transform": enable_transform,
+        "disable_clip": disable_clip,
+        "overrides": overrides,
+        "extractors": extractors,
+    }
+    if isinstance(root, dict) and "model_dict" in root:
+        # libvmaf reads a file with model_dict as one model, whatever else it holds
+        return _parse_model_dict(root["model_dict"], label, where, name=name, **settings)
+    if isinstance(root, dict) and "0" in root:
+        return _parse_collection(root, label, where, name=name, **settings)
+    raise ModelError(
+        f"{where}: not a VMAF model (no model_dict object) nor a model collection (models "
+        "under the keys 0, 1, ...)"
+    )
+
+
+def _parse_collection(
+    root: _Object, label: str, where: str, *, name: str, **settings: Any
+) -> Model:
+    """A model collection as libvmaf's ``model_collection_parse`` reads it: the keys
+    ``0``, ``1``, ... in that order (others skipped); ``0`` is the model named ``name``,
+    the others its members, named ``<name>_0001``, ..."""
+    models: list[Model] = []
+    for key, value in root.pairs:
+        if key != str(len(models)):
+            if key.isascii() and key.isdigit():
+                raise ModelError(
+                    f"{where}: model collection key '{key}' where libvmaf reads "
+                    f"'{len(models)}' (it takes the keys 0, 1, 2, ... in order and skips the "
+                    "rest)"
+                )
+            continue
+        member = f"{where}, model {key}"
+        if not isinstance(value, dict) or "model_dict" not in value:
+            raise ModelError(f"{member}: no model_dict object")
+        models.append(
+            _parse_model_dict(
+                value["model_dict"],
+                label,
+                where if key == "0" else member,
+                name=name if key == "0" else member_name(name, len(models)),
+                **settings,
+            )
         )
-    md = root["model_dict"]
+    if len(models) < 2:
+        raise ModelError(
+            f"{where}: a model collection needs the models 0 and 1 at least (libvmaf refuses "
+            "one without members)"
+        )
+    first, members = models[0], tuple(models[1:])
+    types = sorted({m.model_type for m in members})
+    if len(types) > 1 or types[0] not in _BOOTSTRAP_TYPES:
+        raise ModelError(
+            f"{where}: the models 1 and on of a model collection must all be "
+            f"{' or '.join(_BOOTSTRAP_TYPES)} (libvmaf scores no other collection), got "
+            f"{', '.join(types)}"
+        )
+    read = {f.collector_name for m in members for f in m.features}
+    unread = [f.collector_name for f in first.features if f.collector_name not in read]
+    if unread:
+        raise ModelError(
+            f"{where}: its model 0 reads {', '.join(unread)}, which none of its other models "
+            "reads (libvmaf computes the features of those alone)"
+        )
+    return dataclasses.replace(first, bootstrap=Bootstrap(members, types[0]))
+
+
+def _parse_model_dict(
+    md: Any,
+    label: str,
+    where: str,
+    *,
+    name: str,
+    enable_transform: bool,
+    disable_clip: bool,
+    overrides: Mapping[str, Mapping[str, OptionValue]],
+    extractors: tuple[Extractor, ...],
+) -> Model:
+    if not isinstance(md, dict):
+        raise ModelError(f"{where}: model_dict must be an object")
     _check_computable(md, where, extractors)
 
     model_type = md.get("model_type")
     if model_type not in _MODEL_TYPES:
-        raise ModelError(f"{where}: model_type must be LIBSVMNUSVR, got {model_type!r}")
-    if _MODEL_TYPES[model_type]:
-        kind = _MODEL_TYPES[model_type]
-        raise ModelError(f"{where}: model_type {model_type} ({kind}) is not supported")
+        raise ModelError(
+            f"{where}: model_type must be {', '.join(_MODEL_TYPES)}, got {model_type!r}"
+        )
     norm_type = md.get("norm_type")
     if norm_type not in ("linear_rescale", "none"):
         raise ModelError(f"{where}: norm_type must be linear_rescale or none, got {norm_type!r}")
@@ -666,4 +827,5 @@ def _parse_model(
         score_transform=score_transform,
         score_clip=score_clip,
         svm=svm,
+        model_type=model_type,
     )
