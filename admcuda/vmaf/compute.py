@@ -6,8 +6,9 @@ Three steps, as libvmaf's run has them:
   score of the reference against the previous reference). A top-level function of picklable
   arguments, so a process pool can run frames in any order and on any worker.
 - :func:`finish_clip`, once the clip is read: motion's ``flush`` (``integer_motion2`` and
-  ``integer_motion3`` from every frame's score), then each model's score per frame, every
-  frame's outputs in libvmaf's order (:meth:`FeaturePlan.output_order`).
+  ``integer_motion3`` from every frame's score), then each model's score per frame (and a
+  model collection's other scores: its members', its bagging score, standard deviation and
+  95% interval), every frame's outputs in libvmaf's order (:meth:`FeaturePlan.output_order`).
 - :func:`pooled`: ``pooled_metrics``, libvmaf's min, max, mean and harmonic mean of every
   output over the frames scored.
 
@@ -190,7 +191,8 @@ def finish_clip(
             row[ex.names[_motion.MOTION2]] = m2
             if ex.name == "motion":
                 row[ex.names[_motion.MOTION3]] = m3
-    features = [n for n in plan.output_order() if n not in plan.model_outputs]
+    scores = set(plan.model_outputs) | set(plan.collection_outputs)
+    features = [n for n in plan.output_order() if n not in scores]
     result = []
     for k, row in enumerate(rows[::subsample]):
         missing = [n for n in features if n not in row]
@@ -207,6 +209,11 @@ def finish_clip(
             name = output_name(model.name)
             for out, score in zip(result, model.predict_many(columns).tolist(), strict=True):
                 out[name] = score
+        # libvmaf's tool pools every model, then the collections' other scores
+        for model in plan.models:
+            for name, values in model.predict_collection_many(columns).items():
+                for out, score in zip(result, values.tolist(), strict=True):
+                    out[output_name(name)] = score
     return result
 
 

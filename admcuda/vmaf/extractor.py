@@ -91,10 +91,11 @@ class VmafExtractor(Closing):
     model : str, path, ModelSpec, Model, a sequence of them, or None, optional
         The models whose scores to predict, in ``--model`` order: a built-in version
         (``"vmaf_v0.6.1"``, the default; ``"vmaf_v0.6.1neg"``, ``"vmaf_4k_v0.6.1"``,
-        ``"vmaf_4k_v0.6.1neg"``), a ``--model`` argument
-        (``"version=vmaf_v0.6.1:name=phone:enable_transform"``), a model file's path, a
-        :class:`~admcuda.model.ModelSpec` or a loaded :class:`~admcuda.model.Model`. None
-        or an empty sequence: no model, ``features`` alone.
+        ``"vmaf_4k_v0.6.1neg"``, the bootstrap collection ``"vmaf_b_v0.6.3"``), a
+        ``--model`` argument (``"version=vmaf_v0.6.1:name=phone:enable_transform"``), a
+        model file's path, a :class:`~admcuda.model.ModelSpec` or a loaded
+        :class:`~admcuda.model.Model`. None or an empty sequence: no model, ``features``
+        alone.
     features : iterable, optional
         ``--feature`` arguments (``"vif=debug=true"``, ``"motion"``) or ``(name, options)``
         pairs as :func:`admcuda.vmaf.parse_feature_arg` returns them, registered after the
@@ -386,6 +387,8 @@ class VmafExtractor(Closing):
             extracted too (or the clip flushed).
         model : str, optional
             The model's score name (:attr:`model_names`); the first model's by default.
+            A model collection's other scores are named too (``vmaf_bagging``,
+            ``vmaf_ci_p95_lo``, ``vmaf_0001``, ...).
 
         Raises
         ------
@@ -399,7 +402,7 @@ class VmafExtractor(Closing):
                 else "no model scores: this extractor was made with no_prediction=True"
             )
         name = self.model_names[0] if model is None else output_name(str(model))
-        if name not in self.model_names:
+        if name not in self.model_names and name not in self.plan.collection_outputs:
             raise AdmError(
                 f"no model named {model!r}; the models are {', '.join(self.model_names)}"
             )

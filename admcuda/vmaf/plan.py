@@ -177,19 +177,29 @@ class FeaturePlan:
             return ()
         return tuple(output_name(m.name) for m in self.models)
 
+    @property
+    def collection_outputs(self) -> tuple[str, ...]:
+        """The printed names of the model collections' other scores (``vmaf_0001``, ...,
+        ``vmaf_bagging``, ``vmaf_stddev``, ``vmaf_ci_p95_lo``, ``vmaf_ci_p95_hi``), in
+        ``--model`` order, or none without prediction."""
+        if not self.predict:
+            return ()
+        return tuple(output_name(n) for m in self.models for n in m.collection_outputs())
+
     def output_order(self) -> list[str]:
         """Every key libvmaf prints per frame and in ``pooled_metrics``, in its order.
 
         libvmaf's collector keeps names in the order they are first written: frame 0's
         outputs, extractor by extractor in registration order; then, at the clip's end,
         motion's ``integer_motion2`` and ``integer_motion3``; then each model's score, in
-        ``--model`` order, when the tool pools it. (libvmaf's ``--threads`` runs frame 0's
-        extractors concurrently and may print them in another order; this is its order
-        without threads.)
+        ``--model`` order, when the tool pools it; then the model collections' other
+        scores (:attr:`collection_outputs`), which the tool pools after every model.
+        (libvmaf's ``--threads`` runs frame 0's extractors concurrently and may print them
+        in another order; this is its order without threads.)
         """
         order = [n for ex in self.extractors for n in ex.extract_outputs]
         order += [n for ex in self.extractors for n in ex.flush_outputs]
-        return order + list(self.model_outputs)
+        return order + list(self.model_outputs) + list(self.collection_outputs)
 
     @property
     def needs_every_frame(self) -> bool:
@@ -227,6 +237,24 @@ class FeaturePlan:
             if ex.identity == probe.identity:
                 return ex
         raise AdmError(f"the plan runs no {kind} extractor with options {options}")
+
+
+def _check_collection_names(models: list[Model], printed: Mapping[str, str]) -> None:
+    """Refuse a model collection's score name that another output of the run prints too
+    (a model named ``vmaf_bagging`` beside the collection ``vmaf``): libvmaf would file
+    both under one name and fail."""
+    taken = {output_name(m.name): f"model {m.label}" for m in models}
+    taken.update(printed)
+    for model in models:
+        for name in model.collection_outputs():
+            out = output_name(name)
+            if out in taken:
+                raise AdmError(
+                    f"model collection {model.label} files its score {out}, which "
+                    f"{taken[out]} prints too: give one of them another name= "
+                    "(--model ...:name=LABEL)"
+                )
+            taken[out] = f"model collection {model.label}"
 
 
 # --- extractors ---------------------------------------------------------------------------
@@ -475,7 +503,11 @@ def build_plan(
                 "CSV and SUB outputs (no spaces, quotes, <, >, &, commas, | or =, and not "
                 f"{', '.join(_LAYOUT_NAMES)})"
             )
-        for f in model.features:
+    if predict:
+        _check_collection_names(loaded, printed)
+    for model in loaded:
+        sources = (model, *model.bootstrap.members) if model.bootstrap else (model,)
+        for f in (f for m in sources for f in m.features):
             options = _options_from_model(f.extractor, f.options, f"model {model.label}")
             ex = plan.extractor_for(f.extractor, options)
             if f.output_name not in ex.outputs:
