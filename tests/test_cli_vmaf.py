@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -168,6 +169,9 @@ LAYOUTS = [
     ("model_feature_vif_egl", "json"),
     ("model_v061_subsample2", "xml"),
     ("model_name_foo", "csv"),
+    ("model_b_v063", "json"),
+    ("model_b_v063", "xml"),
+    ("model_b_v063", "csv"),
 ]
 
 
@@ -374,3 +378,58 @@ def test_auto_hands_a_model_to_the_cuda_engine(tmp_path, monkeypatch):
     assert main(["score", *args, "--json", "-o", str(tmp_path / "o.json")]) == 0
     assert asked == [("cuda", True), ("cpu", True)]
     assert "the CUDA backend cannot start" in backends.fallback_reason
+
+
+# --- bootstrap model collections -----------------------------------------------------------
+
+MODEL_GOLDENS = TESTDATA / "model_goldens.json"
+
+
+@needs_netflix
+@pytest.mark.parametrize("key", ["b_v063_160x90", "b_v063_path_transform", "b_v063_noclip_egl"])
+def test_model_collections_through_the_command_line(key, tmp_path):
+    """Every value libvmaf files for a collection (members, bagging, stddev, interval) at
+    full precision, in its order, frame by frame and pooled (testdata/model_goldens.json)."""
+    entry = json.loads(MODEL_GOLDENS.read_text())[key]
+    case = entry["case"]
+    io = ["-r", str(NETFLIX / case["ref"]), "-d", str(NETFLIX / case["dis"]), *GEOM_48F]
+    model = entry["model"].format(data=resources.files("admcuda.model.data"))
+    doc = _score([*io, "--model", model], tmp_path / "out.json")
+    assert len(doc["frames"]) == len(entry["frames"])
+    for frame, want in zip(doc["frames"], entry["frames"], strict=True):
+        assert list(frame["metrics"]) == entry["order"]
+        assert list(frame["metrics"].values()) == want, frame["frameNum"]
+    assert list(doc["pooled_metrics"]) == entry["order"]
+    assert [list(m.values()) for m in doc["pooled_metrics"].values()] == entry["pooled"]
+
+
+@needs_netflix
+def test_a_collection_prints_its_interval_line(tmp_path, capsys):
+    """libvmaf's tool prints each model's pooled score, then each collection's
+    ``LABEL: bagging, ci.p95: [lo, hi], stddev: s`` (pooled means)."""
+    io = ["-r", str(NETFLIX / PAIR_3F[0]), "-d", str(NETFLIX / PAIR_3F[1]), *GEOM_3F]
+    models = ["--model", "version=vmaf_b_v0.6.3", "--model", "version=vmaf_v0.6.1:name=x"]
+    assert main(["score", *io, *models, "--json", "-o", str(tmp_path / "o.json")]) == 0
+    # libvmaf 3.2.0's vmaf tool on this command line (its x is unlabelled)
+    assert capsys.readouterr().out == (
+        "vmaf_b_v0.6.3: 81.434010\n"
+        "vmaf_v0.6.1 (x): 82.564227\n"
+        "vmaf_b_v0.6.3: 80.790020, ci.p95: [78.341050, 83.653128], stddev: 1.622961\n"
+    )
+
+
+@needs_netflix
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        (["vmaf_b_v0.6.3", "vmaf_v0.6.1:name=vmaf_bagging"], "files its score vmaf_bagging"),
+        (["vmaf_v0.6.1:name=vmaf_0003", "vmaf_b_v0.6.3"], "files its score vmaf_0003"),
+        (["vmaf_b_v0.6.3", "vmaf_b_v0.6.3:name=vmaf"], "two models are named 'vmaf'"),
+    ],
+)
+def test_collection_names_that_clash_are_refused(models, message, tmp_path, capsys):
+    io = ["-r", str(NETFLIX / PAIR_3F[0]), "-d", str(NETFLIX / PAIR_3F[1]), *GEOM_3F]
+    args = [a for m in models for a in ("--model", m)]
+    assert main(["score", "-q", *io, *args, "--json", "-o", str(tmp_path / "o.json")]) != 0
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err

@@ -280,11 +280,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     score.add_argument(
         "-m", "--model", action="append", default=[], metavar="version=NAME|path=FILE[:...]",
         help="a VMAF model, as libvmaf takes it: version=vmaf_v0.6.1 (also vmaf_v0.6.1neg, "
-        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg; the bare name works too) or path=model.json, "
-        "then optionally :name=LABEL, "
+        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, the bootstrap collection vmaf_b_v0.6.3; the "
+        "bare name works too) or path=model.json, then optionally :name=LABEL, "
         ":enable_transform, :disable_clip, :FEATURE.OPTION=VALUE; repeatable. Its score is "
-        "written under its name (vmaf by default) beside every feature it reads. Without "
-        "--model, admcuda computes ADM alone (libvmaf's vmaf adds vmaf_v0.6.1)",
+        "written under its name (vmaf by default) beside every feature it reads; a "
+        "collection's also NAME_0001..., NAME_bagging, NAME_stddev, NAME_ci_p95_lo and "
+        "NAME_ci_p95_hi. Without --model, admcuda computes ADM alone (libvmaf's vmaf adds "
+        "vmaf_v0.6.1)",
     )  # fmt: skip
     score.add_argument(
         "-n", "--no_prediction", "--no-prediction", dest="no_prediction", action="store_true",
@@ -647,12 +649,24 @@ def _score_lines(run: LadderRun, scored: list[int]) -> list[str]:
     """What libvmaf's ``vmaf`` prints once it has scored: each model's pooled mean under
     the version or path it was loaded from (``vmaf_v0.6.1: 81.555395``; its ``name=``
     beside that where one is given), or, without a model's score, adm2's mean (the
-    first output where there is no ADM). A ladder's lines start with the rung's file."""
+    first output where there is no ADM); then, for each model collection, its pooled
+    bagging score, 95% interval and standard deviation
+    (``vmaf_b_v0.6.3: 80.790020, ci.p95: [78.341050, 83.653128], stddev: 1.622961``). A
+    ladder's lines start with the rung's file."""
     plan = getattr(run, "plan", None)
+    collections: list[tuple[str, list[str]]] = []
     if plan is not None and plan.model_outputs:
         named = [
             (out, m.label if out == "vmaf" else f"{m.label} ({out})")
             for m, out in zip(plan.models, plan.model_outputs, strict=True)
+        ]
+        collections = [
+            (
+                label,
+                [out + suffix for suffix in ("_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev")],
+            )
+            for m, (out, label) in zip(plan.models, named, strict=True)
+            if m.bootstrap is not None
         ]
     elif plan is not None:
         named = [(_headline(plan),) * 2]
@@ -662,9 +676,17 @@ def _score_lines(run: LadderRun, scored: list[int]) -> list[str]:
     lines = []
     for k in scored:
         rung = f"{run.dis[k]:{width}}  " if len(run.dis) > 1 else ""
+
+        def mean(out: str, frames: list[dict[str, float]] = run.frames[k]) -> float:
+            return pool([frame[out] for frame in frames])["mean"]
+
         for out, label in named:
-            mean = pool([frame[out] for frame in run.frames[k]])["mean"]
-            lines.append(f"{rung}{label}: {mean:.6f}")
+            lines.append(f"{rung}{label}: {mean(out):.6f}")
+        for label, (bagging, lo, hi, stddev) in collections:
+            lines.append(
+                f"{rung}{label}: {mean(bagging):.6f}, ci.p95: [{mean(lo):.6f}, "
+                f"{mean(hi):.6f}], stddev: {mean(stddev):.6f}"
+            )
     return lines
 
 

@@ -31,3 +31,4 @@ run features_debug -n --feature adm=debug=true --feature vif=debug=true --featur
 run model_feature_adm_debug --model version=vmaf_v0.6.1 --feature adm=debug=true
 run model_feature_vif_egl --model version=vmaf_v0.6.1 --feature vif=vif_enhn_gain_limit=1.0
 run model_v061_subsample2 --model version=vmaf_v0.6.1 --subsample 2
+run model_b_v063 --model version=vmaf_b_v0.6.3
