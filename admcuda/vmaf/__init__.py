@@ -5,8 +5,9 @@ to run and the names and order libvmaf prints; :mod:`.compute` runs a plan on th
 the bit-exact NumPy reference, frame by frame (:func:`score_pair`), then over the clip
 (:func:`finish_clip`, :func:`pooled`).
 
-Where a feature plugs in: admcuda computes three of libvmaf's features, ADM, VIF and
-motion, and each has
+Where a feature plugs in: admcuda computes four of libvmaf's features, ADM, VIF, motion
+and PSNR (:mod:`.psnr`: on the host from every plane read, whatever the backend), and
+each has
 
 - its integer reference stages in ``reference/`` (``reference/adm.py`` and the stage
   modules it calls, ``reference/vif.py``, ``reference/motion.py``), one function per
@@ -29,7 +30,7 @@ features are in ``admcuda/model/``.
 (['adm', 'motion', 'vif'], ('vmaf', 'vmaf_4k'))
 """
 
-from admcuda.vmaf.compute import finish_clip, pooled, score_clip, score_pair
+from admcuda.vmaf.compute import aggregate_metrics, finish_clip, pooled, score_clip, score_pair
 from admcuda.vmaf.plan import (
     FEATURE_NAMES,
     Extractor,
@@ -42,6 +43,7 @@ __all__ = [
     "FEATURE_NAMES",
     "Extractor",
     "FeaturePlan",
+    "aggregate_metrics",
     "build_plan",
     "finish_clip",
     "parse_feature_arg",

@@ -44,8 +44,9 @@ from admcuda.reference import motion as _motion
 from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf.plan import Extractor, FeaturePlan
+from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
 
-__all__ = ["finish_clip", "pooled", "score_clip", "score_pair"]
+__all__ = ["aggregate_metrics", "finish_clip", "pooled", "score_clip", "score_pair"]
 
 
 def _check_prev(name: str, plane: np.ndarray | None, ref: np.ndarray) -> None:
@@ -83,6 +84,8 @@ def score_pair(
     *,
     prev_prev_ref: np.ndarray | None = None,
     scored: bool = True,
+    ref_chroma: Sequence[np.ndarray] | None = None,
+    dis_chroma: Sequence[np.ndarray] | None = None,
 ) -> dict[str, float]:
     """Every extractor's per-frame outputs for one frame pair, by printed name.
 
@@ -100,13 +103,17 @@ def score_pair(
         The one before that, for motion's five-frame window (:attr:`FeaturePlan.history`).
     scored : bool
         False for a frame that ``--subsample`` passes over: only motion's score is
-        computed (``dis`` is not read).
+        computed (``dis`` is not read), and PSNR's with ``enable_apsnr``.
+    ref_chroma, dis_chroma : sequence of two ndarray, optional
+        The Cb and Cr planes, read by PSNR alone (where its ``enable_chroma`` is on).
 
     Returns
     -------
     dict of str to float
-        ADM's and VIF's outputs and motion's per-frame score (``score_key`` of each motion
-        extractor; the key :func:`finish_clip` reads), unordered.
+        ADM's, VIF's and PSNR's outputs and motion's per-frame score (``score_key`` of each
+        motion extractor; the key :func:`finish_clip` reads), unordered; with PSNR's
+        ``enable_apsnr`` also its squared-error sums, ints that :func:`aggregate_metrics`
+        adds up.
 
     Raises
     ------
@@ -126,6 +133,11 @@ def score_pair(
                 out[ex.score_key] = score
                 if ex.options.debug:  # type: ignore[union-attr]
                     out[ex.names[_motion.MOTION]] = score
+            elif ex.kind == "psnr":
+                if scored or ex.aggregate_outputs:
+                    refs = [ref, *(ref_chroma or ())]
+                    diss = [dis, *(dis_chroma or ())]
+                    out.update(psnr_frame(ex, refs, diss, bitdepth))
             elif not scored:
                 continue
             elif ex.kind == "adm":
@@ -248,16 +260,37 @@ def score_clip(
     subsample: int = 1,
 ) -> list[dict[str, float]]:
     """:func:`score_pair` over every frame pair read, in order, then :func:`finish_clip`:
-    one process, the planes of each pair read once."""
+    one process, the planes of each pair read once. A frame is its luma plane, or a
+    tuple of its Y, Cb and Cr planes (for PSNR's chroma)."""
     if isinstance(subsample, bool) or not isinstance(subsample, int) or subsample < 1:
         raise AdmError(f"subsample must be a positive integer, got {subsample!r}")
     frames: list[dict[str, float]] = []
     prev: np.ndarray | None = None
     prev_prev: np.ndarray | None = None
-    for i, (ref, dis) in enumerate(pairs):
+    for i, (ref_planes, dis_planes) in enumerate(pairs):
+        ref, ref_chroma = _split(ref_planes)
+        dis, dis_chroma = _split(dis_planes)
         scored = i % subsample == 0
         frames.append(
-            score_pair(plan, ref, dis, prev, bitdepth, prev_prev_ref=prev_prev, scored=scored)
+            score_pair(
+                plan,
+                ref,
+                dis,
+                prev,
+                bitdepth,
+                prev_prev_ref=prev_prev,
+                scored=scored,
+                ref_chroma=ref_chroma,
+                dis_chroma=dis_chroma,
+            )  # fmt: skip
         )
         prev_prev, prev = prev, ref
     return finish_clip(plan, frames, subsample=subsample)
+
+
+def _split(frame: np.ndarray | Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray] | None]:
+    """A frame given as its luma plane, or as (Y, Cb, Cr): the luma and the chroma."""
+    if isinstance(frame, np.ndarray):
+        return frame, None
+    planes = list(frame)
+    return planes[0], planes[1:] or None

@@ -183,6 +183,11 @@ class VmafExtractor(Closing):
             _model_requests(model), features, predict=not no_prediction
         )
         kinds = {ex.kind for ex in self.plan.extractors}
+        if "psnr" in kinds:
+            raise AdmError(
+                "psnr reads chroma planes, which VmafExtractor is not given: score files "
+                "with admcuda.score(..., features=['psnr'])"
+            )
         if "adm" in kinds:
             check_geometry(width, height, "400", bitdepth)
         # VIF's least side, or motion's where it runs alone (ADM's is checked above)

@@ -3,7 +3,9 @@
 A :class:`FeaturePlan` is built from libvmaf's command line as its ``vmaf`` tool reads it:
 ``--model`` arguments (each loaded by :mod:`admcuda.model`), ``--feature`` arguments among
 ``adm``, ``vif`` and ``motion`` (``adm_cuda``, ``vif_cuda`` and ``motion_cuda`` too), and the
-ADM that admcuda's own options ask for. It registers extractors as libvmaf does
+ADM that admcuda's own options ask for; ``--feature psnr`` too (libvmaf's integer PSNR,
+computed on the host from the planes read, luma and chroma, whatever the backend). It
+registers extractors as libvmaf does
 (``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
 each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
 the same name and feature parameters, so ``vmaf_v0.6.1`` and ``vmaf_4k_v0.6.1`` share
@@ -22,6 +24,7 @@ extractor has.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -50,19 +53,22 @@ from admcuda.options import (
     libvmaf_number,
 )
 from admcuda.reference import motion as _motion
+from admcuda.reference import psnr as _psnr
 from admcuda.reference import vif as _vif
 from admcuda.reference.motion import MotionOptions
+from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 
 __all__ = [
     "FEATURE_NAMES",
+    "HOST_KINDS",
     "Extractor",
     "FeaturePlan",
     "build_plan",
     "parse_feature_arg",
 ]
 
-ExtractorOptions: TypeAlias = AdmOptions | VifOptions | MotionOptions
+ExtractorOptions: TypeAlias = AdmOptions | VifOptions | MotionOptions | PsnrOptions
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
 FEATURE_NAMES: Mapping[str, str] = {
@@ -72,6 +78,19 @@ FEATURE_NAMES: Mapping[str, str] = {
     "adm_cuda": "adm",
     "vif_cuda": "vif",
     "motion_cuda": "motion",
+    "psnr": "psnr",
+}
+
+# Features computed on the host from the frames read (every backend): PSNR reads chroma.
+HOST_KINDS = frozenset({"psnr"})
+
+# libvmaf 3.2.0's psnr option table (integer_psnr.c): option -> (type, alias, min, max).
+_PSNR_TABLE: Mapping[str, tuple[str, str | None, Any, Any]] = {
+    "enable_chroma": ("bool", None, None, None),
+    "enable_mse": ("bool", None, None, None),
+    "enable_apsnr": ("bool", None, None, None),
+    "reduced_hbd_peak": ("bool", None, None, None),
+    "min_sse": ("double", None, 0.0, _psnr.MIN_SSE_MAX),
 }
 
 # The options libvmaf 3.2.0's CUDA extractors have (src/feature/cuda/integer_*_cuda.c); a
@@ -98,10 +117,10 @@ class Extractor:
     Attributes
     ----------
     kind : str
-        The feature computed: ``adm``, ``vif`` or ``motion``.
+        The feature computed: ``adm``, ``vif``, ``motion`` or ``psnr``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
-    options : AdmOptions, VifOptions or MotionOptions
+    options : AdmOptions, VifOptions, MotionOptions or PsnrOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -111,6 +130,9 @@ class Extractor:
     flush_outputs : tuple of str
         The printed names written when the clip ends (motion's ``integer_motion2`` and
         ``integer_motion3``).
+    aggregate_outputs : tuple of str
+        The clip's single values libvmaf writes under ``aggregate_metrics`` (PSNR's
+        ``apsnr_y``, ``apsnr_cb``, ``apsnr_cr`` with ``enable_apsnr``).
     """
 
     kind: str
@@ -119,6 +141,7 @@ class Extractor:
     names: Mapping[str, str] = field(repr=False)
     extract_outputs: tuple[str, ...]
     flush_outputs: tuple[str, ...]
+    aggregate_outputs: tuple[str, ...] = ()
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -128,7 +151,10 @@ class Extractor:
     @property
     def identity(self) -> tuple[str, str]:
         """What libvmaf compares to keep one of two extractors: the name and the feature
-        parameters (``vmaf_feature_name_from_options``), here through an output's name."""
+        parameters (``vmaf_feature_name_from_options``), here through an output's name;
+        PSNR, whose options rename nothing, by all its options."""
+        if self.kind == "psnr":
+            return self.name, repr(self.options)
         first = {"adm": "integer_adm2", "vif": "integer_vif_scale0", "motion": _motion.MOTION2}
         return self.name, self.names[first[self.kind]]
 
@@ -206,8 +232,48 @@ class FeaturePlan:
         """True when motion runs: libvmaf runs it on every frame read, those ``--subsample``
         passes over included (a scored frame's motion compares it with the frame read just
         before, and its motion2 reads the next frame read). Feed those frames to
-        :func:`admcuda.vmaf.compute.score_pair` with ``scored=False``."""
-        return any(ex.kind == "motion" for ex in self.extractors)
+        :func:`admcuda.vmaf.compute.score_pair` with ``scored=False``. PSNR's
+        ``enable_apsnr`` too: its clip value sums every frame read."""
+        return any(
+            ex.kind == "motion" or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
+            for ex in self.extractors
+        )
+
+    @property
+    def aggregate_outputs(self) -> tuple[str, ...]:
+        """The names libvmaf writes under ``aggregate_metrics``, in its order."""
+        return tuple(n for ex in self.extractors for n in ex.aggregate_outputs)
+
+    @property
+    def host_extractors(self) -> tuple[Extractor, ...]:
+        """The extractors computed on the host from the frames read, whatever the backend
+        (:data:`HOST_KINDS`: PSNR)."""
+        return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
+
+    def engine_plan(self) -> FeaturePlan:
+        """This plan without its host extractors: what a backend's engine computes."""
+        kept = tuple(ex for ex in self.extractors if ex.kind not in HOST_KINDS)
+        return dataclasses.replace(self, extractors=kept)
+
+    def for_pixel_format(self, pixel_format: str) -> FeaturePlan:
+        """This plan for inputs of ``pixel_format``: PSNR on 4:0:0 scores luma alone and
+        prints ``psnr_y`` (and ``mse_y``) only, as libvmaf's ``init`` turns chroma off."""
+        if str(pixel_format) != "400" or not self.host_extractors:
+            return self
+        extractors = tuple(
+            make_extractor(ex.name, dataclasses.replace(ex.options, enable_chroma=False))  # type: ignore[type-var]
+            if ex.kind == "psnr"
+            else ex
+            for ex in self.extractors
+        )
+        return dataclasses.replace(self, extractors=extractors)
+
+    def chroma_wanted(self, pixel_format: str) -> bool:
+        """Whether a run over ``pixel_format`` inputs reads chroma planes (PSNR's)."""
+        return str(pixel_format) != "400" and any(
+            ex.options.enable_chroma  # type: ignore[union-attr]
+            for ex in self.host_extractors
+        )
 
     @property
     def history(self) -> int:
@@ -221,6 +287,10 @@ class FeaturePlan:
         ``integer_motion`` under ``debug``), in registration order."""
         keys: list[str] = []
         for ex in self.extractors:
+            if ex.kind == "psnr":
+                keys += ex.extract_outputs
+                keys += psnr_sse_keys(ex)
+                continue
             if ex.kind != "motion":
                 keys += ex.extract_outputs
                 continue
@@ -260,10 +330,28 @@ def _check_collection_names(models: list[Model], printed: Mapping[str, str]) -> 
 # --- extractors ---------------------------------------------------------------------------
 
 
+def psnr_sse_keys(ex: Extractor) -> tuple[str, ...]:
+    """The keys under which :func:`admcuda.vmaf.compute.score_pair` gives a PSNR
+    extractor's per-plane squared-error sums (Python ints), which ``enable_apsnr``'s clip
+    values add up: none without it. A space keeps them apart from any printed name."""
+    if ex.kind != "psnr" or not ex.options.enable_apsnr:  # type: ignore[union-attr]
+        return ()
+    planes = 3 if ex.options.enable_chroma else 1  # type: ignore[union-attr]
+    return tuple(f"{ex.name} sse {plane}" for plane in ("y", "cb", "cr")[:planes])
+
+
 def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
     """The extractor libvmaf registers as ``name`` with ``options``: its printed names and
     which of them it writes, in its order."""
     kind = FEATURE_NAMES[name]
+    if kind == "psnr":
+        assert isinstance(options, PsnrOptions)
+        # the plan is built before the inputs are opened: 4:0:0 is applied by
+        # FeaturePlan.for_pixel_format
+        outputs = _psnr.output_names(options, "420")
+        names = {n: n for n in outputs}
+        aggregate = _psnr.APSNR_NAMES if options.enable_apsnr else ()
+        return Extractor(kind, name, options, names, outputs, (), aggregate)
     if kind == "adm":
         assert isinstance(options, AdmOptions)
         if name == "adm_cuda":
@@ -304,6 +392,8 @@ def _options_from_model(kind: str, values: Mapping[str, Any], where: str) -> Ext
 
 def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
     """Option name -> (type, alias, min, max) of libvmaf's extractor for ``kind``."""
+    if kind == "psnr":
+        return dict(_PSNR_TABLE)
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -357,7 +447,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
     if name not in FEATURE_NAMES:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
-            "adm_cuda, vif_cuda, motion_cuda), with options as NAME=KEY=VALUE:KEY=VALUE"
+            "adm_cuda, vif_cuda, motion_cuda) and psnr, with options as "
+            "NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -392,6 +483,11 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         except AdmError as exc:
             raise AdmError(f"{where}: {exc}") from None
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
+    if kind == "psnr":
+        try:
+            return name, PsnrOptions(**values)
+        except ValueError as exc:
+            raise AdmError(f"{where}: {exc}") from None
     if name == "motion_cuda":
         values.setdefault("debug", True)  # motion_cuda's debug defaults to true
     try:
@@ -460,15 +556,17 @@ def build_plan(
         requests.append(("adm", adm, "admcuda's ADM"))
     for item in features:
         name, options = parse_feature_arg(item) if isinstance(item, str) else item
-        want = {"adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions}
+        want = {
+            "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
+        }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
-                f"feature {name!r}: give adm, vif or motion (or *_cuda) with AdmOptions, "
-                "VifOptions or MotionOptions"
+                f"feature {name!r}: give adm, vif or motion (or *_cuda), or psnr, with "
+                "AdmOptions, VifOptions, MotionOptions or PsnrOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
-        raise AdmError("nothing to compute: give a model or a feature (adm, vif or motion)")
+        raise AdmError("nothing to compute: give a model or a feature (adm, vif, motion or psnr)")
 
     extractors: list[Extractor] = []
     printed: dict[str, str] = {}
