@@ -54,6 +54,8 @@ class LadderRun:
     backend: str = "cpu"  # the backend that scored
     decoded: dict[str, str] = field(default_factory=dict)  # video input -> nvdec/ffmpeg
     plan: Any = None  # the admcuda.vmaf FeaturePlan computed, if any (else ADM alone)
+    # per distorted input, libvmaf's aggregate_metrics (PSNR's apsnr_*), name -> value
+    aggregates: list[dict[str, float]] = field(default_factory=list)
 
     def raise_first_error(self) -> None:
         """Raise the first distorted input's error, if any (for the Python API)."""
@@ -145,12 +147,15 @@ def run_ladder(
     }
     if autorotate is not None:
         extra["autorotate"] = autorotate
-    video_decoder = _video_decoder(decoder, backend, scale)
+    host = plan is not None and bool(plan.host_extractors)
+    video_decoder = _video_decoder(decoder, backend, scale, host=host)
     if video_decoder != "ffmpeg":
         extra.update(decoder=video_decoder, gpu=device or 0)
     inputs, good = _open_rungs(ref_path, dis_paths, geometry, extra, errors, ladder)
     if raw_flags:
         _warn_y4m_read_as_y4m(inputs.readers)
+    if plan is not None:
+        plan = plan.for_pixel_format(inputs.pixel_format)
     with inputs:
         arrays, used = _score_inputs(
             inputs, selection, opts, backend, errors, good, ladder,
@@ -169,11 +174,12 @@ def run_ladder(
     wanted = OUTPUT_BASE_NAMES if opts.debug else NON_DEBUG_BASE_NAMES
     keys = [names[base] for base in wanted]
     results: list[list[dict[str, float]]] = [[] for _ in dis_paths]
+    aggregates: list[dict[str, float]] = [{} for _ in dis_paths]
     for k, per_input in zip(good, arrays, strict=True):
         if k in errors:
             continue
         if plan is not None:
-            results[k] = _finish_plan(plan, per_input, selection.subsample)
+            results[k], aggregates[k] = _finish_plan(plan, per_input, selection.subsample, shape)
             continue
         missing = [base for base in wanted if base not in per_input]
         if missing:
@@ -194,22 +200,34 @@ def run_ladder(
         backend=used,
         decoded=decoded,
         plan=plan,
+        aggregates=aggregates,
     )
 
 
 def _finish_plan(
-    plan: Any, arrays: dict[str, np.ndarray], subsample: int
-) -> list[dict[str, float]]:
+    plan: Any, arrays: dict[str, np.ndarray], subsample: int, shape: tuple[int, int, str, int]
+) -> tuple[list[dict[str, float]], dict[str, float]]:
     """One rung's frames from the engine's arrays (every frame read, where the plan runs
-    motion): :func:`admcuda.vmaf.finish_clip`'s frames, in libvmaf's order."""
-    from admcuda.vmaf import finish_clip
+    motion or PSNR's apsnr): :func:`admcuda.vmaf.finish_clip`'s frames, in libvmaf's
+    order, and the clip's aggregate metrics (from PSNR's squared-error sums, integer
+    arrays kept as Python ints)."""
+    from admcuda.reference.psnr import scored_shapes
+    from admcuda.vmaf import aggregate_metrics, finish_clip
 
     if not arrays:
-        return []
-    names = list(arrays)
+        return [], {}
+    names = [n for n, a in arrays.items() if a.dtype.kind == "f"]
+    counts = {n: a.tolist() for n, a in arrays.items() if a.dtype.kind in "iu"}
     rows = np.stack([arrays[n] for n in names], axis=1).tolist()
-    frames = [dict(zip(names, row, strict=True)) for row in rows]
-    return finish_clip(plan, frames, subsample=subsample if plan.needs_every_frame else 1)
+    frames: list[dict[str, Any]] = [dict(zip(names, row, strict=True)) for row in rows]
+    for n, values in counts.items():
+        for frame, value in zip(frames, values, strict=True):
+            frame[n] = value
+    width, height, pixel_format, bitdepth = shape
+    pixels = [r * c for r, c in scored_shapes(width, height, pixel_format)]
+    aggregate = aggregate_metrics(plan, frames, bitdepth=bitdepth, plane_pixels=pixels)
+    every = plan.needs_every_frame
+    return finish_clip(plan, frames, subsample=subsample if every else 1), aggregate
 
 
 def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
@@ -229,13 +247,18 @@ def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
         )
 
 
-def _video_decoder(decoder: str, backend: str, scale: str | None) -> str:
+def _video_decoder(decoder: str, backend: str, scale: str | None, *, host: bool = False) -> str:
     """The decoder for encoded video: "ffmpeg", "nvdec" or "auto" (NVDEC per file where it
-    can, the CUDA backend being the one that runs)."""
+    can, the CUDA backend being the one that runs). ``host``: the plan computes features
+    on the host (PSNR), which read frames in host memory: ffmpeg."""
     if decoder not in ("auto", "ffmpeg", "nvdec"):
         raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
     if decoder == "ffmpeg":
         return decoder
+    if host:
+        if decoder == "nvdec":
+            raise AdmError("psnr reads frames in host memory: use --decoder ffmpeg or auto")
+        return "ffmpeg"
     cuda = backends.select_backend(backend)[0] == "cuda"
     if decoder == "nvdec":
         if not cuda:
@@ -312,11 +335,18 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
 
     sub = selection.subsample
     engine_extra: dict[str, Any] = {}
+    host = None
     if plan is not None:
-        # motion reads every frame; the engine scores frames 0, N, 2N, ... of them
+        # motion (and PSNR's apsnr) reads every frame; the engine scores frames 0, N, 2N,
+        # ... of them; PSNR is computed on the host from the frames read
         every = plan.needs_every_frame
-        engine_extra = {"plan": plan, "subsample": sub if every else 1}
+        engine_extra = {"plan": plan.engine_plan(), "subsample": sub if every else 1}
         sub = 1 if every else sub
+        if plan.host_extractors:
+            from admcuda.vmaf.psnr import HostPsnr
+
+            host = HostPsnr(plan, inputs.width, inputs.height, inputs.pixel_format,
+                            inputs.bitdepth)  # fmt: skip
     ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
                       subsample=sub)  # fmt: skip
     dis = [
@@ -335,10 +365,13 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         w, h, bd = inputs.width, inputs.height, inputs.bitdepth
         on_gpu = [r.label + " file " + repr(os.fspath(r.path)) for r in inputs.readers
                   if r.kind == "nvdec"]  # fmt: skip
-        engine, used = backends.start_engine(
-            backend, w, h, bd, opts, inputs=len(active), frames=frames, threads=threads,
-            host_memory=host_memory, batch=batch, device=device, **engine_extra,
-        )  # fmt: skip
+        if engine_extra and not engine_extra["plan"].extractors:
+            engine, used = _HostOnly(w, h, bd, 1 + len(active), batch, host_memory), "cpu"
+        else:
+            engine, used = backends.start_engine(
+                backend, w, h, bd, opts, inputs=len(active), frames=frames, threads=threads,
+                host_memory=host_memory, batch=batch, device=device, **engine_extra,
+            )  # fmt: skip
         if on_gpu and used != "cuda":
             engine.close()
             raise AdmError(
@@ -368,7 +401,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
             part = run(
                 ref, [dis[i] for i in active], engine, width=w, height=h,
                 dtype=np.uint8 if bd == 8 else np.uint16, on_frames=bar.update, stats=stats,
-                failures=failures if ladder else None,
+                failures=failures if ladder else None, host=host,
             )  # fmt: skip
         for j, message in failures.items():
             errors[good[active[j]]] = message
@@ -386,6 +419,39 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         for stream in (ref, *dis):
             stream.close()
     return arrays, used
+
+
+class _HostOnly:
+    """The engine of a plan whose features are all computed on the host (PSNR alone): it
+    computes nothing, and the pipeline's host features give every output."""
+
+    def __init__(self, width: int, height: int, bitdepth: int, planes: int,
+                 batch: int | None, host_memory: int | None) -> None:  # fmt: skip
+        from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
+
+        itemsize = 1 if bitdepth == 8 else 2
+        self.batch = plan_batch(
+            width * height * itemsize, planes, preferred=batch or 16,
+            host_memory=host_memory or DEFAULT_HOST_MEMORY,
+        )  # fmt: skip
+
+    def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        return np.empty(shape, dtype)
+
+    def submit(self, ref: np.ndarray, dis: Sequence[np.ndarray], frames: int) -> int:
+        return len(dis)
+
+    def collect(self, ticket: int) -> list[dict[str, np.ndarray]]:
+        return [{} for _ in range(ticket)]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> _HostOnly:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _expected(source: Any, skip: int, limit: int | None, subsample: int) -> tuple[int | None, bool]:

@@ -3,8 +3,9 @@ backend engine -> batched finish -> per-input result arrays, overlapped.
 
 A reader thread fills a ring of host slots (page-locked for the GPU) with the next
 batch of luma planes: raw YUV and Y4M frames straight from the file into the slot with
-positioned reads on a thread pool (chroma is never read), any other input (ffmpeg's
-pipe, an iterator of planes) one frame at a time. The main thread hands each filled
+positioned reads on a thread pool (chroma is read only where a host feature scores it:
+PSNR's, into a chroma buffer beside the slot), any other input (ffmpeg's pipe, an
+iterator of planes) one frame at a time. The main thread hands each filled
 slot to the engine (:meth:`submit`, which returns at once on the GPU), then finishes
 the batch before it (:meth:`collect`) and gives that slot back to the reader. So while
 batch k computes, batch k-1 is finished and batch k+1 is read.
@@ -13,6 +14,10 @@ An engine has ``batch`` (frames per batch), ``host_empty(shape, dtype)``,
 ``submit(ref, dis, frames) -> ticket`` and ``collect(ticket) -> [dict of arrays per
 distorted input]``; :class:`admcuda.backends.cuda.CudaAdm` and
 :class:`admcuda.backends.cpu.CpuEngine` are the two.
+
+Host features (``host``, :class:`admcuda.vmaf.psnr.HostPsnr`: PSNR) are computed on the
+main thread from each slot after it is submitted, while the engine works, and their
+arrays join the engine's.
 
 Memory is bounded by the ring: ``slots`` slots of ``(1 + inputs) * batch`` planes,
 whatever the length of the video (:func:`plan_batch` sizes the batch to a byte budget,
@@ -122,8 +127,15 @@ class SeekableSource:
         header = getattr(reader, "header", None)  # a Y4M file's: its C tag gave the bit depth
         self._colorspace = None if header is None else header.colorspace
 
-    def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
-        """Start reading the next ``min(n, remaining)`` frames into ``out[:count]``."""
+    def start(
+        self,
+        out: np.ndarray,
+        n: int,
+        pool: ThreadPoolExecutor,
+        chroma: np.ndarray | None = None,
+    ) -> _Pending:
+        """Start reading the next ``min(n, remaining)`` frames into ``out[:count]``, and
+        their chroma planes (Cb then Cr, flat) into ``chroma[:count]`` where given."""
         first = self._next
         count = max(min(n, self.scored - first), 0)
         self._next += count
@@ -134,27 +146,33 @@ class SeekableSource:
         frame_bytes = out[0].nbytes
         per_task = max(1, _CHUNK_BYTES // max(frame_bytes, 1))
         futures = [
-            pool.submit(self._read_frames, out, first, k, min(k + per_task, count))
+            pool.submit(self._read_frames, out, first, k, min(k + per_task, count), chroma)
             for k in range(0, count, per_task)
         ]
         return _Pending(count, futures)
 
-    def _read_frames(self, out: np.ndarray, first: int, k0: int, k1: int) -> None:
+    def _read_frames(
+        self, out: np.ndarray, first: int, k0: int, k1: int, chroma: np.ndarray | None
+    ) -> None:
         for k in range(k0, k1):
             index = self.skip + (first + k) * self.subsample
-            view = memoryview(out[k]).cast("B")
+            # a frame's chroma follows its luma, in raw YUV and in Y4M alike
+            views = [memoryview(out[k]).cast("B")]
+            if chroma is not None:
+                views.append(memoryview(chroma[k]).cast("B"))
             offset = self.reader.luma_offset(index)
-            got = os.preadv(self._fd, [view], offset)
-            if got != view.nbytes:
+            got = os.preadv(self._fd, views, offset)
+            if got != sum(v.nbytes for v in views):
                 raise AdmError(
                     f"{self.reader.where} ended inside frame {index} "
                     "(was it truncated while reading?)"
                 )
             if self._check:
-                check_plane_range(
-                    out[k], self.reader.bitdepth, where=self.reader.where, index=index,
-                    pixel_format=self.reader.pixel_format, colorspace=self._colorspace,
-                )  # fmt: skip
+                for plane in (out[k],) if chroma is None else (out[k], chroma[k]):
+                    check_plane_range(
+                        plane, self.reader.bitdepth, where=self.reader.where, index=index,
+                        pixel_format=self.reader.pixel_format, colorspace=self._colorspace,
+                    )  # fmt: skip
 
     def has_more(self) -> bool:
         """Consume one more frame, if the selection has one (for length checks)."""
@@ -392,6 +410,8 @@ class RunStats:
 class _Slot:
     ref: np.ndarray
     dis: list[np.ndarray]
+    ref_chroma: np.ndarray | None = None  # host features' chroma, (batch, samples)
+    dis_chroma: list[np.ndarray | None] = field(default_factory=list)
 
 
 @dataclass
@@ -419,6 +439,7 @@ def run(
     on_frames: Callable[[int], None] | None = None,
     stats: RunStats | None = None,
     failures: dict[int, str] | None = None,
+    host: Any = None,
 ) -> list[dict[str, np.ndarray]]:
     """Score ``dis`` against ``ref`` through ``engine``, overlapping reading, computing and
     finishing.
@@ -447,6 +468,10 @@ def run(
         Where given, a distorted input whose reading fails (an AdmError) is dropped and its
         one-line error stored here under its index, and the others go on; its results
         are empty. Otherwise the error is raised.
+    host : HostPsnr, optional
+        Features computed on the host from each slot (:class:`admcuda.vmaf.psnr.HostPsnr`):
+        its ``chroma_size`` chroma samples a frame are read beside the luma (raw YUV and
+        Y4M sources only), and its ``compute`` arrays join the engine's.
 
     Returns
     -------
@@ -455,6 +480,16 @@ def run(
     """
     batch = engine.batch
     shape = (batch, height, width)
+    chroma = int(getattr(host, "chroma_size", 0) or 0)
+    if chroma:
+        for source in (ref, *dis):
+            if not isinstance(source, SeekableSource):
+                where = getattr(getattr(source, "reader", None), "where", "an input")
+                raise AdmError(
+                    f"psnr scores chroma, which admcuda reads from raw YUV and Y4M files only, "
+                    f"and {where} is neither: give psnr=enable_chroma=false, or convert it "
+                    "(ffmpeg -i IN -f yuv4mpegpipe OUT.y4m)"
+                )
     free: queue.Queue[_Slot | None] = queue.Queue()
     filled: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
@@ -476,7 +511,10 @@ def run(
         if made[0] < max(slots, 2) and free.empty():
             made[0] += 1
             try:
-                return _Slot(buffer(ref), [buffer(d) for d in dis])
+                if not chroma:
+                    return _Slot(buffer(ref), [buffer(d) for d in dis])
+                planes = [np.empty((batch, chroma), dtype) for _ in range(1 + len(dis))]
+                return _Slot(buffer(ref), [buffer(d) for d in dis], planes[0], planes[1:])
             except MemoryError:
                 raise memory_error(width, height, dtype, batch, 1 + len(dis)) from None
         return free.get()
@@ -488,8 +526,15 @@ def run(
                 slot = next_slot()
                 if slot is None or stop.is_set():
                     break
-                pending_ref = ref.start(slot.ref, batch, pool)
-                pending = {k: dis[k].start(slot.dis[k], batch, pool) for k in active}
+                if chroma:
+                    pending_ref = ref.start(slot.ref, batch, pool, slot.ref_chroma)
+                    pending = {
+                        k: dis[k].start(slot.dis[k], batch, pool, slot.dis_chroma[k])
+                        for k in active
+                    }
+                else:
+                    pending_ref = ref.start(slot.ref, batch, pool)
+                    pending = {k: dis[k].start(slot.dis[k], batch, pool) for k in active}
                 n_ref = pending_ref.wait()
                 counts = {}
                 for k, p in pending.items():
@@ -510,14 +555,15 @@ def run(
 
     thread = threading.Thread(target=reader, name="admcuda-reader", daemon=True)
     parts: list[list[dict[str, np.ndarray]]] = [[] for _ in dis]
-    inflight: list[tuple[Any, _Filled, list[int]]] = []
+    inflight: list[tuple[Any, _Filled, list[int], list[dict[str, np.ndarray]]]] = []
 
     def finish_oldest() -> None:
-        ticket, item, order = inflight.pop(0)
+        ticket, item, order, extra = inflight.pop(0)
         results = engine.collect(ticket)
-        for k, res in zip(order, results, strict=True):
+        for j, (k, res) in enumerate(zip(order, results, strict=True)):
             c = item.counts[k]
-            parts[k].append({name: values[:c] for name, values in res.items()})
+            merged = {**res, **extra[j]} if extra else res
+            parts[k].append({name: values[:c] for name, values in merged.items()})
         if stats is not None:
             stats.frames += max(item.counts.values(), default=0)
             stats.batches += 1
@@ -547,7 +593,14 @@ def run(
                 continue
             n = max(item.counts[k] for k in order)
             ticket = engine.submit(item.slot.ref, [item.slot.dis[k] for k in order], n)
-            inflight.append((ticket, item, order))
+            extra = []
+            if host is not None:
+                slot = item.slot
+                extra = host.compute(
+                    slot.ref, slot.ref_chroma, [slot.dis[k] for k in order],
+                    [slot.dis_chroma[k] if chroma else None for k in order], n,
+                )  # fmt: skip
+            inflight.append((ticket, item, order, extra))
             if len(inflight) > 1:
                 finish_oldest()
         while inflight:
