@@ -277,7 +277,8 @@ def score_files(
         (``vmaf`` by default), on either backend.
     features : list of str, optional
         libvmaf's ``--feature`` strings: ``"vif"``, ``"motion=motion_force_zero=true"``,
-        ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), after the models'.
+        ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), ``"psnr"`` (its
+        ``apsnr_*`` in the result's :attr:`~AdmResult.aggregate`), after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
     autorotate : bool, optional
@@ -558,9 +559,15 @@ model, features, no_prediction, autorotate, allow_partial_frame, progress
                 **({} if error is None else {"error": api_message(error)}),
             },
             frame_numbers=numbers,
+            aggregate=aggregate,
         )
-        for frames, numbers, path, error in zip(
-            run.frames, run.frame_numbers, run.dis, run.errors, strict=True
+        for frames, numbers, path, error, aggregate in zip(
+            run.frames,
+            run.frame_numbers,
+            run.dis,
+            run.errors,
+            run.aggregates or [{}] * len(run.dis),
+            strict=True,
         )
     ]
     return results if many else results[0]

@@ -274,8 +274,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME[=KEY=VALUE:...]",
-        help="libvmaf's spelling of a feature and its options: adm, vif or motion (or "
-        "adm_cuda, vif_cuda, motion_cuda), optionally =KEY=VALUE:KEY=VALUE; repeatable",
+        help="libvmaf's spelling of a feature and its options: adm, vif, motion (or "
+        "adm_cuda, vif_cuda, motion_cuda) or psnr, optionally =KEY=VALUE:KEY=VALUE; "
+        "repeatable",
     )
     score.add_argument(
         "-m", "--model", action="append", default=[], metavar="version=NAME|path=FILE[:...]",
@@ -757,6 +758,7 @@ def _write_all(
             height=run.height,
             fps=fps[k],
             frame_numbers=run.frame_numbers[k],
+            aggregate=run.aggregates[k] if getattr(run, "aggregates", None) else None,
         )
         dest = outputs[k]
         if dest is None:

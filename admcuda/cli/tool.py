@@ -185,7 +185,8 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
         if name not in ADM_FEATURES:
             raise UsageError(
                 f"--feature {name or item}: this command computes ADM alone (admcuda score "
-                "computes adm, vif and motion, also named adm_cuda, vif_cuda and motion_cuda); "
+                "computes adm, vif, motion, also named adm_cuda, vif_cuda and motion_cuda, "
+                "and psnr); "
                 "use --feature adm (or adm_cuda), with options as adm=NAME=VALUE:NAME=VALUE"
             )
         if not sep:

@@ -203,6 +203,10 @@ class AdmResult:
         :meth:`to_json`/:meth:`to_xml` write them, in place of the frames' pooling,
         for as long as that feature's frame values pool as they did here; features
         and methods not given are pooled from the frames.
+    aggregate : mapping of str to float, optional
+        libvmaf's ``aggregate_metrics``: the clip's single values (PSNR's ``apsnr_y``,
+        ``apsnr_cb``, ``apsnr_cr``), kept in :attr:`aggregate` and written by
+        :meth:`to_json` and :meth:`to_xml`.
 
     Raises
     ------
@@ -224,7 +228,9 @@ class AdmResult:
         *,
         frame_numbers: Sequence[int] | None = None,
         pooled: Mapping[str, Mapping[str, float]] | None = None,
+        aggregate: Mapping[str, float] | None = None,
     ) -> None:
+        self.aggregate: dict[str, float] = {str(k): float(v) for k, v in (aggregate or {}).items()}
         names = [str(n) for n in frames[0]] if frames else []
         self._aliases = _base_aliases(names)
         self.frames: list[dict[str, float]] = [
@@ -452,6 +458,8 @@ class AdmResult:
             numbered["frame_numbers"] = self.frame_numbers
         if fmt in ("json", "xml"):
             numbered["pooled"] = dict(self.pooled)
+            if self.aggregate:
+                numbered["aggregate"] = dict(self.aggregate)
         write_output(
             fmt,  # type: ignore[arg-type]
             self.frames,
@@ -534,7 +542,15 @@ class AdmResult:
         fps = doc.get("fps")
         metadata = {"fps": math.nan if fps is None else _number(fps, "fps", label)}
         metadata["version"] = doc.get("version")
-        return cls._from_entries(entries, given, metadata, label, path, adm_only)
+        result = cls._from_entries(entries, given, metadata, label, path, adm_only)
+        aggregate = doc.get("aggregate_metrics", {})
+        if isinstance(aggregate, dict) and not adm_only:
+            # libvmaf writes a value that is not finite as null
+            result.aggregate = {
+                str(k): math.nan if v is None else _number(v, f"aggregate_metrics: {k}", label)
+                for k, v in aggregate.items()
+            }
+        return result
 
     @classmethod
     def from_xml(

@@ -201,6 +201,7 @@ def render_json(
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
     pooled: Pooled | None = None,
+    aggregate: Mapping[str, float] | None = None,
 ) -> str:
     """Render libvmaf's JSON layout.
 
@@ -224,6 +225,9 @@ def render_json(
         ``pooled_metrics`` to write, one entry per feature in the frames' order
         (``{"min", "max", "mean", "harmonic_mean"}`` each), for values pooled before
         (a file read back); by default :func:`pooled_metrics` of the frames.
+    aggregate : mapping of str to float, optional
+        ``aggregate_metrics``: the clip's single values (PSNR's ``apsnr_y``, ...), in order;
+        empty by default. A value that is not finite is ``null``.
 
     Returns
     -------
@@ -249,7 +253,9 @@ def render_json(
             name: {method: _json_number(value) for method, value in methods.items()}
             for name, methods in pooled.items()
         },
-        "aggregate_metrics": {},
+        "aggregate_metrics": {
+            name: _json_number(value) for name, value in (aggregate or {}).items()
+        },
     }
     text = json.dumps(document, indent=2, allow_nan=False)
     return text.replace(json.dumps(place), _json_frames(frames, names, numbers), 1) + "\n"
@@ -295,6 +301,7 @@ def render_xml(
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
     pooled: Pooled | None = None,
+    aggregate: Mapping[str, float] | None = None,
 ) -> str:
     """Render libvmaf's XML layout.
 
@@ -312,6 +319,8 @@ def render_xml(
         ``frameNum`` of each frame, as for :func:`render_json`.
     pooled : mapping of str to mapping of str to float, optional
         ``<pooled_metrics>`` values, as for :func:`render_json`.
+    aggregate : mapping of str to float, optional
+        ``<aggregate_metrics>``'s attributes, as for :func:`render_json` (``-inf`` as text).
 
     Returns
     -------
@@ -338,7 +347,8 @@ def render_xml(
     for name, methods in pooled.items():
         attrs = "".join(f"{m}={quoteattr(_text_number(v))} " for m, v in methods.items())
         lines.append(f"    <metric name={quoteattr(name)} {attrs}/>")
-    lines += ["  </pooled_metrics>", "  <aggregate_metrics />", "</VMAF>"]
+    attrs = "".join(f"{n}={quoteattr(_text_number(v))} " for n, v in (aggregate or {}).items())
+    lines += ["  </pooled_metrics>", f"  <aggregate_metrics {attrs}/>", "</VMAF>"]
     return "\n".join(lines) + "\n"
 
 
@@ -400,18 +410,21 @@ def render(
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
     pooled: Pooled | None = None,
+    aggregate: Mapping[str, float] | None = None,
 ) -> str:
     """Render ``frames`` in ``fmt`` (``"json"``, ``"xml"``, ``"csv"`` or ``"sub"``);
-    ``pooled`` as for :func:`render_json` (CSV and subtitles hold no pooled values)."""
+    ``pooled`` and ``aggregate`` as for :func:`render_json` (CSV and subtitles hold
+    neither, as libvmaf's)."""
     if fmt == "json":
         return render_json(
             frames, version=version, admcuda_version=admcuda_version, fps=fps,
-            frame_numbers=frame_numbers, pooled=pooled,
+            frame_numbers=frame_numbers, pooled=pooled, aggregate=aggregate,
         )  # fmt: skip
     if fmt == "xml":
         return render_xml(
             frames, version=version, admcuda_version=admcuda_version, width=width,
             height=height, fps=fps, frame_numbers=frame_numbers, pooled=pooled,
+            aggregate=aggregate,
         )  # fmt: skip
     if fmt == "csv":
         return render_csv(frames, frame_numbers=frame_numbers)
@@ -780,6 +793,7 @@ def write_output(
     fps: float = math.nan,
     frame_numbers: Sequence[int] | None = None,
     pooled: Pooled | None = None,
+    aggregate: Mapping[str, float] | None = None,
 ) -> Path | None:
     """Render ``frames`` and write them to ``dest``; the regular file a rename made (the
     file a link names, for a link), or None (a file object, a device, a descriptor).
@@ -806,6 +820,8 @@ def write_output(
         ``frameNum`` of each frame; 0, 1, 2, ... by default.
     pooled : mapping of str to mapping of str to float, optional
         Pooled values for JSON and XML, as for :func:`render_json`.
+    aggregate : mapping of str to float, optional
+        ``aggregate_metrics`` for JSON and XML, as for :func:`render_json`.
 
     Raises
     ------
@@ -817,6 +833,7 @@ def write_output(
     text = render(
         fmt, frames, version=version, admcuda_version=admcuda_version, width=width,
         height=height, fps=fps, frame_numbers=frame_numbers, pooled=pooled,
+        aggregate=aggregate,
     )  # fmt: skip
     if hasattr(dest, "write"):
         dest.write(text)  # type: ignore[union-attr]
