@@ -222,7 +222,7 @@ def _compiled_engine(width: int, height: int, bitdepth: int, opts: Any, *, input
     # the reference's working memory a frame bounds the kernels' from above
     work = CPU_WORK_BYTES_PER_PIXEL * width * height
     check_frame_memory(width, height, bitdepth, 1 + inputs, work=work, available=available_memory())
-    if cached() is False and sys.stderr.isatty():
+    if sys.stderr.isatty() and cached() is False:  # cached() imports Numba
         logging.getLogger("admcuda").warning(
             "compiling the CPU engine's kernels, once for this machine (a minute or two; "
             "'admcuda warmup' does it ahead)"

@@ -59,6 +59,19 @@ def usable(width: int, height: int, plan: Any, frames: int | None) -> bool:
     return frames * width * height >= MIN_PIXELS
 
 
+def _set_threads(threads: int) -> None:
+    import numba
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
+def _load_kernels(bitdepth: int, kinds: tuple[str, ...]) -> None:
+    """Load (or compile) the kernels of ``kinds`` of features for ``bitdepth``."""
+    from admcuda.compiled import warm_up
+
+    warm_up((bitdepth,), tuple(k for k in kinds if k in ("adm", "vif", "motion")))
+
+
 @dataclass
 class _Ticket:
     future: Future
@@ -97,8 +110,6 @@ class CompiledEngine:
         subsample: int = 1,
         batch: int | None = None,
     ) -> None:
-        import numba
-
         from admcuda.backends.cpu import default_threads
         from admcuda.backends.cuda.finish import BatchFinish
         from admcuda.backends.cuda.geometry import scale_geometries
@@ -106,7 +117,6 @@ class CompiledEngine:
 
         self.width, self.height, self.bitdepth, self.opts = width, height, bitdepth, opts
         self.threads = max(1, threads if threads is not None else default_threads())
-        self._numba_threads = min(self.threads, numba.config.NUMBA_NUM_THREADS)
         self.batch = batch if batch is not None else max(8, 2 * self.threads)
         self.plan = plan
         self.subsample = subsample if plan is not None and plan.needs_every_frame else 1
@@ -121,11 +131,15 @@ class CompiledEngine:
         self._prevs: list[np.ndarray] = []  # the last two reference planes read
         self._index = 0
         # Numba's thread count is the calling thread's own: set it on the worker that runs
-        # the kernels, not here.
+        # the kernels, not here. The worker imports Numba and loads this run's kernels
+        # first (from the disk cache: about half a second, most of the start-up), while
+        # the pipeline opens the inputs and reads the first frames.
         self._worker = ThreadPoolExecutor(
-            1, thread_name_prefix="admcuda-compiled", initializer=numba.set_num_threads,
-            initargs=(self._numba_threads,),
+            1, thread_name_prefix="admcuda-compiled", initializer=_set_threads,
+            initargs=(self.threads,),
         )  # fmt: skip
+        kinds = ("adm",) if plan is None else tuple(sorted({ex.kind for ex in plan.extractors}))
+        self._loading: Future | None = self._worker.submit(_load_kernels, bitdepth, kinds)
 
     def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         return np.empty(shape, dtype=dtype)
@@ -144,6 +158,9 @@ class CompiledEngine:
         return _Ticket(future, n)
 
     def collect(self, ticket: _Ticket) -> list[dict[str, np.ndarray]]:
+        if self._loading is not None:  # a failure to load raises here, not only later
+            loading, self._loading = self._loading, None
+            loading.result()
         return ticket.future.result()
 
     # -- the batch

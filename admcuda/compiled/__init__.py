@@ -19,9 +19,12 @@ writable, else in Numba's user cache folder (``NUMBA_CACHE_DIR`` moves it);
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
+import sys
+from collections.abc import Iterator
 
 # Numba's OpenMP threads spin between the engine's parallel stages; on cores shared with
 # the pipeline's readers (or another process) a spinning thread cost a whole scheduler
@@ -29,7 +32,7 @@ import os
 # waiting, set before Numba loads OpenMP, unless the caller chose otherwise.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["available", "cached", "warm_up"]
+__all__ = ["available", "cached", "skip_blas_probe", "warm_up"]
 
 
 @functools.cache
@@ -38,33 +41,73 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def warm_up(bitdepths: tuple[int, ...] = (8, 10)) -> list[str]:
-    """Compile (or load from the disk cache) every kernel the CPU engine runs, for 8-bit
-    and for deeper samples, on small frames; returns what was warmed. For images and CI,
-    so that no scoring run waits for a compile (``admcuda warmup``)."""
+def warm_up(
+    bitdepths: tuple[int, ...] = (8, 10), kinds: tuple[str, ...] = ("adm", "vif", "motion")
+) -> list[str]:
+    """Compile (or load from the disk cache) the kernels the CPU engine runs for
+    ``kinds`` of features, for 8-bit and for deeper samples, on small frames; returns
+    what was warmed. For images and CI, so that no scoring run waits for a compile
+    (``admcuda warmup``), and for the engine, which loads a run's kernels this way while
+    the first frames are read."""
     import numpy as np
 
-    from admcuda.backends.cuda.finish import BatchFinish
-    from admcuda.backends.cuda.geometry import scale_geometries
-    from admcuda.options import AdmOptions
-
-    from .adm import adm_accumulators_batch
-    from .motion import motion_sad
-    from .vif import vif_accumulators_batch
-
     done = []
-    for bitdepth in bitdepths:
-        dtype = np.uint8 if bitdepth == 8 else np.uint16
-        rng = np.random.default_rng(bitdepth)
-        ref = rng.integers(0, 1 << bitdepth, (2, 48, 64)).astype(dtype)
-        dis = rng.integers(0, 1 << bitdepth, (2, 48, 64)).astype(dtype)
-        opts = AdmOptions()
-        acc = adm_accumulators_batch(ref, dis, bitdepth, opts)
-        BatchFinish(scale_geometries(64, 48, opts), opts, 64, 48)(acc)
-        vif_accumulators_batch(ref, dis, bitdepth, np.array([100.0]), False)
-        motion_sad(ref[0], ref[1], bitdepth)
-        done.append(f"{bitdepth}-bit")
+    with _blas_probe_skipped():
+        for bitdepth in bitdepths:
+            dtype = np.uint8 if bitdepth == 8 else np.uint16
+            rng = np.random.default_rng(bitdepth)
+            ref = rng.integers(0, 1 << bitdepth, (2, 48, 64)).astype(dtype)
+            dis = rng.integers(0, 1 << bitdepth, (2, 48, 64)).astype(dtype)
+            if "adm" in kinds:
+                from admcuda.backends.cuda.finish import BatchFinish
+                from admcuda.backends.cuda.geometry import scale_geometries
+                from admcuda.options import AdmOptions
+
+                from .adm import adm_accumulators_batch
+
+                opts = AdmOptions()
+                acc = adm_accumulators_batch(ref, dis, bitdepth, opts)
+                BatchFinish(scale_geometries(64, 48, opts), opts, 64, 48)(acc)
+            if "vif" in kinds:
+                from .vif import vif_accumulators_batch
+
+                vif_accumulators_batch(ref, dis, bitdepth, np.array([100.0]), False)
+            if "motion" in kinds:
+                from .motion import motion_sad
+
+                motion_sad(ref[0], ref[1], bitdepth)
+            done.append(f"{bitdepth}-bit")
     return done
+
+
+_SKIP_BLAS_PROBE = [False]
+
+
+def skip_blas_probe() -> None:
+    """Let this process load Numba without its probe for SciPy's BLAS, for a process
+    that runs no Numba code but the engine's (the command line).
+
+    Numba's first compile or cache load imports its NumPy support, which imports
+    ``scipy.linalg.cython_blas`` where SciPy is installed (0.2 to 0.3 s, a fifth of a
+    1080p run's start-up) to give jitted ``np.convolve`` and ``np.correlate`` of floats a
+    BLAS dot; the engine's kernels call no BLAS. Skipped, those two use Numba's own loop
+    in this process; ``scipy.linalg`` imports as before."""
+    _SKIP_BLAS_PROBE[0] = True
+
+
+@contextlib.contextmanager
+def _blas_probe_skipped() -> Iterator[None]:
+    """Within: ``scipy.linalg.cython_blas`` cannot be imported, where
+    :func:`skip_blas_probe` asked for it and Numba's NumPy support is not yet loaded."""
+    names = ("numba.np.arraymath", "scipy.linalg.cython_blas")
+    block = _SKIP_BLAS_PROBE[0] and not any(name in sys.modules for name in names)
+    if block:
+        sys.modules["scipy.linalg.cython_blas"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if block and sys.modules.get("scipy.linalg.cython_blas", False) is None:
+            del sys.modules["scipy.linalg.cython_blas"]
 
 
 def cached() -> bool | None:
