@@ -347,10 +347,12 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
 
             host = HostPsnr(plan, inputs.width, inputs.height, inputs.pixel_format,
                             inputs.bitdepth)  # fmt: skip
+    chroma = host is not None and host.chroma_size > 0
     ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
-                      subsample=sub)  # fmt: skip
+                      subsample=sub, chroma=chroma)  # fmt: skip
     dis = [
-        make_source(d, skip=selection.frame_skip_dist, limit=selection.frame_cnt, subsample=sub)
+        make_source(d, skip=selection.frame_skip_dist, limit=selection.frame_cnt, subsample=sub,
+                    chroma=chroma)  # fmt: skip
         for d in inputs.dis
     ]
     try:

@@ -3,11 +3,13 @@ backend engine -> batched finish -> per-input result arrays, overlapped.
 
 A reader thread fills a ring of host slots (page-locked for the GPU) with the next
 batch of luma planes: raw YUV and Y4M frames straight from the file into the slot with
-positioned reads on a thread pool (chroma is read only where a host feature scores it:
-PSNR's, into a chroma buffer beside the slot), any other input (ffmpeg's pipe, an
-iterator of planes) one frame at a time. The main thread hands each filled
-slot to the engine (:meth:`submit`, which returns at once on the GPU), then finishes
-the batch before it (:meth:`collect`) and gives that slot back to the reader. So while
+positioned reads on a thread pool, any other input (ffmpeg's pipe, a stream, an
+iterator of planes) one frame at a time. Chroma is read only where a host feature
+scores it (PSNR's), into a chroma buffer beside the slot: by position from raw YUV and
+Y4M, from ffmpeg's pipe (then carrying whole planar frames) and from streams. The main
+thread hands each filled slot to the engine (:meth:`submit`, which returns at once on
+the GPU), then finishes the batch before it (:meth:`collect`) and gives that slot back
+to the reader. So while
 batch k computes, batch k-1 is finished and batch k+1 is read.
 
 An engine has ``batch`` (frames per batch), ``host_empty(shape, dtype)``,
@@ -205,14 +207,32 @@ class IterSource:
     def skip(self) -> int:
         return getattr(self.stream, "skip", 0)
 
-    def start(self, out: np.ndarray, n: int, pool: ThreadPoolExecutor) -> _Pending:
-        return _Pending(None, [pool.submit(self.fill, out, n)])
+    @property
+    def chroma(self) -> bool:
+        """The stream reads chroma planes (it was opened for them)."""
+        return bool(getattr(self.stream, "chroma", False))
 
-    def fill(self, out: Any, n: int) -> int:
-        """Copy up to ``n`` frames into ``out[:n]`` (NumPy or CuPy); how many there were.
-        GPU copies are complete when it returns."""
+    def start(
+        self,
+        out: np.ndarray,
+        n: int,
+        pool: ThreadPoolExecutor,
+        chroma: np.ndarray | None = None,
+    ) -> _Pending:
+        """Start reading the next ``n`` frames into ``out[:n]``, and their chroma planes
+        (Cb then Cr, flat) into ``chroma[:n]`` where given (a stream opened for them)."""
+        return _Pending(None, [pool.submit(self.fill, out, n, chroma)])
+
+    def fill(self, out: Any, n: int, chroma: np.ndarray | None = None) -> int:
+        """Copy up to ``n`` frames into ``out[:n]`` (NumPy or CuPy), their chroma into
+        ``chroma[:n]`` where given; how many there were. GPU copies are complete when it
+        returns."""
         on_gpu = not isinstance(out, np.ndarray)
         read_into = getattr(self.stream, "read_into", None)
+        if chroma is not None:
+            if on_gpu or read_into is None or not self.chroma:
+                raise AdmError("chroma is read into host buffers, from a stream opened for it")
+            return read_into(out, n, chroma)
         if not on_gpu and read_into is not None:
             return read_into(out, n)  # decoded straight into the slot where it can be
         count = n
@@ -471,7 +491,8 @@ def run(
     host : HostPsnr, optional
         Features computed on the host from each slot (:class:`admcuda.vmaf.psnr.HostPsnr`):
         its ``chroma_size`` chroma samples a frame are read beside the luma (raw YUV and
-        Y4M sources only), and its ``compute`` arrays join the engine's.
+        Y4M sources, and streams opened for chroma: :func:`admcuda.sources.make_source`'s
+        ``chroma``), and its ``compute`` arrays join the engine's.
 
     Returns
     -------
@@ -483,12 +504,22 @@ def run(
     chroma = int(getattr(host, "chroma_size", 0) or 0)
     if chroma:
         for source in (ref, *dis):
-            if not isinstance(source, SeekableSource):
-                where = getattr(getattr(source, "reader", None), "where", "an input")
+            reader = getattr(source, "reader", None)
+            where = getattr(reader, "where", "an input")
+            if not isinstance(source, SeekableSource) and not getattr(source, "chroma", False):
                 raise AdmError(
-                    f"psnr scores chroma, which admcuda reads from raw YUV and Y4M files only, "
-                    f"and {where} is neither: give psnr=enable_chroma=false, or convert it "
-                    "(ffmpeg -i IN -f yuv4mpegpipe OUT.y4m)"
+                    f"psnr scores chroma, which admcuda reads from raw YUV, Y4M, encoded video "
+                    f"(ffmpeg) and streams, and {where} is none of these: give "
+                    "psnr=enable_chroma=false, or convert it (ffmpeg -i IN -f yuv4mpegpipe "
+                    "OUT.y4m)"
+                )
+            layout = getattr(reader, "pixel_format", None)
+            first = getattr(ref.reader, "pixel_format", None)
+            if layout != first:
+                # libvmaf refuses pictures of different layouts too
+                raise AdmError(
+                    f"psnr scores chroma, and {where} is {layout} where the reference is "
+                    f"{first}: give inputs of one chroma layout, or psnr=enable_chroma=false"
                 )
     free: queue.Queue[_Slot | None] = queue.Queue()
     filled: queue.Queue[Any] = queue.Queue()

@@ -12,12 +12,23 @@ from admcuda.pipeline import IterSource, SeekableSource
 __all__ = ["make_source"]
 
 
-def make_source(reader: Any, *, skip: int = 0, limit: int | None = None, subsample: int = 1) -> Any:
+def make_source(
+    reader: Any,
+    *,
+    skip: int = 0,
+    limit: int | None = None,
+    subsample: int = 1,
+    chroma: bool = False,
+) -> Any:
     """The fastest source for ``reader``: by position where it can; NVDEC in a process of
     its own with ``ADMCUDA_NVDEC_PROCESSES=1`` (:mod:`admcuda.io.nvdec.worker`); else as a
-    stream."""
+    stream. ``chroma``: the run reads chroma planes too (a file read by position reads
+    them when the pipeline asks; a stream, ffmpeg's among them, is opened for them)."""
     if hasattr(reader, "luma_offset") and hasattr(reader, "fileno") and hasattr(os, "preadv"):
         return SeekableSource(reader, skip=skip, limit=limit, subsample=subsample)
+    if chroma:
+        stream = FrameStream(reader, skip=skip, limit=limit, subsample=subsample, chroma=True)
+        return IterSource(stream)
     if getattr(reader, "kind", None) == "nvdec":
         from admcuda.io.nvdec.worker import NvdecProcessSource, use_processes
 

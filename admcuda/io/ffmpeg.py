@@ -1,4 +1,5 @@
-"""Encoded video (mp4, mkv, mov, webm, avi, ...) decoded by ffmpeg, luma only.
+"""Encoded video (mp4, mkv, mov, webm, avi, ...) decoded by ffmpeg: luma, and chroma
+for the features that score it.
 
 ffmpeg is imageio-ffmpeg's bundled binary (``pip install imageio-ffmpeg``), or
 else an ``ffmpeg`` on ``PATH``. A file is probed once with ``ffmpeg -i`` (size,
@@ -14,10 +15,19 @@ pixel format alone (``-pix_fmt gray``) is not the same: ffmpeg then converts
 limited-range ("tv") luma to full range, changing every sample (by up to 20
 levels at 8 bits). ``grayB`` is ``gray``, ``gray10le``, ``gray12le`` or
 ``gray16le`` after the source's bit depth, so samples keep their values and
-width. ``-noautorotate`` keeps the stored orientation, and passthrough frame
-timing keeps ffmpeg from duplicating or dropping frames to fit a frame rate.
+width. Where a feature scores chroma (PSNR), the pipe carries whole planar frames
+instead, Y then Cb then Cr, in the source's own layout and depth
+(:func:`planar_pixel_format`: the planar format itself, or the planar equivalent of a
+semi-planar or packed one, a lossless repacking)::
 
-Exactly one luma frame is read from the pipe at a time (memory stays bounded)
+    ffmpeg ... -i FILE -map 0:N -vf CROP -pix_fmt yuv420p10le ... -f rawvideo pipe:1
+
+(``crop``'s ``exact=1`` keeps an odd width or height whole), and a run without such a
+feature keeps the luma-only command above. ``-noautorotate`` keeps the stored
+orientation, and passthrough frame timing keeps ffmpeg from duplicating or dropping
+frames to fit a frame rate.
+
+Exactly one frame is read from the pipe at a time (memory stays bounded)
 while a thread drains ffmpeg's stderr, so neither pipe can fill up and stall
 the other. Stopping early (a frame limit, an error, Ctrl-C) kills the process;
 the pipes are closed and the process reaped in every case.
@@ -49,7 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.formats import BITDEPTHS, check_geometry
+from admcuda.io.formats import BITDEPTHS, check_geometry, plane_shapes
 from admcuda.io.raw import ClosingReader, check_input_file
 
 __all__ = [
@@ -63,6 +73,7 @@ __all__ = [
     "ffmpeg_exe",
     "ffmpeg_pixel_format",
     "luma_pixel_format",
+    "planar_pixel_format",
     "probe",
     "source_layout",
 ]
@@ -254,6 +265,28 @@ def luma_pixel_format(bitdepth: int) -> str:
         raise AdmError(
             f"unsupported bit depth {bitdepth}; use one of {', '.join(map(str, BITDEPTHS))}"
         ) from None
+
+
+def planar_pixel_format(pix_fmt: str) -> str:
+    """The planar ffmpeg format that holds the samples of ``pix_fmt`` unchanged: ``pix_fmt``
+    itself where it is planar YUV (big-endian as little-endian, alpha left out; ``yuvj``
+    kept, as converting it to ``yuv`` would rescale full-range samples), else the planar
+    format of its layout and bit depth (``nv12`` -> ``yuv420p``, ``p010le`` ->
+    ``yuv420p10le``: the same samples repacked).
+
+    Examples
+    --------
+    >>> planar_pixel_format("p210le")
+    'yuv422p10le'
+    >>> planar_pixel_format("yuvj420p")
+    'yuvj420p'
+    """
+    layout, bitdepth = source_layout(pix_fmt)
+    if layout == "400":
+        return luma_pixel_format(bitdepth)
+    if _PLANAR_YUV.fullmatch(pix_fmt) and pix_fmt.startswith("yuvj"):
+        return pix_fmt
+    return ffmpeg_pixel_format(layout, bitdepth)
 
 
 @dataclass(frozen=True)
@@ -471,9 +504,10 @@ def probe(path: Path, where: str) -> VideoInfo:
     return info
 
 
-def same_size_filter(width: int, height: int) -> str:
+def same_size_filter(width: int, height: int, *, exact: bool = False) -> str:
     """An ffmpeg filter that passes frames of ``width`` x ``height`` untouched and stops
-    ffmpeg at any other size.
+    ffmpeg at any other size. ``exact`` for frames with subsampled chroma: without it
+    ``crop`` rounds an odd width or height down to the chroma's grid.
 
     By default ffmpeg scales every frame of a stream that changes resolution to the first
     frame's size. This crop to the frame's own size becomes a crop to a negative size
@@ -482,7 +516,8 @@ def same_size_filter(width: int, height: int) -> str:
     the frame number.
     """
     same = f"eq(iw,{int(width)})*eq(ih,{int(height)})"
-    return f"crop=w='if({same},iw,-iw)':h='if({same},ih,-ih)':x=0:y=0"
+    crop = f"crop=w='if({same},iw,-iw)':h='if({same},ih,-ih)':x=0:y=0"
+    return f"{crop}:exact=1" if exact else crop
 
 
 _SIZE_CHANGE = re.compile(r"non positive size for width '-([0-9]+)' or height '-([0-9]+)'")
@@ -603,13 +638,19 @@ class VideoReader(ClosingReader):
         """ffmpeg turns frames by a display matrix unless told not to."""
         return [] if self.rotated else ["-noautorotate"]
 
-    def command(self, count: int | None = None) -> list[str]:
-        """The ffmpeg command line that writes the luma planes to stdout."""
+    def command(self, count: int | None = None, *, chroma: bool = False) -> list[str]:
+        """The ffmpeg command line that writes the luma planes to stdout, or with ``chroma``
+        whole frames in the source's planar layout (:func:`planar_pixel_format`)."""
+        if chroma:
+            chain = same_size_filter(self.width, self.height, exact=True)
+            pix_fmt = planar_pixel_format(self.info.pix_fmt)
+        else:
+            chain = f"extractplanes=y,{same_size_filter(self.width, self.height)}"
+            pix_fmt = luma_pixel_format(self.bitdepth)
         cmd = [
             ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", *self._rotate_args(),
             "-i", str(self.path), "-map", f"0:{self.info.stream}",
-            "-vf", f"extractplanes=y,{same_size_filter(self.width, self.height)}",
-            "-pix_fmt", luma_pixel_format(self.bitdepth), "-fps_mode", "passthrough",
+            "-vf", chain, "-pix_fmt", pix_fmt, "-fps_mode", "passthrough",
         ]  # fmt: skip
         if count is not None:
             cmd += ["-frames:v", str(count)]
@@ -631,10 +672,16 @@ class VideoReader(ClosingReader):
         return np.dtype(np.uint8 if self.bitdepth == 8 else np.uint16)
 
     def open_pipe(
-        self, start: int = 0, count: int | None = None, *, subsample: int = 1
+        self,
+        start: int = 0,
+        count: int | None = None,
+        *,
+        subsample: int = 1,
+        chroma: bool = False,
     ) -> LumaPipe:
         """Start ffmpeg on frames ``start``, ``start + 1``, ...: a :class:`LumaPipe` that
-        reads each plane straight into an array the caller gives (no copy between).
+        reads each plane straight into an array the caller gives (no copy between), and
+        with ``chroma`` each frame's Cb and Cr planes too (:meth:`chroma_samples` of them).
 
         Frames before ``start`` are decoded and dropped (seeking in compressed video is
         not frame exact). ``count`` caps the frames after them. ``subsample`` is the
@@ -642,7 +689,24 @@ class VideoReader(ClosingReader):
         still decoded and read, but a source fed by admcuda (:class:`ScaledReader`) checks
         only the frames scored.
         """
-        return LumaPipe(self, max(int(start), 0), count, max(int(subsample), 1))
+        return LumaPipe(self, max(int(start), 0), count, max(int(subsample), 1), chroma=chroma)
+
+    def chroma_samples(self) -> int:
+        """Samples of a frame's Cb and Cr planes together, as a raw planar frame holds them
+        (an odd side's chroma rounded up).
+
+        Raises
+        ------
+        AdmError
+            For a 4:0:0 source, or a layout other than 4:2:0, 4:2:2 and 4:4:4.
+        """
+        if self.pixel_format not in ("420", "422", "444"):
+            raise AdmError(
+                f"{self.where} is {_layout_text(self.pixel_format)}: admcuda reads the chroma "
+                "of 4:2:0, 4:2:2 and 4:4:4 video only"
+            )
+        shapes = plane_shapes(self.width, self.height, self.pixel_format)
+        return sum(rows * cols for rows, cols in shapes[1:])
 
     def iter_luma(self, start: int = 0, count: int | None = None) -> Iterator[np.ndarray]:
         """Decode and yield Y planes from frame ``start`` on.
@@ -733,29 +797,43 @@ def ffmpeg_pixel_format(pixel_format: str, bitdepth: int) -> str:
 
 
 class LumaPipe:
-    """One ffmpeg process writing a video's luma planes to a pipe, read plane by plane
-    into arrays the caller owns (:meth:`VideoReader.open_pipe`).
+    """One ffmpeg process writing a video's luma planes (or, with ``chroma``, whole planar
+    frames) to a pipe, read plane by plane into arrays the caller owns
+    (:meth:`VideoReader.open_pipe`).
 
-    :meth:`readinto` fills the next plane; at the end of the video it checks how ffmpeg
-    ended (an error is an :class:`AdmError` naming the input, a partial last frame is
-    dropped with a warning). :meth:`close` stops ffmpeg early.
+    :meth:`readinto` fills the next luma plane and, where given, the frame's chroma; at
+    the end of the video it checks how ffmpeg ended (an error is an :class:`AdmError`
+    naming the input, a partial last frame is dropped with a warning). :meth:`close`
+    stops ffmpeg early.
     """
 
     def __init__(
-        self, reader: VideoReader, start: int, count: int | None, subsample: int = 1
+        self,
+        reader: VideoReader,
+        start: int,
+        count: int | None,
+        subsample: int = 1,
+        *,
+        chroma: bool = False,
     ) -> None:
         self.reader = reader
+        self.chroma = chroma
         self._start = start
         self._total = None if count is None else start + max(int(count), 0)
         self._index = 0
         self._done = False
-        self._nbytes = reader.width * reader.height * reader.dtype.itemsize
+        #: chroma samples of a frame (Cb then Cr), 0 without chroma
+        self.chroma_size = reader.chroma_samples() if chroma else 0
         self._scratch: np.ndarray | None = None
+        self._chroma_scratch: np.ndarray | None = None
         feed = reader._stdin_feed(start, self._total, subsample)  # noqa: SLF001 - its own hook
         self._feed_errors: list[AdmError] = []
+        command = (
+            reader.command(self._total, chroma=True) if chroma else reader.command(self._total)
+        )
         try:
             self._proc = subprocess.Popen(
-                reader.command(self._total),
+                command,
                 stdin=subprocess.DEVNULL if feed is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -779,19 +857,31 @@ class LumaPipe:
         assert self._proc.stdout is not None
         view = memoryview(dst).cast("B")
         got = 0
-        while got < self._nbytes:
+        while got < view.nbytes:
             n = self._proc.stdout.readinto(view[got:])
             if not n:
                 break
             got += n
         return got
 
-    def readinto(self, dst: np.ndarray) -> bool:
+    def readinto(self, dst: np.ndarray, chroma: np.ndarray | None = None) -> bool:
         """Decode the next frame into ``dst`` ((height, width), C-contiguous, the reader's
-        dtype); False at the end, when ``dst`` is left as it was or partly written."""
+        dtype) and, for a pipe opened with chroma, its Cb and Cr planes into ``chroma``
+        (``chroma_size`` samples, flat; dropped where None); False at the end, when the
+        arrays are left as they were or partly written."""
         r = self.reader
         if dst.shape != (r.height, r.width) or dst.dtype != r.dtype or not dst.flags.c_contiguous:
             raise ValueError(f"LumaPipe reads into C-contiguous {r.dtype}[{r.height}, {r.width}]")
+        if chroma is not None and (
+            not self.chroma
+            or chroma.shape != (self.chroma_size,)
+            or chroma.dtype != r.dtype
+            or not chroma.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"LumaPipe reads chroma into C-contiguous {r.dtype}[{self.chroma_size}]"
+                + ("" if self.chroma else " of a pipe opened with chroma")
+            )
         while not self._done:
             if self._total is not None and self._index >= self._total:
                 self._done = True
@@ -799,20 +889,30 @@ class LumaPipe:
             keep = self._index >= self._start
             if not keep and self._scratch is None:
                 self._scratch = np.empty_like(dst)
-            target = dst if keep else self._scratch
-            got = self._read_plane(target)
-            if got < self._nbytes:
+            targets = [dst if keep else self._scratch]
+            if self.chroma:
+                if (chroma is None or not keep) and self._chroma_scratch is None:
+                    self._chroma_scratch = np.empty(self.chroma_size, r.dtype)
+                targets.append(chroma if keep and chroma is not None else self._chroma_scratch)
+            got = want = 0
+            for target in targets:
+                want += target.nbytes
+                got += self._read_plane(target)
+                if got < want:
+                    break
+            if got < want:
                 self._done = True
                 if got:
                     _log.warning(
                         "%s: ffmpeg's output ended inside frame %d (%d of %d bytes); "
                         "scoring the whole frames before it",
-                        r.where, self._index, got, self._nbytes,
+                        r.where, self._index, got, want,
                     )  # fmt: skip
                 self._finish()
                 break
-            if sys.byteorder == "big" and target.itemsize > 1:
-                target.byteswap(inplace=True)  # ffmpeg writes little-endian samples
+            if sys.byteorder == "big" and r.dtype.itemsize > 1:
+                for target in targets:  # ffmpeg writes little-endian samples
+                    target.byteswap(inplace=True)
             self._index += 1
             if keep:
                 return True
@@ -926,18 +1026,24 @@ class ScaledReader(VideoReader):
             return str(self.source.info.pix_fmt)  # type: ignore[attr-defined]
         return ffmpeg_pixel_format(self.pixel_format, self.bitdepth)
 
-    def command(self, count: int | None = None) -> list[str]:
-        """The ffmpeg command line that writes the scaled luma planes to stdout."""
+    def command(self, count: int | None = None, *, chroma: bool = False) -> list[str]:
+        """The ffmpeg command line that writes the scaled luma planes to stdout, or with
+        ``chroma`` whole scaled frames in the source's planar layout."""
         # ffmpeg cannot pick a format between scale and extractplanes by itself; the
         # source's own format keeps the planes those of a plain scale to a file.
-        chain = (
-            f"scale={self.width}:{self.height}:flags={self.scaler},"
-            f"format={self._source_pix_fmt()},extractplanes=y"
-        )
+        scale = f"scale={self.width}:{self.height}:flags={self.scaler}"
+        if chroma:
+            # Scaled straight into the planar format, as ffmpeg scales for its libvmaf filter
+            # and for a Y4M file. A semi-planar or packed source (nv12, p010) scaled in its
+            # own format first gives other samples, luma too, by up to a few levels.
+            pix_fmt = planar_pixel_format(self._source_pix_fmt())
+            chain = f"{scale},format={pix_fmt}"
+        else:
+            chain = f"{scale},format={self._source_pix_fmt()},extractplanes=y"
+            pix_fmt = luma_pixel_format(self.bitdepth)
         cmd = [
             ffmpeg_exe(), "-hide_banner", "-nostdin", "-v", "error", *self._input_args(),
-            "-vf", chain, "-pix_fmt", luma_pixel_format(self.bitdepth),
-            "-fps_mode", "passthrough",
+            "-vf", chain, "-pix_fmt", pix_fmt, "-fps_mode", "passthrough",
         ]  # fmt: skip
         if count is not None:
             cmd += ["-frames:v", str(count)]
@@ -978,6 +1084,12 @@ class ScaledReader(VideoReader):
             f"ScaledReader({str(self.path)!r}, {self.source_width}x{self.source_height} -> "
             f"{self.width}x{self.height}, flags={self.scaler}, bitdepth={self.bitdepth})"
         )
+
+
+def _layout_text(layout: str) -> str:
+    """``"420"`` -> ``"4:2:0"``, ``"400"`` -> ``"4:0:0 (gray)"``."""
+    text = ":".join(layout) if len(layout) == 3 and layout.isdigit() else layout
+    return f"{text} (gray)" if layout == "400" else text
 
 
 def _drain(proc: subprocess.Popen[bytes], tail: collections.deque[str], counted: list[int]) -> None:

@@ -1017,6 +1017,9 @@ class FrameStream:
     skip : int
     limit : int or None
     subsample : int
+    chroma : bool
+        Read each frame's chroma too, for :meth:`read_into`'s ``chroma`` (encoded video
+        through ffmpeg, and streams); an input that cannot give it is refused.
 
     Attributes
     ----------
@@ -1024,22 +1027,43 @@ class FrameStream:
         Frames read so far, after the skipped ones.
     ended : bool
         The input ran out (as opposed to reaching ``limit``).
+    chroma_samples : int
+        Cb and Cr samples of a frame together (0 without ``chroma``).
     """
 
     def __init__(
-        self, reader: FrameReader, *, skip: int = 0, limit: int | None = None, subsample: int = 1
+        self,
+        reader: FrameReader,
+        *,
+        skip: int = 0,
+        limit: int | None = None,
+        subsample: int = 1,
+        chroma: bool = False,
     ) -> None:
         self.reader = reader
         self.skip = skip
         self.limit = limit
         self.subsample = subsample
+        self.chroma = chroma
         self.read = 0
         self.ended = False
         # A reader that can decode straight into the caller's arrays (ffmpeg's pipe) is
         # read that way; others through their iterator.
         self._open_pipe = getattr(reader, "open_pipe", None)
         self._pipe: Any = None
-        self._frames = None if self._open_pipe else reader.iter_luma(skip, limit)
+        self.chroma_samples = 0
+        if chroma:
+            samples = getattr(reader, "chroma_samples", None)
+            planes = getattr(reader, "iter_planes", None)
+            if samples is None or (self._open_pipe is None and planes is None):
+                raise AdmError(
+                    f"{getattr(reader, 'where', 'an input')} gives no chroma planes "
+                    "(raw YUV, Y4M, encoded video and streams do)"
+                )
+            self.chroma_samples = int(samples())
+            self._frames = None if self._open_pipe else planes(skip, limit)  # type: ignore[misc]
+        else:
+            self._frames = None if self._open_pipe else reader.iter_luma(skip, limit)
 
     @property
     def available(self) -> int | None:
@@ -1063,12 +1087,17 @@ class FrameStream:
         self.read += 1
         return frame
 
-    def _next_into(self, dst: np.ndarray) -> bool:
-        """Read the next frame into ``dst``; False at the end or the limit."""
+    def _next_into(self, dst: np.ndarray, chroma: np.ndarray | None = None) -> bool:
+        """Read the next frame into ``dst`` (and its chroma into ``chroma``, where given);
+        False at the end or the limit."""
         if self._open_pipe is None:
             frame = self._next()
             if frame is None:
                 return False
+            if self.chroma:
+                frame, samples = frame
+                if chroma is not None:
+                    np.copyto(chroma, samples)
             if frame.shape != dst.shape or frame.dtype != dst.dtype:
                 raise AdmError(frame_mismatch(frame.dtype, frame.shape, dst))
             np.copyto(dst, frame)
@@ -1076,28 +1105,38 @@ class FrameStream:
         if self.ended or (self.limit is not None and self.read >= self.limit):
             return False
         if self._pipe is None:
-            self._pipe = self._open_pipe(self.skip, self.limit, subsample=self.subsample)
-        if not self._pipe.readinto(dst):
+            extra = {"chroma": True} if self.chroma else {}
+            self._pipe = self._open_pipe(self.skip, self.limit, subsample=self.subsample, **extra)
+        if not (self._pipe.readinto(dst, chroma) if self.chroma else self._pipe.readinto(dst)):
             self.ended = True
             return False
         self.read += 1
         return True
 
-    def read_into(self, out: np.ndarray, n: int) -> int:
+    def read_into(self, out: np.ndarray, n: int, chroma: np.ndarray | None = None) -> int:
         """Read the next ``n`` frames that take part straight into ``out[:n]`` (frames
-        the subsampling passes over are read into a scratch plane); how many came."""
+        the subsampling passes over are read into a scratch plane), and with ``chroma``
+        (a stream opened with it) their Cb and Cr samples into ``chroma[:n]`` (flat,
+        ``chroma_samples`` each); how many came."""
         shape = (self.reader.height, self.reader.width)
         if self._open_pipe is not None and (
             out.shape[1:] != shape or out.dtype != self.reader.dtype
         ):
             raise AdmError(frame_mismatch(self.reader.dtype, shape, out[0]))
+        if chroma is not None and (not self.chroma or chroma.shape[1:] != (self.chroma_samples,)):
+            raise AdmError(
+                f"chroma of {self.chroma_samples} samples a frame, read into {chroma.shape[1:]}"
+                if self.chroma
+                else "this stream was opened without chroma"
+            )
         scratch = None
         k = 0
         while k < n:
             kept = self.read % self.subsample == 0
             if not kept and scratch is None:
                 scratch = np.empty_like(out[0])
-            if not self._next_into(out[k] if kept else scratch):
+            target = None if chroma is None or not kept else chroma[k]
+            if not self._next_into(out[k] if kept else scratch, target):
                 break
             k += kept
         return k
@@ -1109,7 +1148,7 @@ class FrameStream:
             if frame is None:
                 return
             if number % self.subsample == 0:
-                yield frame
+                yield frame[0] if self.chroma and self._open_pipe is None else frame
 
     def has_more(self) -> bool:
         """Read one more frame, if the limit allows, and say whether there was one."""

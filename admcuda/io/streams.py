@@ -37,6 +37,7 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -462,7 +463,20 @@ class StreamReader(ClosingReader):
         self.claim()
         return self._frames(max(int(start), 0), count)
 
-    def _frames(self, start: int, count: int | None) -> Iterator[np.ndarray]:
+    def iter_planes(
+        self, start: int = 0, count: int | None = None
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """As :meth:`iter_luma` (the one pass), each frame's luma plane with its chroma:
+        the Cb and Cr samples as the frame holds them, flat (:meth:`chroma_samples`,
+        none for 4:0:0), checked as the luma is."""
+        self.claim()
+        return self._frames(max(int(start), 0), count, chroma=True)
+
+    def chroma_samples(self) -> int:
+        """Samples of a frame's Cb and Cr planes together."""
+        return len(self._chroma) // (1 if self.bitdepth == 8 else 2)
+
+    def _frames(self, start: int, count: int | None, *, chroma: bool = False) -> Iterator[Any]:
         index = delivered = 0
         while count is None or delivered < count:
             keep = index >= start
@@ -471,7 +485,11 @@ class StreamReader(ClosingReader):
                 return
             if keep:
                 delivered += 1
-                yield plane
+                if chroma:
+                    samples = (1, self.chroma_samples())
+                    yield plane, self._decode(self._chroma, index, samples).reshape(-1).copy()
+                else:
+                    yield plane
             index += 1
 
     def _end(self, index: int, problem: str) -> None:
@@ -529,10 +547,12 @@ class StreamReader(ClosingReader):
                 warn_if_narrower(peak, self.bitdepth, self.where, geometry)
         return True
 
-    def _decode(self, luma: bytearray | memoryview, index: int) -> np.ndarray:
+    def _decode(
+        self, luma: bytearray | memoryview, index: int, shape: tuple[int, int] | None = None
+    ) -> np.ndarray:
         return decode_plane(
             luma,
-            (self.height, self.width),
+            (self.height, self.width) if shape is None else shape,
             self.bitdepth,
             check_range=self.check_range,
             where=self.where,
