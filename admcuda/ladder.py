@@ -257,7 +257,10 @@ def _video_decoder(decoder: str, backend: str, scale: str | None, *, host: bool 
         return decoder
     if host:
         if decoder == "nvdec":
-            raise AdmError("psnr reads frames in host memory: use --decoder ffmpeg or auto")
+            raise AdmError(
+                "psnr, float_ssim and float_ms_ssim read frames in host memory: use "
+                "--decoder ffmpeg or auto"
+            )
         return "ffmpeg"
     cuda = backends.select_backend(backend)[0] == "cuda"
     if decoder == "nvdec":
@@ -343,10 +346,10 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         engine_extra = {"plan": plan.engine_plan(), "subsample": sub if every else 1}
         sub = 1 if every else sub
         if plan.host_extractors:
-            from admcuda.vmaf.psnr import HostPsnr
+            from admcuda.vmaf.host import HostFeatures
 
-            host = HostPsnr(plan, inputs.width, inputs.height, inputs.pixel_format,
-                            inputs.bitdepth)  # fmt: skip
+            host = HostFeatures(plan, inputs.width, inputs.height, inputs.pixel_format,
+                                inputs.bitdepth, threads=threads)  # fmt: skip
     chroma = host is not None and host.chroma_size > 0
     ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
                       subsample=sub, chroma=chroma)  # fmt: skip

@@ -1,8 +1,9 @@
 """``admcuda warmup``: compile every kernel ahead, so that no scoring run waits for it.
 
 The CPU engine's Numba kernels are compiled (or found in Numba's disk cache) for 8-bit
-and deeper samples; where CuPy sees a GPU, the CUDA kernels are built into CuPy's kernel
-cache too. For container images and CI, after ``pip install``.
+and deeper samples, and those of ``float_ssim`` and ``float_ms_ssim``; where CuPy sees a
+GPU, the CUDA kernels are built into CuPy's kernel cache too. For container images and CI,
+after ``pip install``.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ def _run(argv: Sequence[str] | None) -> int:
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument("--skip-gpu", action="store_true", help="leave the CUDA kernels out")
     args = parser.parse_args(argv)
-    from admcuda.compiled import available, warm_up
+    from admcuda.compiled import ALL_KINDS, available, warm_up
 
     if available():
         t0 = time.perf_counter()
-        done = warm_up()
+        done = warm_up(kinds=ALL_KINDS)
         print(f"CPU engine: {', '.join(done)} kernels ready ({time.perf_counter() - t0:.1f} s)")
     else:
         print('CPU engine: Numba is not installed (pip install ".[fast]"); nothing to compile')

@@ -8,7 +8,9 @@ one the GPU path uses on the host, so every output is the reference's double:
   :class:`admcuda.backends.cuda.finish.BatchFinish` finishes;
 - :mod:`.vif`: per frame and scale, VIF's four log-domain accumulators, finished by
   :func:`admcuda.backends.cuda.vifmotion.finish_vif`;
-- :mod:`.motion`: per frame, motion's SAD against the previous reference plane.
+- :mod:`.motion`: per frame, motion's SAD against the previous reference plane;
+- :mod:`.ssim`: libvmaf's ``float_ssim`` and ``float_ms_ssim`` of a frame, which the
+  pipeline computes on the host beside any engine (:mod:`admcuda.vmaf.host`).
 
 Numba is optional (``pip install ".[fast]"``): :func:`available` says whether it
 imports, and without it the CPU backend runs the NumPy reference. Kernels compile on
@@ -32,7 +34,10 @@ from collections.abc import Iterator
 # waiting, set before Numba loads OpenMP, unless the caller chose otherwise.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["available", "cached", "skip_blas_probe", "warm_up"]
+__all__ = ["ALL_KINDS", "available", "cached", "skip_blas_probe", "warm_up"]
+
+ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim")
+"""Every kind of feature with compiled kernels (``admcuda warmup`` loads them all)."""
 
 
 @functools.cache
@@ -45,7 +50,8 @@ def warm_up(
     bitdepths: tuple[int, ...] = (8, 10), kinds: tuple[str, ...] = ("adm", "vif", "motion")
 ) -> list[str]:
     """Compile (or load from the disk cache) the kernels the CPU engine runs for
-    ``kinds`` of features, for 8-bit and for deeper samples, on small frames; returns
+    ``kinds`` of features (:data:`ALL_KINDS`), for 8-bit and for deeper samples, on small
+    frames (SSIM's and MS-SSIM's once: they compute in float32 at every depth); returns
     what was warmed. For images and CI, so that no scoring run waits for a compile
     (``admcuda warmup``), and for the engine, which loads a run's kernels this way while
     the first frames are read."""
@@ -77,6 +83,15 @@ def warm_up(
 
                 motion_sad(ref[0], ref[1], bitdepth)
             done.append(f"{bitdepth}-bit")
+        for kind in ("float_ssim", "float_ms_ssim"):
+            if kind in kinds:
+                from . import ssim
+
+                side = ssim.MS_SSIM_MIN_SIDE
+                plane = np.arange(side * side, dtype=np.uint8).reshape(side, side)
+                frame = ssim.float_ssim_frame if kind == "float_ssim" else ssim.float_ms_ssim_frame
+                frame(plane, plane[::-1].copy(), 8)
+                done.append(kind)
     return done
 
 
@@ -110,16 +125,17 @@ def _blas_probe_skipped() -> Iterator[None]:
             del sys.modules["scipy.linalg.cython_blas"]
 
 
-def cached() -> bool | None:
-    """Whether Numba's disk cache holds the CPU engine's kernels (None: cannot tell).
-    Reads the cache index files of each module's first kernel, without compiling."""
+def cached(modules: tuple[str, ...] = ("adm", "motion", "vif")) -> bool | None:
+    """Whether Numba's disk cache holds the kernels of ``modules`` (default: the CPU
+    engine's; ``("ssim",)``: SSIM's and MS-SSIM's), None where it cannot tell. Reads the
+    cache index files of each module's first kernel, without compiling."""
     try:
         import glob
+        import importlib
         import os
 
-        from . import adm, motion, vif
-
-        for module in (adm, motion, vif):
+        for name in modules:
+            module = importlib.import_module(f"{__name__}.{name}")
             caches = [v._cache for v in vars(module).values() if hasattr(v, "py_func")]
             path = next(c.cache_path for c in caches if type(c).__name__ == "FunctionCache")
             stem = os.path.splitext(os.path.basename(module.__file__))[0]

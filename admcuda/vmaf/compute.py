@@ -45,6 +45,7 @@ from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
+from admcuda.vmaf.ssim import SSIM_KINDS, ssim_frame
 
 __all__ = ["aggregate_metrics", "finish_clip", "pooled", "score_clip", "score_pair"]
 
@@ -110,8 +111,9 @@ def score_pair(
     Returns
     -------
     dict of str to float
-        ADM's, VIF's and PSNR's outputs and motion's per-frame score (``score_key`` of each
-        motion extractor; the key :func:`finish_clip` reads), unordered; with PSNR's
+        ADM's, VIF's, PSNR's, SSIM's and MS-SSIM's outputs and motion's per-frame score
+        (``score_key`` of each motion extractor; the key :func:`finish_clip` reads),
+        unordered; with PSNR's
         ``enable_apsnr`` also its squared-error sums, ints that :func:`aggregate_metrics`
         adds up.
 
@@ -140,6 +142,8 @@ def score_pair(
                     out.update(psnr_frame(ex, refs, diss, bitdepth))
             elif not scored:
                 continue
+            elif ex.kind in SSIM_KINDS:
+                out.update(ssim_frame(ex, ref, dis, bitdepth))
             elif ex.kind == "adm":
                 values = compute_adm(ref, dis, bitdepth, ex.options)
                 for base, name in ex.names.items():

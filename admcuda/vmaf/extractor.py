@@ -188,6 +188,12 @@ class VmafExtractor(Closing):
                 "psnr reads chroma planes, which VmafExtractor is not given: score files "
                 "with admcuda.score(..., features=['psnr'])"
             )
+        hosted = sorted(kinds & {"float_ssim", "float_ms_ssim"})
+        if hosted:
+            raise AdmError(
+                f"{' and '.join(hosted)} run on the host beside the engines, not in "
+                f"VmafExtractor: score files with admcuda.score(..., features={hosted})"
+            )
         if "adm" in kinds:
             check_geometry(width, height, "400", bitdepth)
         # VIF's least side, or motion's where it runs alone (ADM's is checked above)

@@ -4,7 +4,9 @@ A :class:`FeaturePlan` is built from libvmaf's command line as its ``vmaf`` tool
 ``--model`` arguments (each loaded by :mod:`admcuda.model`), ``--feature`` arguments among
 ``adm``, ``vif`` and ``motion`` (``adm_cuda``, ``vif_cuda`` and ``motion_cuda`` too), and the
 ADM that admcuda's own options ask for; ``--feature psnr`` too (libvmaf's integer PSNR,
-computed on the host from the planes read, luma and chroma, whatever the backend). It
+computed on the host from the planes read, luma and chroma, whatever the backend), and
+``--feature float_ssim`` and ``float_ms_ssim`` (on the host from the luma planes read,
+with the compiled kernels of :mod:`admcuda.compiled.ssim`). It
 registers extractors as libvmaf does
 (``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
 each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
@@ -58,6 +60,8 @@ from admcuda.reference import vif as _vif
 from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
+from admcuda.vmaf import ssim as _ssim
+from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
 __all__ = [
     "FEATURE_NAMES",
@@ -68,7 +72,9 @@ __all__ = [
     "parse_feature_arg",
 ]
 
-ExtractorOptions: TypeAlias = AdmOptions | VifOptions | MotionOptions | PsnrOptions
+ExtractorOptions: TypeAlias = (
+    AdmOptions | VifOptions | MotionOptions | PsnrOptions | SsimOptions | MsSsimOptions
+)
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
 FEATURE_NAMES: Mapping[str, str] = {
@@ -79,10 +85,13 @@ FEATURE_NAMES: Mapping[str, str] = {
     "vif_cuda": "vif",
     "motion_cuda": "motion",
     "psnr": "psnr",
+    "float_ssim": "float_ssim",
+    "float_ms_ssim": "float_ms_ssim",
 }
 
-# Features computed on the host from the frames read (every backend): PSNR reads chroma.
-HOST_KINDS = frozenset({"psnr"})
+# Features computed on the host from the frames read (every backend): PSNR reads chroma,
+# SSIM and MS-SSIM run as compiled kernels on the luma planes.
+HOST_KINDS = frozenset({"psnr", *_ssim.SSIM_KINDS})
 
 # libvmaf 3.2.0's psnr option table (integer_psnr.c): option -> (type, alias, min, max).
 _PSNR_TABLE: Mapping[str, tuple[str, str | None, Any, Any]] = {
@@ -117,10 +126,11 @@ class Extractor:
     Attributes
     ----------
     kind : str
-        The feature computed: ``adm``, ``vif``, ``motion`` or ``psnr``.
+        The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
+        ``float_ms_ssim``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
-    options : AdmOptions, VifOptions, MotionOptions or PsnrOptions
+    options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions or MsSsimOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -152,8 +162,10 @@ class Extractor:
     def identity(self) -> tuple[str, str]:
         """What libvmaf compares to keep one of two extractors: the name and the feature
         parameters (``vmaf_feature_name_from_options``), here through an output's name;
-        PSNR, whose options rename nothing, by all its options."""
-        if self.kind == "psnr":
+        PSNR, SSIM and MS-SSIM, whose options rename nothing, by all their options (two
+        of them with other options print one name twice: refused, where libvmaf would
+        keep the first and drop the second's options unsaid)."""
+        if self.kind in HOST_KINDS:
             return self.name, repr(self.options)
         first = {"adm": "integer_adm2", "vif": "integer_vif_scale0", "motion": _motion.MOTION2}
         return self.name, self.names[first[self.kind]]
@@ -247,7 +259,7 @@ class FeaturePlan:
     @property
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
-        (:data:`HOST_KINDS`: PSNR)."""
+        (:data:`HOST_KINDS`: PSNR, SSIM and MS-SSIM)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -273,6 +285,7 @@ class FeaturePlan:
         return str(pixel_format) != "400" and any(
             ex.options.enable_chroma  # type: ignore[union-attr]
             for ex in self.host_extractors
+            if ex.kind == "psnr"
         )
 
     @property
@@ -344,6 +357,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
     """The extractor libvmaf registers as ``name`` with ``options``: its printed names and
     which of them it writes, in its order."""
     kind = FEATURE_NAMES[name]
+    if kind in _ssim.SSIM_KINDS:
+        assert isinstance(options, _ssim.OPTIONS_TYPES[kind])
+        outputs = _ssim.output_names(kind, options)  # type: ignore[arg-type]
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == "psnr":
         assert isinstance(options, PsnrOptions)
         # the plan is built before the inputs are opened: 4:0:0 is applied by
@@ -394,6 +411,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
     """Option name -> (type, alias, min, max) of libvmaf's extractor for ``kind``."""
     if kind == "psnr":
         return dict(_PSNR_TABLE)
+    if kind in _ssim.TABLES:
+        return dict(_ssim.TABLES[kind])
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -401,8 +420,9 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
 
 
 def _parse_value(where: str, key: str, spec: tuple[str, str | None, Any, Any], text: str) -> Any:
-    """A VIF or motion option's value as libvmaf computes with it, refusing what libvmaf
-    would take for another value or ignore (trailing text, -0, a value out of range)."""
+    """A VIF, motion, PSNR, SSIM or MS-SSIM option's value as libvmaf computes with it,
+    refusing what libvmaf would take for another value or ignore (trailing text, -0, a
+    value out of range, an integer option's fraction, which libvmaf's ``atoi`` drops)."""
     typ, _, lo, hi = spec
     if typ == "bool":
         if text not in ("true", "false"):
@@ -419,6 +439,12 @@ def _parse_value(where: str, key: str, spec: tuple[str, str | None, Any, Any], t
         )
     if not (math.isfinite(value) and lo <= value <= hi):
         raise AdmError(f"{where}: option {key} must be in [{lo:g}, {hi:g}], got '{text}'")
+    if typ == "int":
+        if not value.is_integer():
+            raise AdmError(
+                f"{where}: option {key} expects an integer in [{lo:g}, {hi:g}], got '{text}'"
+            )
+        return int(value)
     return value
 
 
@@ -447,8 +473,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
     if name not in FEATURE_NAMES:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
-            "adm_cuda, vif_cuda, motion_cuda) and psnr, with options as "
-            "NAME=KEY=VALUE:KEY=VALUE"
+            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim and float_ms_ssim, with "
+            "options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -483,9 +509,10 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         except AdmError as exc:
             raise AdmError(f"{where}: {exc}") from None
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
-    if kind == "psnr":
+    if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
+        make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
         try:
-            return name, PsnrOptions(**values)
+            return name, make(**values)
         except ValueError as exc:
             raise AdmError(f"{where}: {exc}") from None
     if name == "motion_cuda":
@@ -558,15 +585,20 @@ def build_plan(
         name, options = parse_feature_arg(item) if isinstance(item, str) else item
         want = {
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
+            **_ssim.OPTIONS_TYPES,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
-                f"feature {name!r}: give adm, vif or motion (or *_cuda), or psnr, with "
-                "AdmOptions, VifOptions, MotionOptions or PsnrOptions"
+                f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim or "
+                "float_ms_ssim, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
+                "SsimOptions or MsSsimOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
-        raise AdmError("nothing to compute: give a model or a feature (adm, vif, motion or psnr)")
+        raise AdmError(
+            "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
+            "float_ssim or float_ms_ssim)"
+        )
 
     extractors: list[Extractor] = []
     printed: dict[str, str] = {}

@@ -1,0 +1,177 @@
+"""Every host feature of a plan over the pipeline's batches: PSNR, SSIM and MS-SSIM.
+
+:class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
+once the inputs are open, before any frame is read, and called with each slot after it
+is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr` (luma
+and, where it scores them, chroma); ``float_ssim`` and ``float_ms_ssim`` by the compiled
+kernels of :mod:`admcuda.compiled.ssim`, on the luma planes, one frame a task on a thread
+pool: the kernels release the GIL and each frame's numbers are computed in the same
+order whatever thread runs it, so they are the same doubles as one frame after another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from admcuda.errors import AdmError
+from admcuda.vmaf.plan import FeaturePlan
+from admcuda.vmaf.psnr import HostPsnr
+from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
+
+__all__ = ["HostFeatures"]
+
+_log = logging.getLogger("admcuda")
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class HostFeatures:
+    """The plan's host features over the pipeline's batches.
+
+    Parameters
+    ----------
+    plan : FeaturePlan
+        The run's plan (for 4:0:0 inputs, its :meth:`FeaturePlan.for_pixel_format`).
+    width, height : int
+    pixel_format : {"420", "422", "444", "400"}
+    bitdepth : int
+    threads : int, optional
+        Threads scoring SSIM and MS-SSIM frames side by side (default: the usable cores).
+
+    Attributes
+    ----------
+    chroma_size : int
+        Samples of both chroma planes of a frame the pipeline reads beside the luma plane
+        (PSNR's); 0 where no extractor scores chroma.
+
+    Raises
+    ------
+    AdmError
+        Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
+        176 samples a side.
+    """
+
+    def __init__(
+        self,
+        plan: FeaturePlan,
+        width: int,
+        height: int,
+        pixel_format: str,
+        bitdepth: int,
+        *,
+        threads: int | None = None,
+    ) -> None:
+        hosted = plan.host_extractors
+        psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
+        self.ssim = tuple(ex for ex in hosted if ex.kind in SSIM_KINDS)
+        self.bitdepth = bitdepth
+        self.psnr = (
+            HostPsnr(
+                dataclasses.replace(plan, extractors=psnr), width, height, pixel_format, bitdepth
+            )  # fmt: skip
+            if psnr
+            else None
+        )
+        self.chroma_size = self.psnr.chroma_size if self.psnr is not None else 0
+        self.threads = max(1, threads if threads is not None else _cores())
+        self._loading: threading.Thread | None = None
+        self._failed: list[BaseException] = []
+        if self.ssim:
+            check_size(self.ssim, width, height)
+            from admcuda.compiled import available
+
+            if not available():
+                kernels()  # its one-line error
+            self._notice()
+            # Numba's import and the kernels' cache load overlap the first batches' reading
+            self._loading = threading.Thread(
+                target=self._load, name="admcuda-ssim-load", daemon=True
+            )
+            self._loading.start()
+
+    def _notice(self) -> None:
+        """One line on a terminal while SSIM's kernels compile for the first time here."""
+        if not sys.stderr.isatty():
+            return
+        from admcuda.compiled import cached
+
+        if cached(("ssim",)) is False:
+            _log.warning(
+                "compiling float_ssim's and float_ms_ssim's kernels, once for this machine "
+                "(about 10 s; 'admcuda warmup' does it ahead)"
+            )
+
+    def _load(self) -> None:
+        try:
+            from admcuda.compiled import warm_up
+
+            warm_up((8,), tuple({ex.kind for ex in self.ssim}))
+        except BaseException as exc:  # noqa: BLE001 - raised on the main thread
+            self._failed.append(exc)
+
+    def _ready(self) -> None:
+        if self._loading is not None:
+            self._loading.join()
+            self._loading = None
+            if self._failed:
+                raise self._failed[0]
+
+    def compute(
+        self,
+        ref: np.ndarray,
+        ref_chroma: np.ndarray | None,
+        dis: Sequence[np.ndarray],
+        dis_chroma: Sequence[np.ndarray | None],
+        frames: int,
+    ) -> list[dict[str, np.ndarray]]:
+        """Per distorted input, each host output over the first ``frames`` frames of the
+        slot (float64; PSNR's squared-error sums uint64)."""
+        if not isinstance(ref, np.ndarray):
+            raise AdmError(
+                "psnr, float_ssim and float_ms_ssim read frames on the host; decode with "
+                "ffmpeg (--decoder ffmpeg)"
+            )
+        results: list[dict[str, np.ndarray]] = [{} for _ in dis]
+        if self.psnr is not None:
+            results = self.psnr.compute(ref, ref_chroma, dis, dis_chroma, frames)
+        if not self.ssim or frames <= 0:
+            return results
+        self._ready()
+        tasks = [(j, k) for j in range(len(dis)) for k in range(frames)]
+
+        def one(task: tuple[int, int]) -> dict[str, float]:
+            j, k = task
+            row: dict[str, float] = {}
+            for ex in self.ssim:
+                row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
+            return row
+
+        workers = min(self.threads, len(tasks))
+        if workers > 1:
+            with ThreadPoolExecutor(workers, thread_name_prefix="admcuda-ssim") as pool:
+                rows = list(pool.map(one, tasks))
+        else:
+            rows = [one(t) for t in tasks]
+        names = list(rows[0])
+        for j, out in enumerate(results):
+            mine = rows[j * frames : (j + 1) * frames]
+            for n in names:
+                out[n] = np.array([r[n] for r in mine], dtype=np.float64)
+        return results
+
+    def __repr__(self) -> str:
+        kinds = [ex.name for ex in self.ssim] + (["psnr"] if self.psnr is not None else [])
+        return f"HostFeatures({', '.join(kinds)}, threads={self.threads})"
