@@ -1350,6 +1350,38 @@ def test_local_cluster_choice(monkeypatch, gpus, backend, workers, want):
     assert kwargs.get("processes", True) is True
 
 
+@pytest.mark.parametrize(
+    "tasks, workers, want",
+    [(1, None, (1, "4")), (3, None, (3, "1")), (9, None, (4, "1")), (None, None, (4, "1")),
+     (1, 2, (2, "2"))],
+)  # fmt: skip
+def test_a_local_cpu_cluster_for_its_tasks(monkeypatch, tasks, workers, want):
+    """No more CPU workers than tasks, each task on the cores the workers leave (in the
+    workers' environment), and none of Dask's MALLOC_TRIM_THRESHOLD_ for them."""
+    import dask
+    import distributed
+
+    import admcuda.backends.cpu
+
+    spawn_env = []
+
+    def fake(**kw):  # type: ignore[no-untyped-def]
+        spawn_env.append(dict(dask.config.get("distributed.nanny.pre-spawn-environ")))
+        return _FakeCluster("LocalCluster", **kw)
+
+    monkeypatch.setattr(distributed, "LocalCluster", fake)
+    monkeypatch.setattr(cluster, "gpu_count", lambda: 0)
+    monkeypatch.setattr(admcuda.backends.cpu, "default_threads", lambda: 4)
+    dask_own = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    _FakeCluster.made.clear()
+    with cluster.local_cluster("cpu", workers, tasks):
+        pass
+    [(_, kwargs)] = _FakeCluster.made
+    assert (kwargs["n_workers"], kwargs["env"][cluster.TASK_THREADS_ENV]) == want
+    assert spawn_env[0]["MALLOC_TRIM_THRESHOLD_"] is None  # None: not set in the workers
+    assert dask.config.get("distributed.nanny.pre-spawn-environ") == dask_own
+
+
 def test_a_manifest_that_is_the_summary_is_refused_before_any_write(tmp_path, capsys, monkeypatch):
     """``admcuda batch res/summary.csv -o res``: one line, and the manifest kept."""
     clip = write_clip(tmp_path / "a.yuv", base_luma(1))

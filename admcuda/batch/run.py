@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from admcuda.api import api_message
-from admcuda.batch.cluster import client_for, dashboard, require_distributed
+from admcuda.batch.cluster import client_for, dashboard, require_distributed, task_threads
 from admcuda.batch.manifest import Job, plain_name, read_jobs, replace_fields
 from admcuda.batch.records import (
     RECORD_WARNINGS,
@@ -188,7 +188,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
     plan = model_plan(task.model, task.options) if task.model else None
     run = run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
-        bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=1,
+        bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=task_threads(),
         scale=task.scale, ignore_name=task.ignore_name, plan=plan, autorotate=task.autorotate,
         allow_partial_frame=task.allow_partial_frame, frame_cnt=task.frame_cnt,
         frame_skip_ref=task.frame_skip_ref, frame_skip_dist=task.frame_skip_dist,
@@ -625,7 +625,8 @@ def score_many(
         Split ladders into tasks of at most this many rungs (more parallelism, more
         reference passes); whole ladders by default.
     workers : int, optional
-        Workers of the local cluster (default: CPU cores, or GPUs).
+        Workers of the local cluster (default: CPU cores, at most one a task, each task
+        on the cores over the workers; or GPUs).
     scheduler : str, optional
         Address (``tcp://head:8786``) or scheduler file (``*.json``) of a running cluster.
     base_dir : path, optional
@@ -685,7 +686,8 @@ def score_many(
     try:
         if plan.tasks:
             require_distributed()
-            with client_for(client, scheduler, backend, workers) as (cl, task_backend, text):
+            tasks = len(plan.tasks)
+            with client_for(client, scheduler, backend, workers, tasks) as (cl, task_backend, text):
                 if progress:
                     _announce(plan, cl, text, task_backend)
                 _execute(

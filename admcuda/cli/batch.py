@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--workers", type=counter(1), metavar="N",
-        help="local cluster: worker processes (default: CPU cores; GPUs with dask-cuda)",
+        help="local cluster: worker processes (default: CPU cores, at most one a task; GPUs "
+        "with dask-cuda)",
     )  # fmt: skip
     parser.add_argument(
         "--backend", choices=("auto", "cpu", "cuda"), default="auto",
