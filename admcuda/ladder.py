@@ -354,8 +354,13 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
     ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
                       subsample=sub, chroma=chroma)  # fmt: skip
     dis = [
-        make_source(d, skip=selection.frame_skip_dist, limit=selection.frame_cnt, subsample=sub,
-                    chroma=chroma)  # fmt: skip
+        make_source(
+            d,
+            skip=selection.frame_skip_dist,
+            limit=selection.frame_cnt,
+            subsample=sub,
+            chroma=chroma,
+        )  # fmt: skip
         for d in inputs.dis
     ]
     try:
