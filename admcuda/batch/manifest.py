@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from admcuda.errors import AdmError
+from admcuda.cli.tool import FeatureRequest, feature_request
+from admcuda.errors import AdmError, UsageError
 from admcuda.io.ffmpeg import check_scaler
 from admcuda.io.formats import BITDEPTHS, PIXEL_FORMATS
 from admcuda.numeric import LONGEST, NumberTooLong, decimal_integer, is_integer, shown
@@ -38,6 +39,7 @@ __all__ = [
     "plain_name",
     "read_jobs",
     "replace_fields",
+    "row_request",
 ]
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
@@ -46,9 +48,9 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("ref", "dis")
 FRAME_COLUMNS: tuple[str, ...] = ("frame_cnt", "frame_skip_ref", "frame_skip_dist", "subsample")
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "name", "width", "height", "pixel_format", "bitdepth", "options", "scale", "ignore_name",
-    "model", "autorotate", "allow_partial_frame", *FRAME_COLUMNS,
+    "model", "feature", "autorotate", "allow_partial_frame", *FRAME_COLUMNS,
 )  # fmt: skip
-MODEL_SEPARATOR = ";"  # between the models of one row's model cell
+MODEL_SEPARATOR = ";"  # between the models of one row's model cell, or its features
 STDIN_MANIFEST = "-"  # the manifest read from standard input
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 MANIFEST_LIMIT = 64 * MIB  # bytes: some 300,000 rows of long paths
@@ -77,6 +79,8 @@ class Job:
     width, height, pixel_format, bitdepth
         Raw YUV geometry, None where the row leaves it to the inputs.
     options : AdmOptions
+        The ADM options of the run: the ``options`` cell, with a feature cell's
+        ``adm=K=V:...`` where ``admcuda score`` would take it as ADM's options.
     error : str or None
         Why the row cannot be scored (a bad value or option); None if it can.
     scale : str or None
@@ -88,6 +92,14 @@ class Job:
         VMAF models, as ``admcuda score --model`` takes them (``version=vmaf_v0.6.1``...):
         the pair is scored with them on the CPU backend (:func:`model_plan`); none for
         ADM alone.
+    feature : tuple of str
+        libvmaf's ``--feature NAME=K=V:...`` strings (``psnr=enable_apsnr=true``,
+        ``float_ssim``, ``vif=vif_enhn_gain_limit=1.0``...), as ``admcuda score --feature``
+        takes them.
+    request : FeatureRequest or None
+        What the row computes, read from ``model``, ``feature`` and ``options`` as
+        ``admcuda score`` reads ``--model``, ``--feature`` and ``--option``
+        (:func:`admcuda.cli.tool.feature_request`); None: ADM alone with ``options``.
     autorotate : bool or None
         A video with a display matrix scored turned as ffmpeg turns it (True,
         ``--autorotate``) or as stored (False, ``--noautorotate``); None refuses one.
@@ -123,6 +135,8 @@ class Job:
     frame_skip_ref: int = 0
     frame_skip_dist: int = 0
     subsample: int = 1
+    feature: tuple[str, ...] = ()
+    request: FeatureRequest | None = None
 
     @property
     def ladder_key(self) -> tuple[Any, ...]:
@@ -131,11 +145,14 @@ class Job:
             self.ref, self.width, self.height, self.pixel_format, self.bitdepth, self.options,
             self.scale, self.ignore_name, self.model, self.autorotate, self.allow_partial_frame,
             self.frame_cnt, self.frame_skip_ref, self.frame_skip_dist, self.subsample,
+            self.feature, self.request,
         )  # fmt: skip
 
     @property
     def plan(self) -> Any:
-        """The row's :class:`admcuda.vmaf.FeaturePlan`, None without a model."""
+        """The row's :class:`admcuda.vmaf.FeaturePlan`, None for ADM alone."""
+        if self.request is not None:
+            return self.request.plan()
         return model_plan(self.model, self.options) if self.model else None
 
 
@@ -150,9 +167,25 @@ def model_plan(models: tuple[str, ...], options: AdmOptions) -> Any:
     AdmError
         One line: a model that cannot be loaded or computed.
     """
-    from admcuda.vmaf import build_plan
+    return row_request(models, (), options).plan()
 
-    return build_plan(models, adm=None if options == AdmOptions() else options)
+
+def row_request(
+    models: tuple[str, ...], features: tuple[str, ...], options: AdmOptions
+) -> FeatureRequest:
+    """A row's models, features and ``options`` cell read as ``admcuda score --model ...
+    --feature ... --option ...`` reads them (:func:`admcuda.cli.tool.feature_request`);
+    options at their defaults are no ``--option``.
+
+    Raises
+    ------
+    AdmError
+        One line: a feature that does not parse, an option given twice.
+    """
+    try:
+        return feature_request(models, features, options=options.non_default())
+    except UsageError as exc:
+        raise AdmError(str(exc)) from None
 
 
 def read_jobs(
@@ -169,7 +202,8 @@ def read_jobs(
         optional ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``,
         ``options`` as ``"K=V:K=V"`` or a mapping, ``scale`` an ffmpeg scaler,
         ``ignore_name`` true or false, ``model`` one ``--model`` string or several
-        separated by ``;``, or in JSON a list of them, ``autorotate`` true (``score
+        separated by ``;``, or in JSON a list of them, ``feature`` libvmaf's ``--feature``
+        strings as ``model`` gives models, ``autorotate`` true (``score
         --autorotate``), false (``--noautorotate``) or empty, ``allow_partial_frame`` true
         or false, and the frames scored as ``admcuda score`` chooses them: ``frame_cnt``
         (0 or empty: all), ``frame_skip_ref``, ``frame_skip_dist`` and ``subsample`` (0 or
@@ -415,6 +449,12 @@ def _job(row: int, record: Mapping[str, Any], base: Path) -> Job:
         if _text(autorotate) is not None:  # empty: neither --autorotate nor --noautorotate
             fields["autorotate"] = _true_false(autorotate, "autorotate")
         fields["model"] = _models(record.get("model"), fields["options"], base)
+        fields["feature"] = _features(record.get("feature"))
+        if fields["feature"]:
+            fields["request"] = _feature_request(
+                fields["model"], fields["feature"], fields["options"]
+            )
+            fields["options"] = fields["request"].options
         fields.update(_frame_selection(record))
     except AdmError as exc:
         fields = {"error": str(exc)}
@@ -519,6 +559,41 @@ def _models(value: Any, options: AdmOptions, base: Path) -> tuple[str, ...]:
         except AdmError as exc:
             raise AdmError(f"model {MODEL_SEPARATOR.join(models)!r}: {exc}") from None
     return models
+
+
+def _features(value: Any) -> tuple[str, ...]:
+    """A feature cell: libvmaf's ``--feature`` strings separated by ``;`` (in JSON, also a
+    list of them)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items = value.split(MODEL_SEPARATOR)
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        items = value
+    else:
+        raise AdmError(
+            f"feature must be a string (several separated by '{MODEL_SEPARATOR}') or a list "
+            f"of strings, got {type(value).__name__} {value!r}"
+        )
+    return tuple(item.strip() for item in items if item.strip())
+
+
+def _feature_request(
+    models: tuple[str, ...], features: tuple[str, ...], options: AdmOptions
+) -> FeatureRequest:
+    """The row's request, checked as ``admcuda score`` checks it before reading frames:
+    its features parsed and its plan built (the models' own errors were told first)."""
+    cell = MODEL_SEPARATOR.join(features)
+    shown = cell if len(cell) <= _QUOTED else cell[: _QUOTED - 3] + "..."
+    try:
+        request = row_request(models, features, options)
+        if not request.planned and any(f.partition("=")[0] == "adm_cuda" for f in features):
+            # score writes adm_cuda's subset under its names; a batch writes ADM's
+            raise AdmError("adm_cuda alone is not computed by a batch; give adm")
+        request.plan()
+    except AdmError as exc:
+        raise AdmError(f"feature {shown!r}: {exc}") from None
+    return request
 
 
 def _model_in(model: str, base: Path) -> str:

@@ -263,6 +263,8 @@ def job_record(job: Job) -> dict[str, Any] | None:
     }  # fmt: skip
     if job.model:
         record["model"] = list(job.model)
+    if job.feature:
+        record["feature"] = list(job.feature)
     # only where the row gives them, so that a rerun keeps results scored before the
     # columns existed
     if job.autorotate is not None:

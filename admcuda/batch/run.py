@@ -9,18 +9,20 @@ The manifest is CSV with a header row, or JSON Lines with the same keys (by the
 suffix ``.jsonl``/``.ndjson``, or by content). ``ref`` and ``dis`` are required;
 ``name``, ``width``, ``height``, ``pixel_format``, ``bitdepth``, ``options``
 (libvmaf's ``K=V:K=V``), ``model`` (``--model`` strings, several separated by ``;``:
-VMAF, on the workers' backend) and the frames scored (``frame_cnt``, ``frame_skip_ref``,
-``frame_skip_dist``, ``subsample``, as ``admcuda score`` takes them) are optional.
+VMAF, on the workers' backend), ``feature`` (libvmaf's ``--feature`` strings, several
+separated by ``;``, as ``admcuda score --feature`` takes them) and the frames scored
+(``frame_cnt``, ``frame_skip_ref``, ``frame_skip_dist``, ``subsample``, as ``admcuda
+score`` takes them) are optional.
 Relative paths resolve against the manifest's folder, and every worker must see the
 inputs at those paths.
 
 How the work is cut and who writes what:
 
-- Rows that share a reference, geometry, options, models and frame choices form a ladder:
-  one Dask task scores them with the reference read once (``admcuda.ladder.run_ladder``),
-  and returns one record per pair, each with its own status. A rung that cannot be read fails
-  alone; a ladder that fails as a whole is scored again rung by rung, so that each
-  row gets its own error.
+- Rows that share a reference, geometry, options, models, features and frame choices form
+  a ladder: one Dask task scores them with the reference read once
+  (``admcuda.ladder.run_ladder``), and returns one record per pair, each with its own
+  status. A rung that cannot be read fails alone; a ladder that fails as a whole is
+  scored again rung by rung, so that each row gets its own error.
 - The **client**, not the workers, writes ``<name>.json`` (with the writer that
   ``admcuda score --json -o`` uses) and ``summary.csv``, each through a temporary
   file renamed into place. A worker that dies mid-pair has written nothing: the
@@ -64,7 +66,7 @@ from admcuda.batch.records import (
     load_done,
     summary_text,
 )
-from admcuda.cli.tool import PROG
+from admcuda.cli.tool import PROG, FeatureRequest
 from admcuda.errors import AdmError
 from admcuda.numeric import check_integer, counted
 from admcuda.options import (
@@ -105,6 +107,7 @@ class _Task:
     frame_skip_ref: int = 0
     frame_skip_dist: int = 0
     subsample: int = 1
+    request: FeatureRequest | None = None  # the rows' features (Job.request)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ class _Scored:
     backend: str | None
     fps: float
     warnings: tuple[str, ...]
+    aggregate: dict[str, float] = field(default_factory=dict)  # libvmaf's aggregate_metrics
 
 
 class _Capture(logging.Handler):
@@ -185,7 +189,10 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
     from admcuda.ladder import run_ladder
 
     start = time.perf_counter()
-    plan = model_plan(task.model, task.options) if task.model else None
+    if task.request is not None:
+        plan = task.request.plan()
+    else:
+        plan = model_plan(task.model, task.options) if task.model else None
     run = run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
         bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=task_threads(),
@@ -200,6 +207,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
         for error in (getattr(run, "errors", None) or [None] * len(dis))
     ]
     used = getattr(run, "backend", backend)
+    aggregates = list(getattr(run, "aggregates", None) or [{}] * len(dis))
     return [
         _Scored(
             name=task.rungs[first + k][0],
@@ -214,9 +222,10 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
             # As admcuda score: the frames of this input over the whole run's time.
             fps=len(frames) / elapsed if elapsed > 0 else math.inf,
             warnings=(),
+            aggregate=dict(aggregate) if error is None else {},
         )
-        for k, (frames, numbers, error) in enumerate(
-            zip(run.frames, run.frame_numbers, errors, strict=True)
+        for k, (frames, numbers, error, aggregate) in enumerate(
+            zip(run.frames, run.frame_numbers, errors, aggregates, strict=True)
         )
     ]
 
@@ -329,6 +338,7 @@ def _plan(
                     frame_skip_ref=head.frame_skip_ref,
                     frame_skip_dist=head.frame_skip_dist,
                     subsample=head.subsample,
+                    request=head.request,
                 )
             )
     return _Plan(jobs=jobs, decided=decided, tasks=tasks, records=records)
@@ -559,6 +569,7 @@ def _write_pair(one: _Scored, path: Path, record: dict[str, Any] | None) -> None
         height=one.height or 0,
         fps=one.fps,
         frame_numbers=one.frame_numbers,
+        aggregate=one.aggregate or None,
     )
     if record is not None:
         record = {**record, RECORD_WARNINGS: list(one.warnings)}

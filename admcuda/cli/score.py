@@ -52,7 +52,12 @@ from pathlib import Path
 from typing import Any
 
 from admcuda.backends import select_backend
-from admcuda.cli.tool import ADM_FEATURES, EXIT_RUNTIME, PROG, parse_feature_args
+from admcuda.cli.tool import (
+    EXIT_RUNTIME,
+    PROG,
+    FeatureRequest,
+    feature_request,
+)
 from admcuda.cli.tool import counter as _counter
 from admcuda.cli.tool import fail as _fail
 from admcuda.errors import AdmError, UsageError
@@ -67,7 +72,6 @@ from admcuda.options import (
     AdmOptions,
     adm_cuda_feature_names,
     feature_names,
-    parse_option_args,
 )
 from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
 from admcuda.progress import PROGRESS_EVERY_S  # --progress: a plain line this often
@@ -515,46 +519,28 @@ def _check_arguments(args: argparse.Namespace) -> None:
             )
 
 
-def _wants_plan(args: argparse.Namespace) -> bool:
-    """Whether the run computes more than admcuda's ADM: a ``--model``, or a ``--feature``
-    other than adm/adm_cuda."""
-    return bool(args.model) or any(f.partition("=")[0] not in ADM_FEATURES for f in args.feature)
+def _request(args: argparse.Namespace) -> FeatureRequest:
+    """``--model``, ``--feature``, ``--option`` and ``--debug`` as one request
+    (:func:`admcuda.cli.tool.feature_request`, which ``admcuda batch`` reads its rows
+    through too)."""
+    from admcuda.model import model_arg
+
+    try:
+        return feature_request(
+            [model_arg(m) for m in args.model], args.feature, args.option, debug=args.debug,
+            predict=not args.no_prediction,
+        )  # fmt: skip
+    except AdmError as exc:
+        raise UsageError(str(exc)) from None
 
 
-def _plan(args: argparse.Namespace, opts: AdmOptions) -> Any:
+def _plan(request: FeatureRequest) -> Any:
     """The :class:`admcuda.vmaf.FeaturePlan` of ``--model`` and ``--feature`` as libvmaf
     registers them; admcuda's own ``--option``/``--debug`` add an ADM after the models."""
-    from admcuda.model import model_arg
-    from admcuda.vmaf import build_plan
-
-    own = bool(args.option) or args.debug
-    features = [f for f in args.feature if not (own and f.partition("=")[0] == "adm")]
-    models = [model_arg(m) for m in args.model]
     try:
-        return build_plan(
-            models, features, adm=opts if own else None, predict=not args.no_prediction
-        )
+        return request.plan()
     except AdmError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _options(args: argparse.Namespace) -> AdmOptions:
-    """ADM options from ``--feature adm=...``, ``--option`` and ``--debug`` together
-    (with a plan: ``--option`` and ``--debug`` alone, and plain ``--feature adm=...``
-    when they are given)."""
-    settings: dict[str, str] = {}
-    if _wants_plan(args):
-        if args.option or args.debug:
-            parse_feature_args([f for f in args.feature if f.partition("=")[0] == "adm"],
-                               settings)  # fmt: skip
-    else:
-        parse_feature_args(args.feature, settings)
-    parse_option_args(args.option, settings=settings)
-    try:
-        opts = AdmOptions.from_mapping(settings)
-    except AdmError as exc:
-        raise UsageError(str(exc)) from None
-    return opts.replace(debug=True) if args.debug else opts
 
 
 def _pooled_lines(frames: list[dict[str, float]], opts: AdmOptions) -> list[str]:
@@ -826,8 +812,9 @@ def _ladder_options(args: argparse.Namespace) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     """``admcuda score`` with its parsed arguments; returns the exit status."""
     _check_arguments(args)
-    opts = _options(args)
-    plan = _plan(args, opts) if _wants_plan(args) else None
+    request = _request(args)
+    opts = request.options
+    plan = _plan(request)
     if args.backend != "cpu" and plan is None:
         from admcuda.backends.cuda import start as _cuda_start
 

@@ -6,15 +6,17 @@ through :func:`admcuda.numeric.c_integer`), ``--feature`` parsing, the image
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import IO, NoReturn
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any, NoReturn
 
 from admcuda.errors import AdmError, UsageError
 from admcuda.numeric import NumberTooLong, c_integer
-from admcuda.options import lookup_option, parse_option_args
+from admcuda.options import AdmOptions, OptionValue, lookup_option, parse_option_args
 from admcuda.report.writers import drop_stdout, flush_stdout, write_stdout
 
 PROG = "admcuda"
@@ -210,6 +212,121 @@ def parse_feature_args(items: Sequence[str], settings: dict[str, str]) -> None:
                     f"--feature adm_cuda: libvmaf's adm_cuda has no option {key} and would "
                     f"ignore it; use --feature adm={key}={value}"
                 )
+
+
+@dataclass(frozen=True)
+class FeatureRequest:
+    """What one run computes, as ``admcuda score`` reads ``--model``, ``--feature``,
+    ``--option`` and ``--debug`` (:func:`feature_request`); hashable and small, so that it
+    travels to a worker, which builds the plan there (:meth:`plan`).
+
+    Attributes
+    ----------
+    options : AdmOptions
+        The run's ADM options: of ADM alone, or of admcuda's own ADM beside a plan.
+    models : tuple of str
+        ``--model`` strings, as :func:`admcuda.vmaf.build_plan` takes them.
+    features : tuple of str
+        The ``--feature`` strings the plan registers (an ``adm`` folded into ``options``
+        is not among them).
+    own_adm : bool
+        Whether ``options`` add admcuda's ADM to the plan (``--option`` or ``--debug``).
+    predict : bool
+        False for ``--no-prediction``.
+    planned : bool
+        Whether the run computes more than ADM: a model, or a feature other than
+        adm/adm_cuda. Without it there is no plan and ``options`` are the whole run.
+    """
+
+    options: AdmOptions
+    models: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    own_adm: bool = False
+    predict: bool = True
+    planned: bool = False
+
+    def plan(self) -> Any:
+        """The :class:`admcuda.vmaf.FeaturePlan`, None where :attr:`planned` is False.
+
+        Raises
+        ------
+        AdmError
+            One line: a model or feature that cannot be loaded or computed.
+        """
+        return _request_plan(self) if self.planned else None
+
+
+@functools.lru_cache(maxsize=64)
+def _request_plan(request: FeatureRequest) -> Any:
+    from admcuda.vmaf import build_plan
+
+    return build_plan(
+        request.models,
+        request.features,
+        adm=request.options if request.own_adm else None,
+        predict=request.predict,
+    )
+
+
+def feature_request(
+    models: Sequence[str] = (),
+    features: Sequence[str] = (),
+    option_items: Sequence[str] = (),
+    *,
+    options: Mapping[str, OptionValue] | None = None,
+    debug: bool = False,
+    predict: bool = True,
+) -> FeatureRequest:
+    """``admcuda score``'s ``--model``, ``--feature``, ``--option`` and ``--debug`` as one
+    :class:`FeatureRequest`: libvmaf's ``--feature adm=...`` gives the ADM options of a run
+    without a plan; with a plan (a model, or vif, motion, psnr, float_ssim...) it is a
+    feature of the plan, unless admcuda's own options are given (``option_items``,
+    ``options``, ``debug``): then it joins them as that one ADM.
+
+    Parameters
+    ----------
+    models : sequence of str
+        ``--model`` strings, already through :func:`admcuda.model.model_arg`.
+    features : sequence of str
+        libvmaf's ``--feature NAME=K=V:...`` strings.
+    option_items : sequence of str
+        ``--option`` values (``NAME=VALUE`` or ``A=1:B=2``).
+    options : mapping, optional
+        More of admcuda's ADM options, by name or alias (a batch row's ``options``).
+    debug : bool
+        ``--debug``.
+    predict : bool
+        False for ``--no-prediction``.
+
+    Raises
+    ------
+    UsageError
+        A feature or option that does not parse, or one given twice.
+    AdmError
+        ADM options that do not make one configuration.
+    """
+    planned = bool(models) or any(f.partition("=")[0] not in ADM_FEATURES for f in features)
+    settings: dict[str, OptionValue] = {}
+    own = bool(option_items) or bool(options) or debug
+    adm = [f for f in features if f.partition("=")[0] == "adm"]
+    if planned:
+        if own:
+            parse_feature_args(adm, settings)  # type: ignore[arg-type]
+    else:
+        parse_feature_args(features, settings)  # type: ignore[arg-type]
+    parse_option_args(option_items, settings=settings)  # type: ignore[arg-type]
+    for key, value in (options or {}).items():
+        if key in settings:
+            raise UsageError(f"option '{key}' given twice")
+        settings[key] = value
+    opts = AdmOptions.from_mapping(settings)
+    if debug:
+        opts = opts.replace(debug=True)
+    kept = tuple(f for f in features if not (own and f.partition("=")[0] == "adm"))
+    return FeatureRequest(
+        options=opts, models=tuple(models), features=kept if planned else (), own_adm=own,
+        predict=bool(predict), planned=planned,
+    )  # fmt: skip
 
 
 def check_image_suffix(path: str) -> None:
