@@ -10,7 +10,8 @@ one the GPU path uses on the host, so every output is the reference's double:
   :func:`admcuda.backends.cuda.vifmotion.finish_vif`;
 - :mod:`.motion`: per frame, motion's SAD against the previous reference plane;
 - :mod:`.ssim`: libvmaf's ``float_ssim`` and ``float_ms_ssim`` of a frame, which the
-  pipeline computes on the host beside any engine (:mod:`admcuda.vmaf.host`).
+  pipeline computes on the host beside any engine (:mod:`admcuda.vmaf.host`);
+- :mod:`.cambi`: libvmaf's ``cambi`` banding score of a plane, on the host likewise.
 
 Numba is optional (``pip install ".[fast]"``): :func:`available` says whether it
 imports, and without it the CPU backend runs the NumPy reference. Kernels compile on
@@ -36,7 +37,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __all__ = ["ALL_KINDS", "available", "cached", "skip_blas_probe", "warm_up"]
 
-ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim")
+ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi")
 """Every kind of feature with compiled kernels (``admcuda warmup`` loads them all)."""
 
 
@@ -92,6 +93,16 @@ def warm_up(
                 frame = ssim.float_ssim_frame if kind == "float_ssim" else ssim.float_ms_ssim_frame
                 frame(plane, plane[::-1].copy(), 8)
                 done.append(kind)
+        if "cambi" in kinds:
+            from . import cambi
+
+            side = cambi.MIN_SIDE
+            tables = cambi.setup(side, side)
+            for dtype, depth in ((np.uint8, 8), (np.uint16, 10)):
+                plane = (np.arange(side * side) // 997 % 7).astype(dtype).reshape(side, side)
+                sizes = {"enc_width": side, "enc_height": side, "enc_bitdepth": depth}
+                cambi.cambi_frame(plane, depth, tables, topk=0.6, **sizes)
+            done.append("cambi")
     return done
 
 
@@ -127,7 +138,8 @@ def _blas_probe_skipped() -> Iterator[None]:
 
 def cached(modules: tuple[str, ...] = ("adm", "motion", "vif")) -> bool | None:
     """Whether Numba's disk cache holds the kernels of ``modules`` (default: the CPU
-    engine's; ``("ssim",)``: SSIM's and MS-SSIM's), None where it cannot tell. Reads the
+    engine's; ``("ssim",)``: SSIM's and MS-SSIM's; ``("cambi",)``), None where it cannot
+    tell. Reads the
     cache index files of each module's first kernel, without compiling."""
     try:
         import glob

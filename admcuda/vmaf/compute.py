@@ -43,6 +43,7 @@ from admcuda.model import POOL_METHODS, output_name, pool
 from admcuda.reference import motion as _motion
 from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
+from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
 from admcuda.vmaf.ssim import SSIM_KINDS, ssim_frame
@@ -144,6 +145,8 @@ def score_pair(
                 continue
             elif ex.kind in SSIM_KINDS:
                 out.update(ssim_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == CAMBI_KIND:
+                out.update(cambi_frame(ex, ref, dis, bitdepth))
             elif ex.kind == "adm":
                 values = compute_adm(ref, dis, bitdepth, ex.options)
                 for base, name in ex.names.items():

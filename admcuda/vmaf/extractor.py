@@ -188,7 +188,7 @@ class VmafExtractor(Closing):
                 "psnr reads chroma planes, which VmafExtractor is not given: score files "
                 "with admcuda.score(..., features=['psnr'])"
             )
-        hosted = sorted(kinds & {"float_ssim", "float_ms_ssim"})
+        hosted = sorted(kinds & {"float_ssim", "float_ms_ssim", "cambi"})
         if hosted:
             raise AdmError(
                 f"{' and '.join(hosted)} run on the host beside the engines, not in "

@@ -1,10 +1,11 @@
-"""Every host feature of a plan over the pipeline's batches: PSNR, SSIM and MS-SSIM.
+"""Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
 is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr` (luma
-and, where it scores them, chroma); ``float_ssim`` and ``float_ms_ssim`` by the compiled
-kernels of :mod:`admcuda.compiled.ssim`, on the luma planes, one frame a task on a thread
+and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
+compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
+luma planes, one frame a task on a thread
 pool: the kernels release the GIL and each frame's numbers are computed in the same
 order whatever thread runs it, so they are the same doubles as one frame after another.
 """
@@ -22,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf.plan import FeaturePlan
 from admcuda.vmaf.psnr import HostPsnr
 from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
@@ -76,7 +78,7 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        self.ssim = tuple(ex for ex in hosted if ex.kind in SSIM_KINDS)
+        self.ssim = tuple(ex for ex in hosted if ex.kind in (*SSIM_KINDS, _cambi.CAMBI_KIND))
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -94,7 +96,11 @@ class HostFeatures:
             from admcuda.compiled import available
 
             if not available():
-                kernels()  # its one-line error
+                kinds = {ex.kind for ex in self.ssim}
+                (_cambi.kernels if kinds == {_cambi.CAMBI_KIND} else kernels)()  # one line
+            for ex in self.ssim:
+                if ex.kind == _cambi.CAMBI_KIND:
+                    _cambi.run_for(ex.options, width, height, bitdepth)  # its refusals
             self._notice()
             # Numba's import and the kernels' cache load overlap the first batches' reading
             self._loading = threading.Thread(
@@ -108,10 +114,14 @@ class HostFeatures:
             return
         from admcuda.compiled import cached
 
-        if cached(("ssim",)) is False:
+        modules = tuple(
+            {"cambi" if ex.kind == _cambi.CAMBI_KIND else "ssim": 0 for ex in self.ssim}
+        )
+        if cached(modules) is False:
             _log.warning(
-                "compiling float_ssim's and float_ms_ssim's kernels, once for this machine "
-                "(about 10 s; 'admcuda warmup' does it ahead)"
+                "compiling the kernels of %s, once for this machine "
+                "(about 10 s; 'admcuda warmup' does it ahead)",
+                " and ".join(sorted({ex.kind for ex in self.ssim})),
             )
 
     def _load(self) -> None:
@@ -141,7 +151,7 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim and float_ms_ssim read frames on the host; decode with "
+                "psnr, float_ssim, float_ms_ssim and cambi read frames on the host; decode with "
                 "ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
@@ -156,7 +166,8 @@ class HostFeatures:
             j, k = task
             row: dict[str, float] = {}
             for ex in self.ssim:
-                row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                frame = _cambi.cambi_frame if ex.kind == _cambi.CAMBI_KIND else ssim_frame
+                row.update(frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
 
         workers = min(self.threads, len(tasks))

@@ -5,8 +5,9 @@ A :class:`FeaturePlan` is built from libvmaf's command line as its ``vmaf`` tool
 ``adm``, ``vif`` and ``motion`` (``adm_cuda``, ``vif_cuda`` and ``motion_cuda`` too), and the
 ADM that admcuda's own options ask for; ``--feature psnr`` too (libvmaf's integer PSNR,
 computed on the host from the planes read, luma and chroma, whatever the backend), and
-``--feature float_ssim`` and ``float_ms_ssim`` (on the host from the luma planes read,
-with the compiled kernels of :mod:`admcuda.compiled.ssim`). It
+``--feature float_ssim``, ``float_ms_ssim`` and ``cambi`` (on the host from the luma
+planes read, with the compiled kernels of :mod:`admcuda.compiled.ssim` and
+:mod:`admcuda.compiled.cambi`). It
 registers extractors as libvmaf does
 (``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
 each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
@@ -60,7 +61,9 @@ from admcuda.reference import vif as _vif
 from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
+from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ssim as _ssim
+from admcuda.vmaf.cambi import CambiOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
 __all__ = [
@@ -73,7 +76,13 @@ __all__ = [
 ]
 
 ExtractorOptions: TypeAlias = (
-    AdmOptions | VifOptions | MotionOptions | PsnrOptions | SsimOptions | MsSsimOptions
+    AdmOptions
+    | VifOptions
+    | MotionOptions
+    | PsnrOptions
+    | SsimOptions
+    | MsSsimOptions
+    | CambiOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -87,11 +96,12 @@ FEATURE_NAMES: Mapping[str, str] = {
     "psnr": "psnr",
     "float_ssim": "float_ssim",
     "float_ms_ssim": "float_ms_ssim",
+    "cambi": "cambi",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes.
-HOST_KINDS = frozenset({"psnr", *_ssim.SSIM_KINDS})
+HOST_KINDS = frozenset({"psnr", *_ssim.SSIM_KINDS, _cambi.CAMBI_KIND})
 
 # libvmaf 3.2.0's psnr option table (integer_psnr.c): option -> (type, alias, min, max).
 _PSNR_TABLE: Mapping[str, tuple[str, str | None, Any, Any]] = {
@@ -127,10 +137,11 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim``.
+        ``float_ms_ssim`` or ``cambi``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
-    options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions or MsSsimOptions
+    options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions
+        or CambiOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -357,6 +368,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
     """The extractor libvmaf registers as ``name`` with ``options``: its printed names and
     which of them it writes, in its order."""
     kind = FEATURE_NAMES[name]
+    if kind == _cambi.CAMBI_KIND:
+        assert isinstance(options, CambiOptions)
+        outputs = _cambi.output_names(options)
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind in _ssim.SSIM_KINDS:
         assert isinstance(options, _ssim.OPTIONS_TYPES[kind])
         outputs = _ssim.output_names(kind, options)  # type: ignore[arg-type]
@@ -413,6 +428,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return dict(_PSNR_TABLE)
     if kind in _ssim.TABLES:
         return dict(_ssim.TABLES[kind])
+    if kind == _cambi.CAMBI_KIND:
+        return {k: v[:4] for k, v in _cambi.TABLE.items()}
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -473,7 +490,7 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
     if name not in FEATURE_NAMES:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
-            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim and float_ms_ssim, with "
+            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim and cambi, with "
             "options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
@@ -508,6 +525,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
             return name, AdmOptions.from_mapping(given)
         except AdmError as exc:
             raise AdmError(f"{where}: {exc}") from None
+    if kind == _cambi.CAMBI_KIND:
+        return name, _cambi.parse_options(where, given, _parse_value)
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -585,19 +604,19 @@ def build_plan(
         name, options = parse_feature_arg(item) if isinstance(item, str) else item
         want = {
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
-            **_ssim.OPTIONS_TYPES,
+            **_ssim.OPTIONS_TYPES, "cambi": CambiOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
-                f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim or "
-                "float_ms_ssim, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
-                "SsimOptions or MsSsimOptions"
+                f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
+                "float_ms_ssim or cambi, with AdmOptions, VifOptions, MotionOptions, "
+                "PsnrOptions, SsimOptions, MsSsimOptions or CambiOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim or float_ms_ssim)"
+            "float_ssim, float_ms_ssim or cambi)"
         )
 
     extractors: list[Extractor] = []
