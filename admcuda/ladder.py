@@ -343,7 +343,10 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         # motion (and PSNR's apsnr) reads every frame; the engine scores frames 0, N, 2N,
         # ... of them; PSNR is computed on the host from the frames read
         every = plan.needs_every_frame
-        engine_extra = {"plan": plan.engine_plan(), "subsample": sub if every else 1}
+        from admcuda.vmaf import score_pair
+
+        engine_extra = {"plan": plan.engine_plan(), "subsample": sub if every else 1,
+                        "score_pair": score_pair}  # fmt: skip
         sub = 1 if every else sub
         if plan.host_extractors:
             from admcuda.vmaf.host import HostFeatures

@@ -34,7 +34,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -42,6 +42,7 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.io.formats import check_plane_range
+from admcuda.io.streams import IterSource, PendingRead
 
 __all__ = [
     "DEFAULT_HOST_MEMORY",
@@ -86,17 +87,6 @@ class Engine(Protocol):
 # ---- sources ------------------------------------------------------------------------------
 
 
-class _Pending:
-    """Frames being read into a slot: ``wait()`` gives how many arrived."""
-
-    def __init__(self, count: int | None, futures: Sequence[Future[Any]]) -> None:
-        self._count, self._futures = count, futures
-
-    def wait(self) -> int:
-        results = [f.result() for f in self._futures]
-        return self._count if self._count is not None else int(sum(results))
-
-
 class SeekableSource:
     """The selected frames of a raw YUV or Y4M file, read by position.
 
@@ -135,7 +125,7 @@ class SeekableSource:
         n: int,
         pool: ThreadPoolExecutor,
         chroma: np.ndarray | None = None,
-    ) -> _Pending:
+    ) -> PendingRead:
         """Start reading the next ``min(n, remaining)`` frames into ``out[:count]``, and
         their chroma planes (Cb then Cr, flat) into ``chroma[:count]`` where given."""
         first = self._next
@@ -151,7 +141,7 @@ class SeekableSource:
             pool.submit(self._read_frames, out, first, k, min(k + per_task, count), chroma)
             for k in range(0, count, per_task)
         ]
-        return _Pending(count, futures)
+        return PendingRead(count, futures)
 
     def _read_frames(
         self, out: np.ndarray, first: int, k0: int, k1: int, chroma: np.ndarray | None
@@ -185,109 +175,6 @@ class SeekableSource:
 
     def close(self) -> None:
         """Nothing to stop: the reader's file is closed by its owner."""
-
-
-class IterSource:
-    """Frames from a :class:`~admcuda.io.inputs.FrameStream` (encoded video through ffmpeg,
-    or any reader), copied one by one into the caller's buffer."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.reader = stream.reader
-        self._frames: Iterator[np.ndarray] = iter(stream)
-        available = stream.available
-        self.available = available
-        self.scored = None if available is None else -(-available // stream.subsample)
-
-    @property
-    def read(self) -> int:
-        return self.stream.read
-
-    @property
-    def skip(self) -> int:
-        return getattr(self.stream, "skip", 0)
-
-    @property
-    def chroma(self) -> bool:
-        """The stream reads chroma planes (it was opened for them)."""
-        return bool(getattr(self.stream, "chroma", False))
-
-    def start(
-        self,
-        out: np.ndarray,
-        n: int,
-        pool: ThreadPoolExecutor,
-        chroma: np.ndarray | None = None,
-    ) -> _Pending:
-        """Start reading the next ``n`` frames into ``out[:n]``, and their chroma planes
-        (Cb then Cr, flat) into ``chroma[:n]`` where given (a stream opened for them)."""
-        return _Pending(None, [pool.submit(self.fill, out, n, chroma)])
-
-    def fill(self, out: Any, n: int, chroma: np.ndarray | None = None) -> int:
-        """Copy up to ``n`` frames into ``out[:n]`` (NumPy or CuPy), their chroma into
-        ``chroma[:n]`` where given; how many there were. GPU copies are complete when it
-        returns."""
-        on_gpu = not isinstance(out, np.ndarray)
-        read_into = getattr(self.stream, "read_into", None)
-        if chroma is not None:
-            if on_gpu or read_into is None or not self.chroma:
-                raise AdmError("chroma is read into host buffers, from a stream opened for it")
-            return read_into(out, n, chroma)
-        if not on_gpu and read_into is not None:
-            return read_into(out, n)  # decoded straight into the slot where it can be
-        count = n
-        # GPU frames are kept until their copies are done: a CuPy array dropped earlier could
-        # have its memory reused, on the stream it was made on, while the copy still reads it.
-        copied = []
-        for k in range(n):
-            frame = next(self._frames, None)
-            if frame is None:
-                count = k
-                break
-            if frame.shape != out.shape[1:] or frame.dtype != out.dtype:
-                from admcuda.io.inputs import frame_mismatch
-
-                raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
-            if on_gpu:
-                _copy_to_device(out, k, frame)
-                copied.append(frame)
-            else:
-                np.copyto(out[k], frame)
-        if on_gpu:
-            import cupy as cp
-
-            cp.cuda.get_current_stream().synchronize()  # complete before the engine reads it
-        return count
-
-    def has_more(self) -> bool:
-        return self.stream.has_more()
-
-    def interrupt(self) -> None:
-        """End a read waiting for input (a pipe's idle writer), now: it raises AdmError."""
-        self.stream.interrupt()
-
-    def close(self) -> None:
-        self.stream.close()
-
-
-def _copy_to_device(out: Any, k: int, frame: Any) -> None:
-    """``out[k] = frame`` on this thread's stream: one copy call for a contiguous CuPy plane
-    on ``out``'s device (NVDEC's), CuPy's assignment for anything else."""
-    import cupy as cp
-
-    if (
-        isinstance(frame, cp.ndarray)
-        and frame.flags.c_contiguous
-        and out.flags.c_contiguous
-        and frame.device.id == out.device.id
-    ):
-        nbytes = frame.nbytes
-        rt = cp.cuda.runtime
-        dst = out.data.ptr + k * nbytes
-        stream = cp.cuda.get_current_stream().ptr
-        rt.memcpyAsync(dst, frame.data.ptr, nbytes, rt.memcpyDeviceToDevice, stream)
-    else:
-        out[k] = frame
 
 
 class PlainStream:

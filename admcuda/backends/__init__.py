@@ -112,6 +112,7 @@ def engine_for(
     device: int | None = None,
     plan: Any = None,
     subsample: int = 1,
+    score_pair: Any = None,
 ) -> Any:
     """The pipeline engine of backend ``name`` ("cpu" or "cuda") for one run.
 
@@ -135,6 +136,10 @@ def engine_for(
         Compute this :mod:`admcuda.vmaf` plan in place of ADM alone
         (:class:`admcuda.backends.cuda.vmaf.CudaVmaf` on the GPU); ``subsample`` as
         :class:`admcuda.backends.cpu.CpuEngine` takes it.
+    score_pair : callable, optional
+        With ``plan``, what scores one frame pair on the reference CPU engine
+        (:func:`admcuda.vmaf.score_pair`), handed down as data: no engine imports the
+        feature plan's package.
     """
     from admcuda.pipeline import (
         CPU_WORK_BYTES_PER_PIXEL,
@@ -171,7 +176,7 @@ def engine_for(
         if plan is not None:
             engine = CpuEngine(
                 width, height, bitdepth, opts, threads=workers, frames=frames, plan=plan,
-                subsample=subsample, batch=batch,
+                subsample=subsample, batch=batch, score_pair=score_pair,
             )  # fmt: skip
         else:
             engine = CpuEngine(width, height, bitdepth, opts, threads=workers, frames=frames)

@@ -65,7 +65,8 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-_PLAN: Any = None  # a worker's FeaturePlan, sent once when the pool starts
+# a worker's (plan, plan without motion, score_pair), sent once when the pool starts
+_PLAN: Any = None
 
 
 def _worker_init(parent: int | None = None, plan: Any = None) -> None:
@@ -109,11 +110,13 @@ def _score_pairs(
 
 
 def _rest_plan(plan: Any) -> Any:
-    """``plan`` without its motion extractors: what every rung after the first computes
-    (the reference's motion is the same for every rung, computed once per frame)."""
-    from admcuda.vmaf import FeaturePlan
+    """``plan`` without its motion extractors, models or prediction: what every rung after
+    the first computes (the reference's motion is the same for every rung, computed once
+    per frame). The plan is data here: a dataclass with those three fields."""
+    import dataclasses
 
-    return FeaturePlan(tuple(ex for ex in plan.extractors if ex.kind != "motion"), (), False)
+    kept = tuple(ex for ex in plan.extractors if ex.kind != "motion")
+    return dataclasses.replace(plan, extractors=kept, models=(), predict=False)
 
 
 def _score_vmaf(
@@ -125,12 +128,11 @@ def _score_vmaf(
     bitdepth: int,
     scored: bool,
 ) -> list[dict[str, float]]:
-    """One reference frame against each of ``dis`` with a feature plan
-    (:func:`admcuda.vmaf.score_pair`): the first rung computes motion with the whole plan,
-    the others the plan without motion, taking the first rung's motion outputs."""
-    from admcuda.vmaf import score_pair
-
-    plan, rest = plans if plans is not None else _PLAN
+    """One reference frame against each of ``dis`` with a feature plan, through the
+    ``score_pair`` the plans came with (:func:`admcuda.vmaf.score_pair`): the first rung
+    computes motion with the whole plan, the others the plan without motion, taking the
+    first rung's motion outputs."""
+    plan, rest, score_pair = plans if plans is not None else _PLAN
     rows: list[dict[str, float]] = []
     for k, d in enumerate(dis):
         if k == 0:
@@ -159,8 +161,8 @@ class CpuEngine:
         The run's length where known (decides whether a pool pays).
     plan : FeaturePlan, optional
         Compute this plan (:mod:`admcuda.vmaf`: VIF, motion, models' features) in place
-        of ``opts``' ADM: each frame pair through :func:`admcuda.vmaf.score_pair`, the
-        previous reference planes kept across batches for motion. :meth:`collect` then
+        of ``opts``' ADM: each frame pair through ``score_pair``, the previous reference
+        planes kept across batches for motion. :meth:`collect` then
         gives every output :func:`admcuda.vmaf.finish_clip` reads, NaN where a frame
         that ``subsample`` passes over has none.
     subsample : int
@@ -168,6 +170,10 @@ class CpuEngine:
         ``0, N, 2N, ...`` of the run are scored; the others get motion only.
     batch : int, optional
         Frames per batch with a plan (default as without).
+    score_pair : callable, optional
+        What scores one frame pair with a plan: :func:`admcuda.vmaf.score_pair` (or a
+        function with its signature that worker processes can unpickle), given by the
+        caller so that the engine imports nothing above it; required with ``plan``.
     """
 
     def __init__(
@@ -182,14 +188,17 @@ class CpuEngine:
         plan: Any = None,
         subsample: int = 1,
         batch: int | None = None,
+        score_pair: Any = None,
     ) -> None:
+        if plan is not None and score_pair is None:
+            raise AdmError("a CpuEngine with a plan needs score_pair (admcuda.vmaf.score_pair)")
         self.width, self.height, self.bitdepth, self.opts = width, height, bitdepth, opts
         self.threads = max(1, threads if threads is not None else default_threads())
         small = frames is not None and frames * width * height < POOL_MIN_PIXELS
         self._use_pool = self.threads > 1 and not small
         self.batch = 4 * self.threads if self._use_pool else 8
         self.plan = plan
-        self._plans = None if plan is None else (plan, _rest_plan(plan))
+        self._plans = None if plan is None else (plan, _rest_plan(plan), score_pair)
         self._keys = [] if plan is None else plan.pair_keys()
         self.subsample = subsample
         self._index = 0  # frames submitted so far (with a plan)

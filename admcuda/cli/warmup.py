@@ -36,7 +36,7 @@ def _run(argv: Sequence[str] | None) -> int:
     if not cuda_available():
         print("GPU: no CUDA device seen; nothing to build")
         return 0
-    from admcuda.backends.cuda import kernels as K
+    from admcuda import kernel_loader as K
 
     t0 = time.perf_counter()
     for kernels in K.STAGES.values():

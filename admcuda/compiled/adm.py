@@ -30,7 +30,7 @@ import threading
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from admcuda.backends.cuda import kernels as K
+from admcuda import kernel_loader as K
 from admcuda.backends.cuda.finish import finish_batch
 from admcuda.backends.cuda.geometry import scale_geometries
 from admcuda.options import AdmOptions
@@ -66,7 +66,7 @@ if _CSF0[0] != _CSF0[1]:
     raise RuntimeError("admcuda.compiled.adm takes one CSF rounding for h and v at scale 0")
 _INT32_MIN = -(1 << 31)
 
-# Parameter block of one scale (admcuda.backends.cuda.kernels.PARAM_SLOTS), as the CUDA
+# Parameter block of one scale (admcuda.kernel_loader.PARAM_SLOTS), as the CUDA
 # kernels read it; orientation slots are (h, v, d).
 _P = K.PARAM_OFFSETS
 _RF, _SUB, _SQR, _SQS, _CBR, _CBS = (
@@ -665,7 +665,7 @@ def adm_accumulators(
     numpy.ndarray
         (4, ACC_COUNT) int64: per scale the masking sums of the numerator and of AIM and
         the denominator sums (uint64 bit patterns), each (h, v, d) at
-        ``admcuda.backends.cuda.kernels.ACC_OFFSETS``; zero where a scale or AIM is
+        ``admcuda.kernel_loader.ACC_OFFSETS``; zero where a scale or AIM is
         skipped. Computed on all of Numba's threads.
     """
     return adm_accumulators_batch(np.asarray(ref)[None], np.asarray(dis)[None], bitdepth, opts)[0]

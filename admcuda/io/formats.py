@@ -27,6 +27,7 @@ __all__ = [
     "decode_plane",
     "decode_planes",
     "frame_bytes",
+    "frame_mismatch",
     "normalize_format",
     "plane_shapes",
     "warn_if_narrower",
@@ -325,3 +326,11 @@ def decode_planes(
         planes.append(decode_plane(data, (rows, cols), bitdepth, pixel_format=layout, **check))
         offset += nbytes
     return tuple(planes)
+
+
+def frame_mismatch(dtype: Any, shape: tuple[int, ...], dst: Any) -> str:
+    """The one-line error for a frame that does not fit the plane ``dst`` it is read into."""
+    return (
+        f"frame is {np.dtype(dtype)}{list(shape)}, expected {dst.dtype}[{dst.shape[0]}, "
+        f"{dst.shape[1]}]"
+    )

@@ -60,7 +60,7 @@ from admcuda.io.ffmpeg import (
     probe,
     rotation_text,
 )
-from admcuda.io.formats import check_geometry, frame_bytes
+from admcuda.io.formats import check_geometry, frame_bytes, frame_mismatch
 from admcuda.io.names import NameHints, name_hints, size_from_name
 from admcuda.io.raw import YuvReader, check_input_file
 from admcuda.io.streams import STDIN, Stream, StreamReader, is_stream, open_stream
@@ -1167,11 +1167,3 @@ class FrameStream:
         close = getattr(self._frames, "close", None)
         if close is not None:
             close()
-
-
-def frame_mismatch(dtype: Any, shape: tuple[int, ...], dst: Any) -> str:
-    """The one-line error for a frame that does not fit the plane ``dst`` it is read into."""
-    return (
-        f"frame is {np.dtype(dtype)}{list(shape)}, expected {dst.dtype}[{dst.shape[0]}, "
-        f"{dst.shape[1]}]"
-    )

@@ -35,7 +35,8 @@ import os
 import select
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from admcuda.io.formats import (
     check_geometry,
     decode_plane,
     frame_bytes,
+    frame_mismatch,
     warn_if_narrower,
     warn_if_wider,
 )
@@ -62,7 +64,15 @@ from admcuda.io.y4m import (
     warn_if_interlaced,
 )
 
-__all__ = ["STDIN", "Stream", "StreamReader", "is_stream", "open_stream"]
+__all__ = [
+    "STDIN",
+    "IterSource",
+    "PendingRead",
+    "Stream",
+    "StreamReader",
+    "is_stream",
+    "open_stream",
+]
 
 STDIN = "-"
 """The name that stands for standard input."""
@@ -608,3 +618,120 @@ class StreamReader(ClosingReader):
             f"height={self.height}, pixel_format={self.pixel_format!r}, "
             f"bitdepth={self.bitdepth})"
         )
+
+
+# -- frames from any stream into a pipeline's slots
+
+
+class PendingRead:
+    """Frames being read into a slot: ``wait()`` gives how many arrived (``count``, or the
+    sum of what the reads return where it is None)."""
+
+    def __init__(self, count: int | None, futures: Sequence[Future[Any]]) -> None:
+        self._count, self._futures = count, futures
+
+    def wait(self) -> int:
+        results = [f.result() for f in self._futures]
+        return self._count if self._count is not None else int(sum(results))
+
+
+class IterSource:
+    """Frames from a :class:`~admcuda.io.inputs.FrameStream` (encoded video through ffmpeg,
+    or any reader), copied one by one into the caller's buffer: a pipeline source
+    (:mod:`admcuda.pipeline` hands it on under its own name)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.reader = stream.reader
+        self._frames: Iterator[np.ndarray] = iter(stream)
+        available = stream.available
+        self.available = available
+        self.scored = None if available is None else -(-available // stream.subsample)
+
+    @property
+    def read(self) -> int:
+        return self.stream.read
+
+    @property
+    def skip(self) -> int:
+        return getattr(self.stream, "skip", 0)
+
+    @property
+    def chroma(self) -> bool:
+        """The stream reads chroma planes (it was opened for them)."""
+        return bool(getattr(self.stream, "chroma", False))
+
+    def start(
+        self,
+        out: np.ndarray,
+        n: int,
+        pool: ThreadPoolExecutor,
+        chroma: np.ndarray | None = None,
+    ) -> PendingRead:
+        """Start reading the next ``n`` frames into ``out[:n]``, and their chroma planes
+        (Cb then Cr, flat) into ``chroma[:n]`` where given (a stream opened for them)."""
+        return PendingRead(None, [pool.submit(self.fill, out, n, chroma)])
+
+    def fill(self, out: Any, n: int, chroma: np.ndarray | None = None) -> int:
+        """Copy up to ``n`` frames into ``out[:n]`` (NumPy or CuPy), their chroma into
+        ``chroma[:n]`` where given; how many there were. GPU copies are complete when it
+        returns."""
+        on_gpu = not isinstance(out, np.ndarray)
+        read_into = getattr(self.stream, "read_into", None)
+        if chroma is not None:
+            if on_gpu or read_into is None or not self.chroma:
+                raise AdmError("chroma is read into host buffers, from a stream opened for it")
+            return read_into(out, n, chroma)
+        if not on_gpu and read_into is not None:
+            return read_into(out, n)  # decoded straight into the slot where it can be
+        count = n
+        # GPU frames are kept until their copies are done: a CuPy array dropped earlier could
+        # have its memory reused, on the stream it was made on, while the copy still reads it.
+        copied = []
+        for k in range(n):
+            frame = next(self._frames, None)
+            if frame is None:
+                count = k
+                break
+            if frame.shape != out.shape[1:] or frame.dtype != out.dtype:
+                raise AdmError(frame_mismatch(frame.dtype, frame.shape, out[0]))
+            if on_gpu:
+                _copy_to_device(out, k, frame)
+                copied.append(frame)
+            else:
+                np.copyto(out[k], frame)
+        if on_gpu:
+            import cupy as cp
+
+            cp.cuda.get_current_stream().synchronize()  # complete before the engine reads it
+        return count
+
+    def has_more(self) -> bool:
+        return self.stream.has_more()
+
+    def interrupt(self) -> None:
+        """End a read waiting for input (a pipe's idle writer), now: it raises AdmError."""
+        self.stream.interrupt()
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+def _copy_to_device(out: Any, k: int, frame: Any) -> None:
+    """``out[k] = frame`` on this thread's stream: one copy call for a contiguous CuPy plane
+    on ``out``'s device (NVDEC's), CuPy's assignment for anything else."""
+    import cupy as cp
+
+    if (
+        isinstance(frame, cp.ndarray)
+        and frame.flags.c_contiguous
+        and out.flags.c_contiguous
+        and frame.device.id == out.device.id
+    ):
+        nbytes = frame.nbytes
+        rt = cp.cuda.runtime
+        dst = out.data.ptr + k * nbytes
+        stream = cp.cuda.get_current_stream().ptr
+        rt.memcpyAsync(dst, frame.data.ptr, nbytes, rt.memcpyDeviceToDevice, stream)
+    else:
+        out[k] = frame

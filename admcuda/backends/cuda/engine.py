@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from admcuda.backends.cuda import kernels as K
+from admcuda import kernel_loader as K
 from admcuda.errors import AdmError
 from admcuda.options import AdmOptions
 

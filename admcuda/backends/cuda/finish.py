@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from admcuda.backends.cuda import kernels as K
+from admcuda import kernel_loader as K
 from admcuda.backends.cuda.powf import fast_path_enabled, powf
 from admcuda.options import AdmOptions
 from admcuda.reference import constants as C

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from admcuda.backends.cuda import kernels as K
+from admcuda import kernel_loader as K
 from admcuda.options import AdmOptions
 from admcuda.reference import constants as C
 from admcuda.reference.adm import ScaleResult

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from admcuda.backends.cuda import kernels as K
+from admcuda import kernel_loader as K
 from admcuda.reference import constants as C
 
 from .geometry import ScaleGeometry, device_params

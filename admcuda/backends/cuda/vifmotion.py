@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from admcuda.backends.cuda import kernels as K
+from admcuda import kernel_loader as K
 from admcuda.reference import vif_constants as V
 from admcuda.reference.vif import VifOptions
 from admcuda.reference.vif_filters import mirror_indices

@@ -294,7 +294,7 @@ _LUMA_BLOCK = 256
 def _luma_kernels() -> tuple[Any, Any]:
     """A decoded surface's luma rows to a new contiguous plane (``kernels/nvdec_luma.cu``),
     compiled by the one kernel loader."""
-    from admcuda.backends.cuda import kernels
+    from admcuda import kernel_loader as kernels
 
     defines = (("P016_SHIFT", P016_SHIFT), ("P016_LOW", _P016_LOW_BITS))
     return (

@@ -59,7 +59,7 @@ class _Pending:
 class NvdecProcessSource:
     """The selected frames of an NVDEC input, decoded by a child process.
 
-    A pipeline source like :class:`admcuda.pipeline.IterSource`: :meth:`start` has the
+    A pipeline source like :class:`admcuda.io.streams.IterSource`: :meth:`start` has the
     child fill the first ``n`` planes of a device buffer made by :meth:`device_buffer`.
 
     Parameters
@@ -206,7 +206,7 @@ def _serve(conn: Connection) -> None:
 
     from admcuda.io.inputs import FrameStream
     from admcuda.io.nvdec.reader import NvdecReader
-    from admcuda.pipeline import IterSource
+    from admcuda.io.streams import IterSource
 
     buffers: dict[int, Any] = {}
     opened: list[Any] = []
