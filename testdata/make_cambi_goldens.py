@@ -79,6 +79,7 @@ CASES: dict[str, tuple[str, str]] = {
     "mlc_5": ("band8_333x217", "max_log_contrast=5"),
     "max_val": ("band8_320x240", "cambi_max_val=0.5"),
     "vlt_10": ("band8_320x240", "cambi_vis_lum_threshold=10"),
+    "vlt_2": ("band10_480x270", "cambi_vis_lum_threshold=2.5"),
     "eotf_pq": ("band10_480x270", "eotf=pq"),
     "cambi_eotf_pq": ("band8_333x217", "cambi_eotf=pq:full_ref=true"),
     "enc_bitdepth_10": ("band8_333x217", "enc_bitdepth=10"),

@@ -276,7 +276,13 @@ def setup(
     vlt = _vlt_luma(vis_lum_threshold, eotf) & 0xFFFF
     lo = vlt - 3 * num_diffs + 1
     base = lo if lo > 0 else 0
-    size = (int(tvi[num_diffs - 1]) + 1 - base) & 0xFFFF
+    size = int(tvi[num_diffs - 1]) + 1 - base
+    if size < 0:
+        # the C's uint16 band size wraps and libvmaf 3.2.0 crashes (SIGSEGV) on the frame
+        raise ValueError(
+            f"cambi_vis_lum_threshold {vis_lum_threshold:g} is above the visibility "
+            "thresholds of every contrast step (libvmaf 3.2.0 crashes on it)"
+        )
     if int(tvi.max()) != int(tvi[-1]):
         raise ValueError("a smaller contrast step's visibility threshold is above the largest's")
     window = adjust_window(window_size, width, height, speedup)
