@@ -503,8 +503,8 @@ def _variant(tmp_path, change) -> str:
     return str(path)
 
 
-def _add_cambi(md):
-    md["feature_names"].append("Cambi_feature_cambi_score")
+def _add_speed_chroma(md):
+    md["feature_names"].append("Speed_chroma_feature_speed_chroma_uv_score")
     md["slopes"].append(1.0)
     md["intercepts"].append(0.0)
 
@@ -518,7 +518,13 @@ def _unknown_option(md):
 
 
 def _chroma(md):
+    # vmaf_v0.6.1 has no adm3 and no speed_chroma input for the correction to tie
     md["chroma_correction_parameter"] = 0.5
+
+
+def _chroma_zero(md):
+    md["feature_names"][0] = "VMAF_integer_feature_adm3_score"
+    md["chroma_correction_parameter"] = 0.0
 
 
 def _linear_kernel(md):
@@ -536,10 +542,11 @@ def _bad_knots(md):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (_add_cambi, r"does not compute: cambi \('Cambi_feature_cambi_score'\) \(admcuda"),
+        (_add_speed_chroma, r"does not compute: speed_chroma \('Speed_chroma_feature_spe"),
         (_float_adm, r"does not compute: float_adm \('VMAF_feature_adm2_score'\)"),
         (_unknown_option, "adm extractor has no option 'adm_bogus'"),
-        (_chroma, r"libvmaf's chroma correction \(chroma_correction_parameter\)"),
+        (_chroma, "chroma_correction_parameter needs exactly one feature whose name holds 'adm3'"),
+        (_chroma_zero, r"chroma_correction_parameter 0 \(libvmaf then writes no score"),
         (_linear_kernel, "kernel_type linear is not supported"),
         (_short_slopes, "slopes has 6 numbers; 6 features need 7"),
         (_bad_knots, "knots need two or more points"),
@@ -565,16 +572,16 @@ def _v1_0_16(md):
 
 
 def test_a_model_is_refused_naming_all_it_needs(tmp_path):
-    """A model needing several things admcuda lacks (the vmaf_v1.0.16 models: cambi,
-    speed_chroma and the chroma correction) is refused naming each, in one line."""
+    """A model needing extractors admcuda lacks is refused naming each, in one line: of
+    the vmaf_v1.0.16 models' inputs, speed_chroma alone (cambi, adm3, motion3 and the
+    chroma correction are computed)."""
     path = _variant(tmp_path, _v1_0_16)
     with pytest.raises(ModelError) as info:
         load_model(path=path)
     assert str(info.value) == (
-        f"model {path} needs what admcuda does not compute: cambi "
-        "('Cambi_feature_cambi_score'); speed_chroma "
-        "('Speed_chroma_feature_speed_chroma_uv_score'); libvmaf's chroma correction "
-        "(chroma_correction_parameter) (admcuda's extractors: adm, motion, vif)"
+        f"model {path} needs what admcuda does not compute: speed_chroma "
+        "('Speed_chroma_feature_speed_chroma_uv_score') (admcuda's extractors: adm, motion, "
+        "vif, cambi)"
     )
 
 
@@ -672,12 +679,12 @@ def test_files_neither_model_nor_collection_are_refused(tmp_path, root):
 
 
 def test_extractors_can_be_extended(tmp_path):
-    path = _variant(tmp_path, _add_cambi)
-    cambi = Extractor("cambi", ("Cambi_feature_cambi_score",), ())
-    model = load_model(path=path, extractors=(*COMPUTED_EXTRACTORS, cambi))
-    assert model.features[-1].extractor == "cambi"
-    assert model.features[-1].output_name == "cambi"
-    assert ("cambi", {}) in model.extractors()
+    path = _variant(tmp_path, _add_speed_chroma)
+    speed = Extractor("speed_chroma", ("Speed_chroma_feature_speed_chroma_uv_score",), ())
+    model = load_model(path=path, extractors=(*COMPUTED_EXTRACTORS, speed))
+    assert model.features[-1].extractor == "speed_chroma"
+    assert model.features[-1].output_name == "speed_chroma_uv"
+    assert ("speed_chroma", {}) in model.extractors()
 
 
 # --- score transform and pooling details ---------------------------------------------------

@@ -16,9 +16,11 @@ bagging score, standard deviation and 95% interval libvmaf files beside it.
 
 from admcuda.model.features import (
     ADM,
+    CAMBI,
     COMPUTED_EXTRACTORS,
     MOTION,
     OUTPUT_ALIASES,
+    SPEED_CHROMA,
     VIF,
     Extractor,
     ModelError,
@@ -27,6 +29,7 @@ from admcuda.model.features import (
 )
 from admcuda.model.loader import (
     BUILTIN_VERSIONS,
+    V1016_VERSIONS,
     Bootstrap,
     Model,
     ModelFeature,
@@ -36,18 +39,22 @@ from admcuda.model.loader import (
     parse_model_arg,
 )
 from admcuda.model.pool import POOL_METHODS, pool
-from admcuda.model.predict import ScoreTransform
+from admcuda.model.predict import ChromaCorrection, ScoreTransform
 from admcuda.model.svm import SvmModel, libm_exp
 
 __all__ = [
     "ADM",
     "BUILTIN_VERSIONS",
+    "CAMBI",
     "COMPUTED_EXTRACTORS",
     "MOTION",
     "OUTPUT_ALIASES",
     "POOL_METHODS",
+    "SPEED_CHROMA",
+    "V1016_VERSIONS",
     "VIF",
     "Bootstrap",
+    "ChromaCorrection",
     "Extractor",
     "Model",
     "ModelError",

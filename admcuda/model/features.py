@@ -5,10 +5,11 @@ A model names each input by one of the features an extractor provides
 (``adm_enhn_gain_limit: 1.0``). libvmaf then reads the feature from its collector under a
 name built from the options (``vmaf_feature_name_from_options``, feature_name.c), and its
 output files print that name through an alias table (alias.c). This module holds the
-tables of libvmaf 3.2.0's integer adm, vif and motion extractors and reproduces both names.
+tables of libvmaf 3.2.0's integer adm, vif and motion extractors, its cambi and its
+speed_chroma, and reproduces both names.
 The adm rows are :data:`admcuda.options.OPTIONS`'s; the vif and motion rows are written
 here, as importing their reference modules would load VIF and motion code into an ADM run
-(tests check they agree with those modules).
+(tests check they agree with those modules); so are cambi's (:mod:`admcuda.vmaf.cambi`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from admcuda import options as _adm_options
 
 __all__ = [
     "ADM",
+    "CAMBI",
     "COMPUTED_EXTRACTORS",
     "MOTION",
     "OUTPUT_ALIASES",
+    "SPEED_CHROMA",
     "VIF",
     "Extractor",
     "ModelError",
@@ -56,8 +59,8 @@ class Option:
 
     name: str
     alias: str | None
-    type: Literal["bool", "int", "double"]
-    default: bool | int | float
+    type: Literal["bool", "int", "double", "string"]
+    default: bool | int | float | str
     min: float | None = None
     max: float | None = None
     feature_param: bool = True
@@ -140,10 +143,55 @@ MOTION = Extractor(
     ),
 )
 
+# libvmaf 3.2.0 src/feature/cambi.c; admcuda.vmaf.cambi.TABLE holds the same rows (a test
+# checks they agree).
+CAMBI = Extractor(
+    "cambi",
+    ("Cambi_feature_cambi_score",),
+    (
+        Option("cambi_max_val", "cmxv", "double", 1000.0, 0.0, 1000.0),
+        Option("enc_width", "encw", "int", 0, 180, 7680),
+        Option("enc_height", "ench", "int", 0, 150, 7680),
+        Option("enc_bitdepth", "encbd", "int", 0, 6, 16),
+        Option("src_width", "srcw", "int", 0, 320, 7680),
+        Option("src_height", "srch", "int", 0, 200, 4320),
+        Option("window_size", "ws", "int", 65, 15, 127),
+        Option("topk", None, "double", 0.6, 0.0001, 1.0),
+        Option("cambi_topk", "ctpk", "double", 0.6, 0.0001, 1.0),
+        Option("tvi_threshold", "tvit", "double", 0.019, 0.0001, 1.0),
+        Option("cambi_vis_lum_threshold", "vlt", "double", 0.0, 0.0, 300.0),
+        Option("max_log_contrast", "mlc", "int", 2, 0, 5),
+        Option("heatmaps_path", None, "string", "", feature_param=False),
+        Option("full_ref", None, "bool", False, feature_param=False),
+        Option("eotf", None, "string", "bt1886"),
+        Option("cambi_eotf", "ceot", "string", "bt1886"),
+        Option("cambi_high_res_speedup", "hrs", "int", 0, 0, 2160),
+    ),
+)
+
+# libvmaf 3.2.0 src/feature/speed.c, its speed_chroma extractor.
+SPEED_CHROMA = Extractor(
+    "speed_chroma",
+    (
+        "Speed_chroma_feature_speed_chroma_u_score",
+        "Speed_chroma_feature_speed_chroma_v_score",
+        "Speed_chroma_feature_speed_chroma_uv_score",
+    ),
+    (
+        Option("speed_kernelscale", "ks", "double", 1.0, 0.1, 4.0),
+        Option("speed_prescale", "ps", "double", 1.0, 0.1, 4.0),
+        Option("speed_prescale_method", "psm", "string", "nearest"),
+        Option("speed_sigma_nn", "snn", "double", 0.29, 0.1, 2.0),
+        Option("speed_nn_floor", "nnf", "double", 0.0, 0.0, 1.0),
+        Option("speed_max_val", "mxv", "double", 1000.0, 0.0, 1000.0),
+        Option("speed_weight_var_mode", "wvm", "int", 0, 0, 6),
+    ),
+)
+
 # The extractors whose features admcuda computes, in libvmaf's registry order (the first
 # extractor providing a feature name is the one libvmaf uses). A caller that computes more
 # passes an extended tuple to load_model.
-COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (ADM, MOTION, VIF)
+COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (ADM, MOTION, VIF, CAMBI)
 
 # libvmaf 3.2.0 src/feature/alias.c: the names its output files print for collector names.
 OUTPUT_ALIASES: Mapping[str, str] = {
@@ -210,6 +258,8 @@ def collector_name(feature: str, extractor: Extractor, values: Mapping[str, Any]
         key = opt.alias or opt.name
         if opt.type == "bool":
             parts.append(f"_{key}")
+        elif opt.type == "string":
+            parts.append(f"_{key}_{value}")
         elif opt.type == "int":
             parts.append(f"_{key}_{value:d}")
         else:
@@ -293,6 +343,8 @@ def parse_option(extractor: Extractor, key: str, text: str, where: str) -> Optio
         if text == "false":
             return False
         raise ModelError(f"{where}: option {key} expects true or false, got '{text}'")
+    if opt.type == "string":
+        return text
     if opt.type == "int":
         match = _ATOI_PREFIX.match(text)
         value: float = int(match.group(0)) if match else 0

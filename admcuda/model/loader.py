@@ -2,8 +2,9 @@
 
 Reading follows libvmaf 3.2.0's ``read_json_model.c`` (numbers as C's ``strtod`` reads them,
 the same keys, the same flags) and refuses what admcuda cannot evaluate exactly: a feature
-no extractor in ``extractors`` provides (cambi, float features, ...), an option that
-extractor does not have, chroma correction, a non-RBF or non-regression SVM. A bootstrap
+no extractor in ``extractors`` provides (speed_chroma, float features, ...), an option that
+extractor does not have, a chroma correction libvmaf could not apply, a non-RBF or
+non-regression SVM. A bootstrap
 model collection (``vmaf_b_v0.6.3``: models under the keys ``0``, ``1``, ...) loads as its
 model ``0`` with the others as :attr:`Model.bootstrap` (:mod:`admcuda.model.bootstrap`).
 """
@@ -35,12 +36,13 @@ from admcuda.model.features import (
     output_name,
     parse_option,
 )
-from admcuda.model.predict import ScoreTransform
+from admcuda.model.predict import ChromaCorrection, ScoreTransform
 from admcuda.model.svm import SvmModel, parse_libsvm
 from admcuda.textfiles import MIB, read_text
 
 __all__ = [
     "BUILTIN_VERSIONS",
+    "V1016_VERSIONS",
     "Bootstrap",
     "Model",
     "ModelFeature",
@@ -50,13 +52,28 @@ __all__ = [
 ]
 
 # The models shipped in admcuda/model/data, as libvmaf 3.2.0 builds them in (those of its
-# integer features: not its vmaf_float_* ones, nor the vmaf_v1.0.16 ones, which need cambi).
+# integer features: not its vmaf_float_* ones, nor the vmaf_v1.0.16 ones, which need
+# speed_chroma).
 BUILTIN_VERSIONS = (
     "vmaf_v0.6.1",
     "vmaf_v0.6.1neg",
     "vmaf_4k_v0.6.1",
     "vmaf_4k_v0.6.1neg",
     "vmaf_b_v0.6.3",
+)
+
+# libvmaf 3.2.0's vmaf_v1.0.16 models, shipped in admcuda/model/data too and loaded by
+# version as libvmaf builds them in; they read speed_chroma, which admcuda does not compute
+# yet, so loading one is refused naming it.
+V1016_VERSIONS = (
+    "vmaf_v1.0.16_3d0h",
+    "vmaf_v1.0.16_5d0h",
+    "vmaf_v1.0.16_1d5h_2160",
+    "vmaf_v1.0.16_3d0h_2160",
+    "vmaf_v1.0.16_hfr_3d0h",
+    "vmaf_v1.0.16_hfr_5d0h",
+    "vmaf_v1.0.16_hfr_1d5h_2160",
+    "vmaf_v1.0.16_hfr_3d0h_2160",
 )
 
 # The most bytes a model file may have: libvmaf's are tens of kB, its largest a few MB.
@@ -129,6 +146,8 @@ class Model:
         a model outside a collection predicts alike.
     bootstrap : Bootstrap or None
         For a model collection: its members (this model is its model ``0``).
+    chroma_correction : ChromaCorrection or None
+        The model's ``chroma_correction_parameter`` and the inputs it ties, if it has one.
     """
 
     label: str
@@ -142,6 +161,7 @@ class Model:
     svm: SvmModel
     model_type: str = "LIBSVMNUSVR"
     bootstrap: Bootstrap | None = None
+    chroma_correction: ChromaCorrection | None = None
 
     def extractors(self) -> list[tuple[str, dict[str, OptionValue]]]:
         """Each distinct (extractor, options) run the model needs, in first-use order
@@ -217,7 +237,20 @@ class Model:
             _steps.normalize(self.norm_type, f.slope, f.intercept, self._column(features, f))
             for f in self.features
         ]
+        if self.chroma_correction is not None:
+            corrected = self._correct([np.array([v], dtype=np.float64) for v in x])
+            x = [float(c[0]) for c in corrected]
         return self._finish(self.svm.predict(x))
+
+    def _correct(self, columns: list[np.ndarray]) -> list[np.ndarray]:
+        assert self.chroma_correction is not None
+        return _steps.correct_chroma(
+            self.norm_type,
+            self.chroma_correction,
+            [f.slope for f in self.features],
+            [f.intercept for f in self.features],
+            columns,
+        )
 
     def predict_many(self, features: Mapping[str, Sequence[float] | np.ndarray]) -> np.ndarray:
         """Every frame's score at once; each equals :meth:`predict` of that frame bit for bit.
@@ -239,6 +272,8 @@ class Model:
             columns = [
                 f.slope * c + f.intercept for f, c in zip(self.features, columns, strict=True)
             ]
+        if self.chroma_correction is not None:
+            columns = self._correct(columns)
         raw = self.svm.predict_many(np.stack(columns, axis=1))
         return [
             _steps.denormalize(self.norm_type, self.slope, self.intercept, y) for y in raw.tolist()
@@ -403,7 +438,7 @@ def load_model(
     Parameters
     ----------
     version : str, optional
-        One of :data:`BUILTIN_VERSIONS`.
+        One of :data:`BUILTIN_VERSIONS` or :data:`V1016_VERSIONS`.
     path : str or Path, optional
         A libvmaf JSON model file. Give exactly one of version and path.
     name : str, optional
@@ -427,10 +462,10 @@ def load_model(
     if (version is None) == (path is None):
         raise ModelError("give exactly one of a model version and a model path")
     if version is not None:
-        if version not in BUILTIN_VERSIONS:
+        if version not in BUILTIN_VERSIONS + V1016_VERSIONS:
             raise ModelError(
                 f"unknown model version '{version}' (admcuda ships "
-                f"{', '.join(BUILTIN_VERSIONS)}; give others by path)"
+                f"{', '.join(BUILTIN_VERSIONS + V1016_VERSIONS)}; give others by path)"
             )
         label = version
         text = (resources.files("admcuda.model.data") / f"{version}.json").read_text("utf-8")
@@ -611,9 +646,7 @@ def _libvmaf_extractor(feature: str) -> str:
 
 def _check_computable(md: Mapping[str, Any], where: str, extractors: Sequence[Extractor]) -> None:
     """Refuse, in one message, everything a model needs that admcuda does not compute:
-    features of other extractors (by the extractor's libvmaf name, then the features) and
-    libvmaf's chroma correction (``chroma_correction_parameter``), as the ``vmaf_v1.0.16``
-    models need cambi, speed_chroma and the chroma correction at once."""
+    features of other extractors (by the extractor's libvmaf name, then the features)."""
     names = md.get("feature_names")
     missing: dict[str, list[str]] = {}
     if isinstance(names, list):
@@ -624,14 +657,46 @@ def _check_computable(md: Mapping[str, Any], where: str, extractors: Sequence[Ex
         f"{extractor} ({', '.join(repr(f) for f in features)})"
         for extractor, features in missing.items()
     ]
-    if "chroma_correction_parameter" in md:
-        needs.append("libvmaf's chroma correction (chroma_correction_parameter)")
     if needs:
         computed = ", ".join(e.name for e in extractors)
         raise ModelError(
             f"{where} needs what admcuda does not compute: {'; '.join(needs)} (admcuda's "
             f"extractors: {computed})"
         )
+
+
+# The substrings by which libvmaf's chroma correction finds its two inputs among a
+# model's feature names (predict.c).
+_GUIDING_SUBSTRING = "adm3"
+_GUIDED_SUBSTRING = "speed_chroma"
+
+
+def _chroma_correction(
+    md: Mapping[str, Any], names: list[str], where: str
+) -> ChromaCorrection | None:
+    """The model's chroma correction, refusing one libvmaf would not apply as written: a
+    parameter of 0 (libvmaf then writes no score) and feature names that do not hold
+    each substring exactly once (an error, or values libvmaf never set)."""
+    if "chroma_correction_parameter" not in md:
+        return None
+    value = md["chroma_correction_parameter"]
+    if not _is_number(value):
+        raise ModelError(f"{where}: chroma_correction_parameter must be a number")
+    parameter = float(value)
+    if parameter == 0:
+        raise ModelError(
+            f"{where}: chroma_correction_parameter 0 (libvmaf then writes no score for a frame)"
+        )
+    found = []
+    for substring in (_GUIDING_SUBSTRING, _GUIDED_SUBSTRING):
+        hits = [i for i, n in enumerate(names) if substring in n]
+        if len(hits) != 1:
+            raise ModelError(
+                f"{where}: chroma_correction_parameter needs exactly one feature whose name "
+                f"holds '{substring}', got {len(hits)}"
+            )
+        found.append(hits[0])
+    return ChromaCorrection(parameter, guiding=found[0], guided=found[1])
 
 
 def _parse_model(
@@ -820,6 +885,7 @@ def _parse_model_dict(
     return Model(
         label=label,
         name=name,
+        chroma_correction=_chroma_correction(md, names, where),
         features=tuple(features),
         norm_type=norm_type,
         slope=slopes[0],

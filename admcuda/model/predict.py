@@ -1,15 +1,26 @@
 """The steps around the SVM in libvmaf's prediction (src/predict.c), in double, in its order.
 
-``vmaf_predict_score_at_index`` rescales each feature (``slope * x + intercept``), runs
-libsvm, undoes the model's rescale (``(y - intercept) / slope``), applies the optional score
-transform (polynomial, then piecewise-linear knots, then rectification) and clips.
+``vmaf_predict_score_at_index`` rescales each feature (``slope * x + intercept``), applies
+a model's chroma correction (:class:`ChromaCorrection`), runs libsvm, undoes the model's
+rescale (``(y - intercept) / slope``), applies the optional score transform (polynomial,
+then piecewise-linear knots, then rectification) and clips.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ScoreTransform", "clip", "denormalize", "normalize", "transform"]
+import numpy as np
+
+__all__ = [
+    "ChromaCorrection",
+    "ScoreTransform",
+    "clip",
+    "correct_chroma",
+    "denormalize",
+    "normalize",
+    "transform",
+]
 
 
 def normalize(norm_type: str, slope: float, intercept: float, x: float) -> float:
@@ -112,3 +123,51 @@ def clip(bounds: tuple[float, float], y: float) -> float:
     lo, hi = bounds
     y = lo if y < lo else y
     return hi if y > hi else y
+
+
+@dataclass(frozen=True)
+class ChromaCorrection:
+    """A model's ``chroma_correction_parameter`` and the inputs it ties together.
+
+    Where the guided input (the one feature whose model name contains ``speed_chroma``),
+    rescaled and then taken back to its own scale, is exactly 0, libvmaf replaces it by
+    ``-parameter * guiding + parameter``, rescaled, where ``guiding`` is the input whose
+    name contains ``adm3`` taken back the same way (``post_process_feature_from_another``).
+
+    Attributes
+    ----------
+    parameter : float
+        The model's ``chroma_correction_parameter`` (never 0: libvmaf writes no score then).
+    guiding, guided : int
+        Indexes of the ``adm3`` and the ``speed_chroma`` input in the model's features.
+    """
+
+    parameter: float
+    guiding: int
+    guided: int
+
+
+def correct_chroma(
+    norm_type: str,
+    correction: ChromaCorrection,
+    slopes: list[float],
+    intercepts: list[float],
+    columns: list[np.ndarray],
+) -> list[np.ndarray]:
+    """The rescaled inputs after the chroma correction, each frame as libvmaf corrects it:
+    ``columns`` holds each feature's rescaled values (float64, one per frame), in the
+    model's order; the guided column is replaced where its round trip is 0."""
+    g, a = correction.guided, correction.guiding
+    guided = np.asarray(columns[g], dtype=np.float64)
+    guiding = np.asarray(columns[a], dtype=np.float64)
+    if norm_type == "linear_rescale":
+        back = (guided - intercepts[g]) / slopes[g]
+        guiding = (guiding - intercepts[a]) / slopes[a]
+    else:
+        back = guided
+    corrected = (-correction.parameter * guiding) + correction.parameter
+    if norm_type == "linear_rescale":
+        corrected = slopes[g] * corrected + intercepts[g]
+    out = list(columns)
+    out[g] = np.where(back == 0.0, corrected, guided)
+    return out

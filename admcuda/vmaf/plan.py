@@ -414,6 +414,8 @@ def _options_from_model(kind: str, values: Mapping[str, Any], where: str) -> Ext
             return AdmOptions(**values)
         if kind == "vif":
             return VifOptions(**values)
+        if kind == _cambi.CAMBI_KIND:
+            return CambiOptions(**values)
         return MotionOptions(**values)
     except (TypeError, ValueError) as exc:
         raise AdmError(f"{where}: {kind} options {dict(values)} are refused: {exc}") from None

@@ -1,0 +1,176 @@
+"""libvmaf 3.2.0's ``vmaf_v1.0.16_*`` models: their inputs, names and prediction.
+
+Goldens: ``testdata/v1016_goldens.json`` (``testdata/make_v1016_goldens.py``: libvmaf
+3.2.0's scalar C through its C API, every frame's inputs under their collector names and
+its score, doubles at full precision), on synthetic 4:2:0 pairs made by that script and on
+the Netflix pairs of ``../shared/netflix`` (tests reading those skip where it is missing).
+Every value is compared with ``==``.
+
+admcuda computes cambi, adm3 and motion3 with the models' options and applies the models'
+chroma correction; speed_chroma is not computed yet, so the models load here with its
+option table added (as a caller that computes it would) and predict from libvmaf's inputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from admcuda.model import (
+    CAMBI,
+    COMPUTED_EXTRACTORS,
+    SPEED_CHROMA,
+    V1016_VERSIONS,
+    ModelError,
+    load_model,
+    pool,
+)
+from admcuda.vmaf import cambi as V
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTDATA = ROOT / "testdata"
+NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
+GOLDENS = __import__("json").loads((TESTDATA / "v1016_goldens.json").read_text())
+CASES = GOLDENS["cases"]
+WITH_SPEED = COMPUTED_EXTRACTORS + (SPEED_CHROMA,)
+
+_spec = importlib.util.spec_from_file_location("v1016_maker", TESTDATA / "make_v1016_goldens.py")
+MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
+_spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
+
+
+def _model(version: str):
+    return load_model(version, extractors=WITH_SPEED)
+
+
+def _columns(case: dict) -> dict[str, np.ndarray]:
+    names = [k for k in case["frames"][0] if k != "vmaf"]
+    return {n: np.array([f[n] for f in case["frames"]], dtype=np.float64) for n in names}
+
+
+def test_the_goldens_name_their_provenance():
+    p = GOLDENS["_provenance"]
+    assert p["libvmaf_version"] == "3.2.0" and "f85a8536" in p["libvmaf_commit"]
+    assert "scalar C" in p["code_path"] and p["date"] == "2026-12-07"
+    assert set(MAKER.MODELS) == set(V1016_VERSIONS)
+
+
+@pytest.mark.parametrize("version", V1016_VERSIONS)
+def test_the_models_ship_unchanged_and_name_their_inputs_as_libvmaf(version):
+    model = _model(version)
+    assert [f.extractor for f in model.features] == ["cambi", "speed_chroma", "adm", "motion"]
+    # the goldens were read from libvmaf's collector under exactly these names
+    case = next(c for c in CASES.values() if c["model"] == version)
+    assert [f.collector_name for f in model.features] == [
+        k for k in case["frames"][0] if k != "vmaf"
+    ]
+    assert model.features[0].collector_name == "cambi_hrs_1080_cmxv_17_vlt_0.06"
+    assert model.chroma_correction is not None
+    assert model.chroma_correction.parameter == 120.0
+    assert (model.chroma_correction.guiding, model.chroma_correction.guided) == (2, 1)
+
+
+@pytest.mark.parametrize("key", list(CASES))
+def test_prediction_from_libvmafs_inputs_equals_libvmaf(key):
+    case = CASES[key]
+    model = _model(case["model"])
+    want = [f["vmaf"] for f in case["frames"]]
+    assert [model.predict(f) for f in case["frames"]] == want
+    got = model.predict_many(_columns(case))
+    assert got.tolist() == want
+    for method, value in case["pooled"].items():
+        assert pool(got.tolist(), method) == value, method
+
+
+def test_the_chroma_correction_changes_the_scores_it_should():
+    """Where speed_chroma is 0 the correction decides the score: without it the scores
+    differ from libvmaf's (the check above would fail)."""
+    case = CASES["flat8_256x216/vmaf_v1.0.16_3d0h"]
+    assert all(f[k] == 0.0 for f in case["frames"] for k in f if k.startswith("speed_chroma"))
+    model = _model(case["model"])
+    plain = dataclasses.replace(model, chroma_correction=None)
+    want = [f["vmaf"] for f in case["frames"]]
+    assert all(a != b for a, b in zip(plain.predict_many(_columns(case)), want, strict=True))
+    # a correction applied to a non-zero speed_chroma would change those scores too
+    nonzero = CASES["src01_8/vmaf_v1.0.16_3d0h"]
+    assert all(f[model.features[1].collector_name] > 0 for f in nonzero["frames"])
+
+
+def test_the_cambi_table_is_the_cambi_feature_table():
+    rows = {o.name: (o.type, o.alias, o.feature_param) for o in CAMBI.options}
+    assert rows == {k: (v[0], v[1], v[4]) for k, v in V.TABLE.items()}
+    for opt in CAMBI.options:
+        typ, _, lo, hi, _ = V.TABLE[opt.name]
+        if typ in ("int", "double"):
+            assert (opt.min, opt.max) == (lo, hi)
+            assert opt.default == getattr(V.CambiOptions, opt.name)
+
+
+def test_only_speed_chroma_is_refused():
+    with pytest.raises(ModelError) as info:
+        load_model("vmaf_v1.0.16_3d0h")
+    assert str(info.value) == (
+        "model vmaf_v1.0.16_3d0h needs what admcuda does not compute: speed_chroma "
+        "('Speed_chroma_feature_speed_chroma_uv_score') (admcuda's extractors: adm, motion, "
+        "vif, cambi)"
+    )
+
+
+# --- admcuda computes the models' other inputs as libvmaf does ---------------------------------
+
+
+def _pair(pair: str, folder: Path) -> tuple[str, str, int, int, int]:
+    if pair in MAKER.PAIRS:
+        w, h, bd, *_ = MAKER.PAIRS[pair]
+        ref = folder / f"{pair}_ref.yuv"
+        if not ref.exists():
+            MAKER.write_pair(pair, str(folder))
+        return str(ref), str(folder / f"{pair}_dis.yuv"), w, h, bd
+    ref, dis, w, h, bd = MAKER.NETFLIX_PAIRS[pair]
+    if not (NETFLIX / ref).exists():
+        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
+    return str(NETFLIX / ref), str(NETFLIX / dis), w, h, bd
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("v1016_pairs")
+
+
+COMPUTED_KEYS = [
+    "ramp8_320x240/vmaf_v1.0.16_3d0h",
+    "ramp10_258x218/vmaf_v1.0.16_hfr_1d5h_2160",
+    "flat10_300x230/vmaf_v1.0.16_hfr_3d0h",
+    "src01_8/vmaf_v1.0.16_5d0h",
+    "src01_10/vmaf_v1.0.16_hfr_3d0h_2160",
+]
+
+
+@pytest.mark.parametrize("key", COMPUTED_KEYS)
+def test_cambi_adm3_and_motion3_with_the_models_options_equal_libvmaf(key, folder):
+    pytest.importorskip("numba")
+    import admcuda
+    from admcuda.vmaf import parse_feature_arg
+
+    case = CASES[key]
+    model = _model(case["model"])
+    ref, dis, w, h, bd = _pair(case["pair"], folder)
+    features = []
+    for f in model.features:
+        if f.extractor == "speed_chroma":
+            continue
+        opts = ":".join(f"{k}={MAKER._text(v)}" for k, v in f.options.items())
+        features.append(parse_feature_arg(f"{f.extractor}={opts}"))
+    result = admcuda.score(ref, dis, width=w, height=h, pixel_format="420", bitdepth=bd,
+                           features=features, no_prediction=True)  # fmt: skip
+    frames = list(result)
+    assert len(frames) == len(case["frames"])
+    for i, (got, want) in enumerate(zip(frames, case["frames"], strict=True)):
+        for f in model.features:
+            if f.extractor != "speed_chroma":
+                assert got[f.output_name] == want[f.collector_name], (i, f.output_name)
