@@ -19,7 +19,11 @@ each frame's inputs under the collector names admcuda's loader gives them
 The synthetic pairs (:func:`pair_planes`) are made deterministically with integer
 arithmetic and NumPy's PCG64 bit stream (``random_raw``): luma and chroma ramps with a
 +-1 grain, the distorted frame quantised; ``flat`` pairs keep both chroma planes at
-mid-grey, so speed_chroma is 0 and the models' chroma correction replaces it.
+mid-grey, so speed_chroma is 0 and the models' chroma correction replaces it; ``texture``
+pairs add a blocky noise to the chroma, the distorted U plane box-blurred and its V plane
+given its own noise, at sizes where every model's prescaled chroma keeps 5x5 blocks.
+``SPEED_CASES`` run ``speed_chroma`` alone with every option and weighting mode, its
+three outputs kept under the names admcuda prints.
 """
 
 from __future__ import annotations
@@ -56,8 +60,9 @@ MODELS = (
 )
 
 # The models whose speed_chroma does not prescale: libvmaf 3.2.0 crashes (SIGSEGV) in the
-# prescaled ones (speed_prescale 0.5, 0.6) on every synthetic size here, so those run on
-# the Netflix pairs alone.
+# prescaled ones (speed_prescale 0.5, 0.6) where the prescaled chroma plane leaves no 5x5
+# block after decimation by 16 (the ramp and flat pairs), so those run on the texture
+# and Netflix pairs alone.
 UNSCALED = tuple(m for m in MODELS if m.endswith(("_3d0h", "_1d5h_2160")))
 
 # name -> (width, height, bit depth, frames, chroma, seed)
@@ -66,6 +71,29 @@ PAIRS: dict[str, tuple[int, int, int, int, str, int]] = {
     "ramp10_258x218": (258, 218, 10, 3, "ramp", 2),
     "flat8_256x216": (256, 216, 8, 3, "flat", 3),
     "flat10_300x230": (300, 230, 10, 2, "flat", 4),
+    "texture8_1280x720": (1280, 720, 8, 2, "texture", 5),
+    "texture10_960x544": (960, 544, 10, 2, "texture", 6),
+}
+
+# case -> (pair, speed_chroma options): every option and variance weighting mode
+SPEED_CASES: dict[str, tuple[str, str]] = {
+    "default_8": ("texture8_1280x720", ""),
+    "default_10": ("texture10_960x544", ""),
+    **{f"mode_{m}": ("texture8_1280x720", f"speed_weight_var_mode={m}") for m in range(1, 7)},
+    "bilinear_0.5": ("texture8_1280x720", "speed_prescale=0.5:speed_prescale_method=bilinear"),
+    "bilinear_1.3": ("texture10_960x544", "speed_prescale=1.3:speed_prescale_method=bilinear"),
+    "nearest_0.75": ("texture8_1280x720", "speed_prescale=0.75"),
+    "nearest_1.5": ("texture10_960x544", "speed_prescale=1.5:speed_weight_var_mode=3"),
+    "kernelscale_0.5": ("texture8_1280x720", "speed_kernelscale=0.5"),
+    "kernelscale_2": ("texture10_960x544", "speed_kernelscale=2"),
+    "kernelscale_1.5": ("texture8_1280x720", "speed_kernelscale=1.5:speed_sigma_nn=1.2"),
+    "floor_max": ("texture8_1280x720", "speed_nn_floor=0.5:speed_max_val=3"),
+    "model_5d0h": (
+        "texture10_960x544",
+        "speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_prescale=0.6:"
+        "speed_prescale_method=bilinear:speed_max_val=45",
+    ),
+    "flat_chroma": ("flat10_300x230", ""),
 }
 
 # pair -> (reference, distorted, width, height, bit depth) in the Netflix folder (4:2:0)
@@ -87,6 +115,14 @@ def _noise(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return ((rng.bit_generator.random_raw(n) % np.uint64(3)).astype(np.int64) - 1).reshape(shape)
 
 
+def _texture(rng: np.random.Generator, shape: tuple[int, int], step: int) -> np.ndarray:
+    """A blocky noise texture: 4x4 cells of values in -2*step..2*step."""
+    cells = ((shape[0] + 3) // 4, (shape[1] + 3) // 4)
+    n = cells[0] * cells[1]
+    raw = (rng.bit_generator.random_raw(n) % np.uint64(4 * step + 1)).astype(np.int64) - 2 * step
+    return np.kron(raw.reshape(cells), np.ones((4, 4), dtype=np.int64))[: shape[0], : shape[1]]
+
+
 def _plane(w: int, h: int, k: int, bd: int, phase: int, rng: np.random.Generator) -> np.ndarray:
     """A ramp over a quarter of the range with a moving bump, plus +-1 grain."""
     top = (1 << bd) - 1
@@ -100,6 +136,7 @@ def _plane(w: int, h: int, k: int, bd: int, phase: int, rng: np.random.Generator
 def pair_planes(name: str) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
     """Each frame's reference and distorted planes (Y, U, V), 4:2:0."""
     w, h, bd, frames, chroma, seed = PAIRS[name]
+    top = (1 << bd) - 1
     rng = np.random.Generator(np.random.PCG64(seed))
     cw, ch = (w + 1) // 2, (h + 1) // 2
     step = 1 << (bd - 5)
@@ -111,8 +148,16 @@ def pair_planes(name: str) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
             ref += [np.full((ch, cw), 1 << (bd - 1), dtype=np.int64)] * 2
         else:
             ref += [_plane(cw, ch, k, bd, p, rng) for p in (1, 2)]
+        if chroma == "texture":
+            ref[1:] = [np.clip(p + _texture(rng, (ch, cw), step), 0, top) for p in ref[1:]]
         dis = [r // step * step + step // 2 for r in ref[:1]]
         dis += [r // (step // 2) * (step // 2) if chroma != "flat" else r for r in ref[1:]]
+        if chroma == "texture":
+            # a blurred U plane (a 3x3 box, integer) and a V plane with its own noise
+            u = dis[1]
+            padded = np.pad(u, 1, mode="edge")
+            dis[1] = sum(padded[i : i + ch, j : j + cw] for i in range(3) for j in range(3)) // 9
+            dis[2] = np.clip(dis[2] + _texture(rng, (ch, cw), step // 2), 0, top)
         out.append(([p.astype(dtype) for p in ref], [p.astype(dtype) for p in dis]))
     return out
 
@@ -176,6 +221,34 @@ def _oracle(args: argparse.Namespace, ref: str, dis: str, geometry: tuple, model
     return {"frames": frames, "pooled": scored["pooled"]["vmaf"]}
 
 
+def speed_names(options: str) -> tuple[list[str], list[str]]:
+    """speed_chroma's collector names for ``options`` (``KEY=VALUE:...``) and the names
+    admcuda prints for them (admcuda.vmaf.speed.output_names)."""
+    from admcuda.model import SPEED_CHROMA
+    from admcuda.model.features import collector_name, parse_option
+    from admcuda.vmaf.plan import parse_feature_arg
+    from admcuda.vmaf.speed import FEATURES, output_names
+
+    given = dict(kv.split("=") for kv in options.split(":") if kv)
+    values = {k: parse_option(SPEED_CHROMA, k, v, "speed_chroma") for k, v in given.items()}
+    collector = [collector_name(f, SPEED_CHROMA, values) for f in FEATURES]
+    _, opts = parse_feature_arg("speed_chroma" + (f"={options}" if options else ""))
+    return collector, list(output_names(opts))  # type: ignore[arg-type]
+
+
+def _speed(args: argparse.Namespace, ref: str, dis: str, geometry: tuple, options: str) -> list:
+    """speed_chroma's three outputs per frame, under the names admcuda prints."""
+    w, h, bd = geometry
+    collector, printed = speed_names(options)
+    head = [sys.executable, args.oracle, args.libvmaf, ref, dis, str(w), str(h), "420", str(bd)]
+    spec = "speed_chroma" + (":" + options if options else "")
+    frames = _run(head + ["any", ",".join(collector), spec])["frames"]
+    for row in frames:
+        if list(row) != collector:
+            raise SystemExit(f"the oracle gave {list(row)}, not {collector}")
+    return [{p: row[c] for p, c in zip(printed, collector, strict=True)} for row in frames]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--libvmaf", required=True, help="libvmaf 3.2.0 shared library")
@@ -186,11 +259,19 @@ def main() -> None:
     args = parser.parse_args()
     cases: dict[str, Any] = {}
     pairs: dict[str, Any] = {}
+    speed: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, (w, h, bd, *_) in PAIRS.items():
             ref, dis = write_pair(name, tmp)
             pairs[name] = {"ref_sha256": _sha256(ref), "dis_sha256": _sha256(dis)}
-            for model in UNSCALED:
+            for case, (pair, options) in SPEED_CASES.items():
+                if pair == name:
+                    speed[case] = {
+                        "pair": pair,
+                        "options": options,
+                        "frames": _speed(args, ref, dis, (w, h, bd), options),
+                    }
+            for model in MODELS if PAIRS[name][4] == "texture" else UNSCALED:
                 cases[f"{name}/{model}"] = {
                     "pair": name,
                     "model": model,
@@ -217,7 +298,7 @@ def main() -> None:
         "script_sha256": _sha256(__file__),
         "date": "2026-12-07",
     }
-    doc = {"_provenance": provenance, "pairs": pairs, "cases": cases}
+    doc = {"_provenance": provenance, "pairs": pairs, "cases": cases, "speed_chroma": speed}
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

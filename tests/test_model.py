@@ -503,8 +503,8 @@ def _variant(tmp_path, change) -> str:
     return str(path)
 
 
-def _add_speed_chroma(md):
-    md["feature_names"].append("Speed_chroma_feature_speed_chroma_uv_score")
+def _add_ciede(md):
+    md["feature_names"].append("ciede2000")
     md["slopes"].append(1.0)
     md["intercepts"].append(0.0)
 
@@ -542,7 +542,7 @@ def _bad_knots(md):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (_add_speed_chroma, r"does not compute: speed_chroma \('Speed_chroma_feature_spe"),
+        (_add_ciede, r"does not compute: ciede \('ciede2000'\) \(admcuda"),
         (_float_adm, r"does not compute: float_adm \('VMAF_feature_adm2_score'\)"),
         (_unknown_option, "adm extractor has no option 'adm_bogus'"),
         (_chroma, "chroma_correction_parameter needs exactly one feature whose name holds 'adm3'"),
@@ -560,28 +560,25 @@ def test_unsupported_models_are_refused(tmp_path, change, message):
     assert "\n" not in str(info.value)
 
 
-def _v1_0_16(md):
-    """What libvmaf 3.2.0's vmaf_v1.0.16_3d0h.json needs beyond adm and motion."""
-    md["feature_names"] = [
-        "Cambi_feature_cambi_score",
-        "Speed_chroma_feature_speed_chroma_uv_score",
-        "VMAF_integer_feature_adm3_score",
-        "VMAF_integer_feature_motion3_score",
-    ]
-    md["chroma_correction_parameter"] = 120.0
+def _float_features(md):
+    """Inputs of libvmaf's float extractors, which admcuda does not compute."""
+    md["feature_names"][0] = "VMAF_feature_adm2_score"
+    md["feature_names"][1] = "VMAF_feature_vif_scale0_score"
+    md["feature_names"][2] = "VMAF_feature_vif_scale1_score"
 
 
 def test_a_model_is_refused_naming_all_it_needs(tmp_path):
-    """A model needing extractors admcuda lacks is refused naming each, in one line: of
-    the vmaf_v1.0.16 models' inputs, speed_chroma alone (cambi, adm3, motion3 and the
-    chroma correction are computed)."""
-    path = _variant(tmp_path, _v1_0_16)
+    """A model needing extractors admcuda lacks is refused naming each, in one line (the
+    vmaf_v1.0.16 models' cambi, speed_chroma, adm3, motion3 and chroma correction are all
+    computed: tests/test_model_v1016.py)."""
+    path = _variant(tmp_path, _float_features)
     with pytest.raises(ModelError) as info:
         load_model(path=path)
     assert str(info.value) == (
-        f"model {path} needs what admcuda does not compute: speed_chroma "
-        "('Speed_chroma_feature_speed_chroma_uv_score') (admcuda's extractors: adm, motion, "
-        "vif, cambi)"
+        f"model {path} needs what admcuda does not compute: float_adm "
+        "('VMAF_feature_adm2_score'); float_vif ('VMAF_feature_vif_scale0_score', "
+        "'VMAF_feature_vif_scale1_score') (admcuda's extractors: adm, motion, vif, cambi, "
+        "speed_chroma)"
     )
 
 
@@ -679,12 +676,12 @@ def test_files_neither_model_nor_collection_are_refused(tmp_path, root):
 
 
 def test_extractors_can_be_extended(tmp_path):
-    path = _variant(tmp_path, _add_speed_chroma)
-    speed = Extractor("speed_chroma", ("Speed_chroma_feature_speed_chroma_uv_score",), ())
-    model = load_model(path=path, extractors=(*COMPUTED_EXTRACTORS, speed))
-    assert model.features[-1].extractor == "speed_chroma"
-    assert model.features[-1].output_name == "speed_chroma_uv"
-    assert ("speed_chroma", {}) in model.extractors()
+    path = _variant(tmp_path, _add_ciede)
+    ciede = Extractor("ciede", ("ciede2000",), ())
+    model = load_model(path=path, extractors=(*COMPUTED_EXTRACTORS, ciede))
+    assert model.features[-1].extractor == "ciede"
+    assert model.features[-1].output_name == "ciede2000"
+    assert ("ciede", {}) in model.extractors()
 
 
 # --- score transform and pooling details ---------------------------------------------------

@@ -6,38 +6,30 @@ its score, doubles at full precision), on synthetic 4:2:0 pairs made by that scr
 the Netflix pairs of ``../shared/netflix`` (tests reading those skip where it is missing).
 Every value is compared with ``==``.
 
-admcuda computes cambi, adm3 and motion3 with the models' options and applies the models'
-chroma correction; speed_chroma is not computed yet, so the models load here with its
-option table added (as a caller that computes it would) and predict from libvmaf's inputs.
+admcuda computes every input (cambi, speed_chroma, adm3 and motion3 with the models'
+options) and applies the models' chroma correction: the prediction from libvmaf's own
+inputs and the whole run from the files are each compared with libvmaf's scores.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from admcuda.model import (
-    CAMBI,
-    COMPUTED_EXTRACTORS,
-    SPEED_CHROMA,
-    V1016_VERSIONS,
-    ModelError,
-    load_model,
-    pool,
-)
+from admcuda.model import CAMBI, V1016_VERSIONS, load_model, pool
 from admcuda.vmaf import cambi as V
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTDATA = ROOT / "testdata"
 NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
-GOLDENS = __import__("json").loads((TESTDATA / "v1016_goldens.json").read_text())
+GOLDENS = json.loads((TESTDATA / "v1016_goldens.json").read_text())
 CASES = GOLDENS["cases"]
-WITH_SPEED = COMPUTED_EXTRACTORS + (SPEED_CHROMA,)
 
 _spec = importlib.util.spec_from_file_location("v1016_maker", TESTDATA / "make_v1016_goldens.py")
 MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
@@ -45,7 +37,7 @@ _spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
 
 
 def _model(version: str):
-    return load_model(version, extractors=WITH_SPEED)
+    return load_model(version)
 
 
 def _columns(case: dict) -> dict[str, np.ndarray]:
@@ -111,16 +103,6 @@ def test_the_cambi_table_is_the_cambi_feature_table():
             assert opt.default == getattr(V.CambiOptions, opt.name)
 
 
-def test_only_speed_chroma_is_refused():
-    with pytest.raises(ModelError) as info:
-        load_model("vmaf_v1.0.16_3d0h")
-    assert str(info.value) == (
-        "model vmaf_v1.0.16_3d0h needs what admcuda does not compute: speed_chroma "
-        "('Speed_chroma_feature_speed_chroma_uv_score') (admcuda's extractors: adm, motion, "
-        "vif, cambi)"
-    )
-
-
 # --- admcuda computes the models' other inputs as libvmaf does ---------------------------------
 
 
@@ -142,35 +124,50 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("v1016_pairs")
 
 
-COMPUTED_KEYS = [
+WHOLE_RUN = [
     "ramp8_320x240/vmaf_v1.0.16_3d0h",
     "ramp10_258x218/vmaf_v1.0.16_hfr_1d5h_2160",
-    "flat10_300x230/vmaf_v1.0.16_hfr_3d0h",
-    "src01_8/vmaf_v1.0.16_5d0h",
-    "src01_10/vmaf_v1.0.16_hfr_3d0h_2160",
+    "flat8_256x216/vmaf_v1.0.16_hfr_3d0h",
+    "flat10_300x230/vmaf_v1.0.16_1d5h_2160",
+    "texture8_1280x720/vmaf_v1.0.16_5d0h",
+    "texture8_1280x720/vmaf_v1.0.16_hfr_3d0h_2160",
+    "texture10_960x544/vmaf_v1.0.16_3d0h_2160",
+    "texture10_960x544/vmaf_v1.0.16_hfr_5d0h",
+    *[k for k in CASES if k.startswith("src01_")],
 ]
 
 
-@pytest.mark.parametrize("key", COMPUTED_KEYS)
-def test_cambi_adm3_and_motion3_with_the_models_options_equal_libvmaf(key, folder):
+@pytest.mark.parametrize("key", WHOLE_RUN)
+def test_the_whole_model_scores_as_libvmaf(key, folder, tmp_path):
+    """``admcuda score --model version=...`` from the files: every input the model reads,
+    every frame's score and the pooled scores, ==."""
     pytest.importorskip("numba")
-    import admcuda
-    from admcuda.vmaf import parse_feature_arg
+    from admcuda.cli.main import main
 
     case = CASES[key]
     model = _model(case["model"])
     ref, dis, w, h, bd = _pair(case["pair"], folder)
-    features = []
-    for f in model.features:
-        if f.extractor == "speed_chroma":
-            continue
-        opts = ":".join(f"{k}={MAKER._text(v)}" for k, v in f.options.items())
-        features.append(parse_feature_arg(f"{f.extractor}={opts}"))
-    result = admcuda.score(ref, dis, width=w, height=h, pixel_format="420", bitdepth=bd,
-                           features=features, no_prediction=True)  # fmt: skip
-    frames = list(result)
-    assert len(frames) == len(case["frames"])
-    for i, (got, want) in enumerate(zip(frames, case["frames"], strict=True)):
+    out = tmp_path / "out.json"
+    version = f"version={case['model']}"
+    args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", "420",
+            "-b", str(bd), "--model", version, "--json", "-o", str(out)]  # fmt: skip
+    assert main(args) == 0
+    doc = json.loads(out.read_text())
+    assert len(doc["frames"]) == len(case["frames"])
+    for i, (got, want) in enumerate(zip(doc["frames"], case["frames"], strict=True)):
+        metrics = got["metrics"]
         for f in model.features:
-            if f.extractor != "speed_chroma":
-                assert got[f.output_name] == want[f.collector_name], (i, f.output_name)
+            assert metrics[f.output_name] == want[f.collector_name], (i, f.output_name)
+        assert metrics["vmaf"] == want["vmaf"], i
+    assert doc["pooled_metrics"]["vmaf"] == case["pooled"]
+
+
+def test_the_api_scores_a_model_object(folder):
+    pytest.importorskip("numba")
+    import admcuda
+
+    case = CASES["texture10_960x544/vmaf_v1.0.16_hfr_5d0h"]
+    ref, dis, w, h, bd = _pair(case["pair"], folder)
+    result = admcuda.score(ref, dis, width=w, height=h, pixel_format="420", bitdepth=bd,
+                           model=_model(case["model"]))  # fmt: skip
+    assert [f["vmaf"] for f in result] == [f["vmaf"] for f in case["frames"]]

@@ -11,7 +11,8 @@ one the GPU path uses on the host, so every output is the reference's double:
 - :mod:`.motion`: per frame, motion's SAD against the previous reference plane;
 - :mod:`.ssim`: libvmaf's ``float_ssim`` and ``float_ms_ssim`` of a frame, which the
   pipeline computes on the host beside any engine (:mod:`admcuda.vmaf.host`);
-- :mod:`.cambi`: libvmaf's ``cambi`` banding score of a plane, on the host likewise.
+- :mod:`.cambi`: libvmaf's ``cambi`` banding score of a plane, on the host likewise;
+- :mod:`.speed`: libvmaf's ``speed_chroma`` of a chroma plane pair, on the host likewise.
 
 Numba is optional (``pip install ".[fast]"``): :func:`available` says whether it
 imports, and without it the CPU backend runs the NumPy reference. Kernels compile on
@@ -37,7 +38,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __all__ = ["ALL_KINDS", "available", "cached", "skip_blas_probe", "warm_up"]
 
-ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi")
+ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi", "speed_chroma")
 """Every kind of feature with compiled kernels (``admcuda warmup`` loads them all)."""
 
 
@@ -103,6 +104,19 @@ def warm_up(
                 sizes = {"enc_width": side, "enc_height": side, "enc_bitdepth": depth}
                 cambi.cambi_frame(plane, depth, tables, topk=0.6, **sizes)
             done.append("cambi")
+        if "speed_chroma" in kinds:
+            from . import speed
+
+            taps = speed.gaussian_taps(3, 0.6)
+            for dtype, depth in ((np.uint8, 8), (np.uint16, 10)):
+                plane = (np.arange(96 * 96) * 7919 % 61).astype(dtype).reshape(96, 96)
+                for method in ("nearest", "bilinear"):
+                    side = speed.speed_chroma_plane(
+                        plane, bitdepth=depth, prescale=1.1, method=method, antialias=taps,
+                        gauss=taps, sigma_nn=np.float32(0.29),
+                    )  # fmt: skip
+                speed.speed_score(side, side, np.float32(0.29), np.float32(0.0), 0)
+            done.append("speed_chroma")
     return done
 
 

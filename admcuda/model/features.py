@@ -191,7 +191,7 @@ SPEED_CHROMA = Extractor(
 # The extractors whose features admcuda computes, in libvmaf's registry order (the first
 # extractor providing a feature name is the one libvmaf uses). A caller that computes more
 # passes an extended tuple to load_model.
-COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (ADM, MOTION, VIF, CAMBI)
+COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (ADM, MOTION, VIF, CAMBI, SPEED_CHROMA)
 
 # libvmaf 3.2.0 src/feature/alias.c: the names its output files print for collector names.
 OUTPUT_ALIASES: Mapping[str, str] = {

@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 # The models shipped in admcuda/model/data, as libvmaf 3.2.0 builds them in (those of its
-# integer features: not its vmaf_float_* ones, nor the vmaf_v1.0.16 ones, which need
-# speed_chroma).
+# integer features: not its vmaf_float_* ones), with the vmaf_v1.0.16 ones beside them in
+# V1016_VERSIONS.
 BUILTIN_VERSIONS = (
     "vmaf_v0.6.1",
     "vmaf_v0.6.1neg",
@@ -62,9 +62,9 @@ BUILTIN_VERSIONS = (
     "vmaf_b_v0.6.3",
 )
 
-# libvmaf 3.2.0's vmaf_v1.0.16 models, shipped in admcuda/model/data too and loaded by
-# version as libvmaf builds them in; they read speed_chroma, which admcuda does not compute
-# yet, so loading one is refused naming it.
+# libvmaf 3.2.0's vmaf_v1.0.16 models (cambi, speed_chroma, adm3, motion3 and a chroma
+# correction), shipped in admcuda/model/data too and loaded by version as libvmaf builds
+# them in.
 V1016_VERSIONS = (
     "vmaf_v1.0.16_3d0h",
     "vmaf_v1.0.16_5d0h",

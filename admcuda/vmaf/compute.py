@@ -46,6 +46,7 @@ from admcuda.reference.vif import compute_vif
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
+from admcuda.vmaf.speed import SPEED_KIND, speed_chroma_frame
 from admcuda.vmaf.ssim import SSIM_KINDS, ssim_frame
 
 __all__ = ["aggregate_metrics", "finish_clip", "pooled", "score_clip", "score_pair"]
@@ -107,7 +108,8 @@ def score_pair(
         False for a frame that ``--subsample`` passes over: only motion's score is
         computed (``dis`` is not read), and PSNR's with ``enable_apsnr``.
     ref_chroma, dis_chroma : sequence of two ndarray, optional
-        The Cb and Cr planes, read by PSNR alone (where its ``enable_chroma`` is on).
+        The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on) and
+        speed_chroma.
 
     Returns
     -------
@@ -147,6 +149,10 @@ def score_pair(
                 out.update(ssim_frame(ex, ref, dis, bitdepth))
             elif ex.kind == CAMBI_KIND:
                 out.update(cambi_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == SPEED_KIND:
+                if not ref_chroma or not dis_chroma:
+                    raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")
+                out.update(speed_chroma_frame(ex, tuple(ref_chroma), tuple(dis_chroma), bitdepth))
             elif ex.kind == "adm":
                 values = compute_adm(ref, dis, bitdepth, ex.options)
                 for base, name in ex.names.items():

@@ -1,13 +1,15 @@
-"""Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI.
+"""Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
+speed_chroma.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
 is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr` (luma
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
-luma planes, one frame a task on a thread
-pool: the kernels release the GIL and each frame's numbers are computed in the same
-order whatever thread runs it, so they are the same doubles as one frame after another.
+luma planes, and ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes,
+one frame a task on a thread pool: the kernels release the GIL and each frame's numbers
+are computed in the same order whatever thread runs it, so they are the same doubles as
+one frame after another.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from admcuda.errors import AdmError
+from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import speed as _speed
 from admcuda.vmaf.plan import FeaturePlan
 from admcuda.vmaf.psnr import HostPsnr
 from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
@@ -57,7 +61,7 @@ class HostFeatures:
     ----------
     chroma_size : int
         Samples of both chroma planes of a frame the pipeline reads beside the luma plane
-        (PSNR's); 0 where no extractor scores chroma.
+        (PSNR's, speed_chroma's); 0 where no extractor reads chroma.
 
     Raises
     ------
@@ -78,7 +82,9 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        self.ssim = tuple(ex for ex in hosted if ex.kind in (*SSIM_KINDS, _cambi.CAMBI_KIND))
+        self.ssim = tuple(
+            ex for ex in hosted if ex.kind in (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND)
+        )
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -87,17 +93,23 @@ class HostFeatures:
             if psnr
             else None
         )
-        self.chroma_size = self.psnr.chroma_size if self.psnr is not None else 0
+        self.shapes = plane_shapes(width, height, pixel_format)
+        wants = plan.chroma_wanted(pixel_format) and len(self.shapes) == 3
+        self.chroma_size = 2 * self.shapes[1][0] * self.shapes[1][1] if wants else 0
         self.threads = max(1, threads if threads is not None else _cores())
         self._loading: threading.Thread | None = None
         self._failed: list[BaseException] = []
         if self.ssim:
+            for ex in self.ssim:
+                if ex.kind == _speed.SPEED_KIND:
+                    _speed.check_size(ex.options, width, height, pixel_format)
             check_size(self.ssim, width, height)
             from admcuda.compiled import available
 
             if not available():
-                kinds = {ex.kind for ex in self.ssim}
-                (_cambi.kernels if kinds == {_cambi.CAMBI_KIND} else kernels)()  # one line
+                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels}
+                for ex in self.ssim:
+                    loaders.get(ex.kind, kernels)()  # one line
             for ex in self.ssim:
                 if ex.kind == _cambi.CAMBI_KIND:
                     _cambi.run_for(ex.options, width, height, bitdepth)  # its refusals
@@ -114,9 +126,8 @@ class HostFeatures:
             return
         from admcuda.compiled import cached
 
-        modules = tuple(
-            {"cambi" if ex.kind == _cambi.CAMBI_KIND else "ssim": 0 for ex in self.ssim}
-        )
+        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed"}
+        modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.ssim})
         if cached(modules) is False:
             _log.warning(
                 "compiling the kernels of %s, once for this machine "
@@ -151,7 +162,8 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim and cambi read frames on the host; decode with "
+                "psnr, float_ssim, float_ms_ssim, cambi and speed_chroma read frames on the "
+                "host; decode with "
                 "ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
@@ -166,6 +178,11 @@ class HostFeatures:
             j, k = task
             row: dict[str, float] = {}
             for ex in self.ssim:
+                if ex.kind == _speed.SPEED_KIND:
+                    a = self._chroma(ref_chroma, k)
+                    b = self._chroma(dis_chroma[j], k)
+                    row.update(_speed.speed_chroma_frame(ex, a, b, self.bitdepth))
+                    continue
                 frame = _cambi.cambi_frame if ex.kind == _cambi.CAMBI_KIND else ssim_frame
                 row.update(frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
@@ -182,6 +199,13 @@ class HostFeatures:
             for n in names:
                 out[n] = np.array([r[n] for r in mine], dtype=np.float64)
         return results
+
+    def _chroma(self, chroma: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Frame ``k``'s Cb and Cr planes from a slot's flat chroma."""
+        if chroma is None or not self.chroma_size:
+            raise AdmError("speed_chroma reads the chroma planes, which this input does not give")
+        ch, cw = self.shapes[1]
+        return chroma[k, : ch * cw].reshape(ch, cw), chroma[k, ch * cw :].reshape(ch, cw)
 
     def __repr__(self) -> str:
         kinds = [ex.name for ex in self.ssim] + (["psnr"] if self.psnr is not None else [])

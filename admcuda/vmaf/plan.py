@@ -7,7 +7,8 @@ ADM that admcuda's own options ask for; ``--feature psnr`` too (libvmaf's intege
 computed on the host from the planes read, luma and chroma, whatever the backend), and
 ``--feature float_ssim``, ``float_ms_ssim`` and ``cambi`` (on the host from the luma
 planes read, with the compiled kernels of :mod:`admcuda.compiled.ssim` and
-:mod:`admcuda.compiled.cambi`). It
+:mod:`admcuda.compiled.cambi`), and ``--feature speed_chroma`` (on the host from the
+chroma planes read, with :mod:`admcuda.compiled.speed`). It
 registers extractors as libvmaf does
 (``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
 each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
@@ -62,8 +63,10 @@ from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
+from admcuda.vmaf.speed import SpeedChromaOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
 __all__ = [
@@ -83,6 +86,7 @@ ExtractorOptions: TypeAlias = (
     | SsimOptions
     | MsSsimOptions
     | CambiOptions
+    | SpeedChromaOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -97,11 +101,12 @@ FEATURE_NAMES: Mapping[str, str] = {
     "float_ssim": "float_ssim",
     "float_ms_ssim": "float_ms_ssim",
     "cambi": "cambi",
+    "speed_chroma": "speed_chroma",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes.
-HOST_KINDS = frozenset({"psnr", *_ssim.SSIM_KINDS, _cambi.CAMBI_KIND})
+HOST_KINDS = frozenset({"psnr", *_ssim.SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND})
 
 # libvmaf 3.2.0's psnr option table (integer_psnr.c): option -> (type, alias, min, max).
 _PSNR_TABLE: Mapping[str, tuple[str, str | None, Any, Any]] = {
@@ -137,7 +142,7 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim`` or ``cambi``.
+        ``float_ms_ssim``, ``cambi`` or ``speed_chroma``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions
@@ -292,11 +297,11 @@ class FeaturePlan:
         return dataclasses.replace(self, extractors=extractors)
 
     def chroma_wanted(self, pixel_format: str) -> bool:
-        """Whether a run over ``pixel_format`` inputs reads chroma planes (PSNR's)."""
+        """Whether a run over ``pixel_format`` inputs reads chroma planes (PSNR's,
+        speed_chroma's)."""
         return str(pixel_format) != "400" and any(
-            ex.options.enable_chroma  # type: ignore[union-attr]
+            ex.kind == _speed.SPEED_KIND or (ex.kind == "psnr" and ex.options.enable_chroma)  # type: ignore[union-attr]
             for ex in self.host_extractors
-            if ex.kind == "psnr"
         )
 
     @property
@@ -368,6 +373,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
     """The extractor libvmaf registers as ``name`` with ``options``: its printed names and
     which of them it writes, in its order."""
     kind = FEATURE_NAMES[name]
+    if kind == _speed.SPEED_KIND:
+        assert isinstance(options, SpeedChromaOptions)
+        outputs = _speed.output_names(options)
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _cambi.CAMBI_KIND:
         assert isinstance(options, CambiOptions)
         outputs = _cambi.output_names(options)
@@ -416,6 +425,8 @@ def _options_from_model(kind: str, values: Mapping[str, Any], where: str) -> Ext
             return VifOptions(**values)
         if kind == _cambi.CAMBI_KIND:
             return CambiOptions(**values)
+        if kind == _speed.SPEED_KIND:
+            return SpeedChromaOptions(**values)
         return MotionOptions(**values)
     except (TypeError, ValueError) as exc:
         raise AdmError(f"{where}: {kind} options {dict(values)} are refused: {exc}") from None
@@ -432,6 +443,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return dict(_ssim.TABLES[kind])
     if kind == _cambi.CAMBI_KIND:
         return {k: v[:4] for k, v in _cambi.TABLE.items()}
+    if kind == _speed.SPEED_KIND:
+        return dict(_speed.TABLE)
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -492,7 +505,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
     if name not in FEATURE_NAMES:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
-            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim and cambi, with "
+            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi and "
+            "speed_chroma, with "
             "options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
@@ -529,6 +543,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
             raise AdmError(f"{where}: {exc}") from None
     if kind == _cambi.CAMBI_KIND:
         return name, _cambi.parse_options(where, given, _parse_value)
+    if kind == _speed.SPEED_KIND:
+        return name, _speed.parse_options(where, given, _parse_value)
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -606,19 +622,20 @@ def build_plan(
         name, options = parse_feature_arg(item) if isinstance(item, str) else item
         want = {
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
-            **_ssim.OPTIONS_TYPES, "cambi": CambiOptions,
+            **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
-                "float_ms_ssim or cambi, with AdmOptions, VifOptions, MotionOptions, "
-                "PsnrOptions, SsimOptions, MsSsimOptions or CambiOptions"
+                "float_ms_ssim, cambi or speed_chroma, with AdmOptions, VifOptions, "
+                "MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, CambiOptions or "
+                "SpeedChromaOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim, float_ms_ssim or cambi)"
+            "float_ssim, float_ms_ssim, cambi or speed_chroma)"
         )
 
     extractors: list[Extractor] = []
