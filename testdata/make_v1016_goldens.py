@@ -75,6 +75,15 @@ PAIRS: dict[str, tuple[int, int, int, int, str, int]] = {
     "texture10_960x544": (960, 544, 10, 2, "texture", 6),
 }
 
+# speed_chroma on the other chroma layouts and depths: name -> (width, height, bit depth,
+# pixel format, seed); two frames of textured chroma each
+LAYOUT_PAIRS: dict[str, tuple[int, int, int, str, int]] = {
+    "layout444_8": (640, 368, 8, "444", 7),
+    "layout422_10": (640, 368, 10, "422", 8),
+    "layout420_12": (640, 368, 12, "420", 9),
+    "layout444_16": (640, 368, 16, "444", 10),
+}
+
 # case -> (pair, speed_chroma options): every option and variance weighting mode
 SPEED_CASES: dict[str, tuple[str, str]] = {
     "default_8": ("texture8_1280x720", ""),
@@ -94,6 +103,8 @@ SPEED_CASES: dict[str, tuple[str, str]] = {
         "speed_prescale_method=bilinear:speed_max_val=45",
     ),
     "flat_chroma": ("flat10_300x230", ""),
+    **{f"{name}": (name, "") for name in LAYOUT_PAIRS},
+    "layout422_10_bilinear": ("layout422_10", "speed_prescale=0.8:speed_prescale_method=bilinear"),
 }
 
 # pair -> (reference, distorted, width, height, bit depth) in the Netflix folder (4:2:0)
@@ -162,10 +173,32 @@ def pair_planes(name: str) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
     return out
 
 
+def layout_planes(name: str) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """Each frame's planes of a :data:`LAYOUT_PAIRS` pair: luma as the ramps', textured
+    chroma at the layout's size, the distorted chroma given its own noise."""
+    w, h, bd, fmt, seed = LAYOUT_PAIRS[name]
+    rng = np.random.Generator(np.random.PCG64(seed))
+    cw, ch = {"444": (w, h), "422": ((w + 1) // 2, h), "420": ((w + 1) // 2, (h + 1) // 2)}[fmt]
+    top = (1 << bd) - 1
+    step = 1 << (bd - 5)
+    dtype = np.uint8 if bd == 8 else np.dtype("<u2")
+    out = []
+    for k in range(2):
+        ref = [_plane(w, h, k, bd, 0, rng)]
+        ref += [
+            np.clip(_plane(cw, ch, k, bd, p, rng) + _texture(rng, (ch, cw), step), 0, top)
+            for p in (1, 2)
+        ]
+        dis = [ref[0] // step * step]
+        dis += [np.clip(r + _texture(rng, (ch, cw), step // 2), 0, top) for r in ref[1:]]
+        out.append(([p.astype(dtype) for p in ref], [p.astype(dtype) for p in dis]))
+    return out
+
+
 def write_pair(name: str, folder: str) -> tuple[str, str]:
-    """Write pair ``name`` into ``folder`` as raw 4:2:0; the two files' paths."""
+    """Write pair ``name`` into ``folder`` as raw planar YUV; the two files' paths."""
     paths = (os.path.join(folder, f"{name}_ref.yuv"), os.path.join(folder, f"{name}_dis.yuv"))
-    frames = pair_planes(name)
+    frames = layout_planes(name) if name in LAYOUT_PAIRS else pair_planes(name)
     for side, path in enumerate(paths):
         with open(path, "wb") as f:
             for frame in frames:
@@ -238,9 +271,9 @@ def speed_names(options: str) -> tuple[list[str], list[str]]:
 
 def _speed(args: argparse.Namespace, ref: str, dis: str, geometry: tuple, options: str) -> list:
     """speed_chroma's three outputs per frame, under the names admcuda prints."""
-    w, h, bd = geometry
+    w, h, bd, fmt = geometry
     collector, printed = speed_names(options)
-    head = [sys.executable, args.oracle, args.libvmaf, ref, dis, str(w), str(h), "420", str(bd)]
+    head = [sys.executable, args.oracle, args.libvmaf, ref, dis, str(w), str(h), fmt, str(bd)]
     spec = "speed_chroma" + (":" + options if options else "")
     frames = _run(head + ["any", ",".join(collector), spec])["frames"]
     for row in frames:
@@ -269,7 +302,7 @@ def main() -> None:
                     speed[case] = {
                         "pair": pair,
                         "options": options,
-                        "frames": _speed(args, ref, dis, (w, h, bd), options),
+                        "frames": _speed(args, ref, dis, (w, h, bd, "420"), options),
                     }
             for model in MODELS if PAIRS[name][4] == "texture" else UNSCALED:
                 cases[f"{name}/{model}"] = {
@@ -277,6 +310,16 @@ def main() -> None:
                     "model": model,
                     **_oracle(args, ref, dis, (w, h, bd), model),
                 }
+        for name, (w, h, bd, fmt, _) in LAYOUT_PAIRS.items():
+            ref, dis = write_pair(name, tmp)
+            pairs[name] = {"ref_sha256": _sha256(ref), "dis_sha256": _sha256(dis)}
+            for case, (pair, options) in SPEED_CASES.items():
+                if pair == name:
+                    speed[case] = {
+                        "pair": pair,
+                        "options": options,
+                        "frames": _speed(args, ref, dis, (w, h, bd, fmt), options),
+                    }
     for name, (ref, dis, w, h, bd) in NETFLIX_PAIRS.items():
         ref, dis = (os.path.join(args.netflix, p) for p in (ref, dis))
         pairs[name] = {"ref_sha256": _sha256(ref), "dis_sha256": _sha256(dis)}

@@ -1,5 +1,6 @@
 """``speed_chroma`` (libvmaf's SpEED on the chroma planes): ``admcuda score --feature
-speed_chroma``, the API, ``score_clip``, its options, names and refusals.
+speed_chroma``, the API, ``score_clip``, its options, names and refusals, at 4:2:0, 4:2:2
+and 4:4:4 and 8 to 16 bits.
 
 Goldens: ``testdata/v1016_goldens.json``'s ``speed_chroma`` cases
 (``testdata/make_v1016_goldens.py``: libvmaf 3.2.0's scalar C through its C API, every
@@ -47,6 +48,14 @@ def _feature(case: dict) -> str:
     return "speed_chroma" + (f"={case['options']}" if case["options"] else "")
 
 
+def _geometry(pair: str) -> tuple[int, int, int, str]:
+    if pair in MAKER.LAYOUT_PAIRS:
+        w, h, bd, fmt, _ = MAKER.LAYOUT_PAIRS[pair]
+        return w, h, bd, fmt
+    w, h, bd, *_ = MAKER.PAIRS[pair]
+    return w, h, bd, "420"
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("speed_pairs")
@@ -62,10 +71,10 @@ def _paths(pair: str, folder: Path) -> tuple[str, str]:
 @pytest.mark.parametrize("key", list(CASES))
 def test_command_line_equals_libvmaf(key, folder, tmp_path):
     case = CASES[key]
-    w, h, bd, *_ = MAKER.PAIRS[case["pair"]]
+    w, h, bd, fmt = _geometry(case["pair"])
     ref, dis = _paths(case["pair"], folder)
     out = tmp_path / "out.json"
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", "420",
+    args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", fmt,
             "-b", str(bd), "--feature", _feature(case), "-n", "--json", "-o", str(out)]  # fmt: skip
     assert main(args) == 0
     doc = json.loads(out.read_text())
