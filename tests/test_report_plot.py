@@ -148,9 +148,11 @@ def test_cli_errors(tmp_path, capsys):
     )
     assert "No such file" in _error(capsys, [str(tmp_path / "nope.json"), "-o", out], 1)
     assert "does not exist" in _error(capsys, [str(good), "-o", str(tmp_path / "d" / "o.png")], 1)
-    other = tmp_path / "psnr.json"
-    other.write_text('{"frames": [{"frameNum": 0, "metrics": {"psnr_y": 40.0}}]}')
-    assert "no integer_adm2 or VMAF model scores" in _error(capsys, [str(other), "-o", out], 1)
+    other = tmp_path / "vif.json"
+    other.write_text('{"frames": [{"frameNum": 0, "metrics": {"integer_vif_scale0": 0.9}}]}')
+    assert "no integer_adm2, VMAF model, PSNR, SSIM, CAMBI or SpEED scores" in _error(
+        capsys, [str(other), "-o", out], 1
+    )
     assert "no feature 'vmaf'" in _error(capsys, [str(good), "-o", out, "--metric", "vmaf"], 1)
     assert not (tmp_path / "o.png").exists()
     assert main(["--help"]) == 0
@@ -358,5 +360,127 @@ def test_cli_reads_the_csv_score_writes(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "adm.png"
     assert main([str(csv), "-o", str(out)]) == 0
+    _png_shape(out)
+    assert capsys.readouterr().err == ""
+
+
+# As admcuda score writes them, with options giving suffixes (cambi topk=0.5, speed_chroma
+# speed_kernelscale=2) and the outputs no panel takes (enable_mse, enable_lcs, full_ref).
+_OTHER_FEATURES = (
+    "psnr_y", "mse_y", "psnr_cb", "psnr_cr", "float_ssim", "float_ssim_l", "float_ms_ssim",
+    "float_ms_ssim_c_scale2", "cambi_topk_0.5", "cambi_source", "cambi_full_reference",
+    "speed_chroma_u_ks_2", "speed_chroma_v_ks_2", "speed_chroma_uv_ks_2",
+)  # fmt: skip
+_ADM_TITLES = ["integer_adm2"] + [f"integer_adm_scale{s}" for s in range(4)]
+
+
+def _with(result: AdmResult, names, value=0.5, **meta) -> AdmResult:
+    return AdmResult([{**f, **dict.fromkeys(names, value)} for f in result], meta)
+
+
+def _titles(results, **kw) -> tuple[list[str], list[list[str]]]:
+    import matplotlib.pyplot as plt
+
+    fig = plot_figure(results, **kw)
+    try:
+        legends = [_legend_texts(ax) if ax.get_legend() else [] for ax in fig.axes]
+        return [ax.get_title() for ax in fig.axes], legends
+    finally:
+        plt.close(fig)
+
+
+def test_panel_outputs_by_name():
+    from admcuda.report.plot import model_scores, panel_outputs
+
+    assert panel_outputs(_OTHER_FEATURES) == {
+        "PSNR (dB)": ["psnr_y", "psnr_cb", "psnr_cr"],
+        "SSIM / MS-SSIM": ["float_ssim", "float_ms_ssim"],
+        "CAMBI": ["cambi_topk_0.5"],
+        "SpEED chroma": ["speed_chroma_u_ks_2", "speed_chroma_v_ks_2", "speed_chroma_uv_ks_2"],
+    }
+    assert panel_outputs(["cambi", "speed_chroma_uv", "psnr_hvs_y", "float_psnr"]) == {
+        "CAMBI": ["cambi"],
+        "SpEED chroma": ["speed_chroma_uv"],
+    }
+    assert panel_outputs(["integer_adm2", "vmaf"]) == {}
+    assert model_scores([*_OTHER_FEATURES, "mse_cb", "vmaf"]) == ["vmaf"]
+
+
+def test_panels_only_for_the_outputs_present(tmp_path):
+    """Each of PSNR, SSIM / MS-SSIM, CAMBI and SpEED gets a panel where some input has its
+    outputs, between the model scores and ADM's; a file without them draws what it did."""
+    pytest.importorskip("matplotlib")
+    plain = _result(0.9, dis_path="plain.mp4")
+    titles, legends = _titles(plain)
+    assert titles == _ADM_TITLES
+    assert [t.split(" (mean")[0] for t in legends[0]] == ["plain.mp4: integer_adm2"]
+    every = _with(_result(0.9), _OTHER_FEATURES, dis_path="every.mp4")
+    modelled = AdmResult([{**f, "vmaf": 90.0} for f in every], {"dis_path": "m.mp4"})
+    titles, legends = _titles([modelled, plain])
+    assert titles == [
+        "vmaf", "PSNR (dB)", "SSIM / MS-SSIM", "CAMBI", "SpEED chroma", *_ADM_TITLES,
+    ]  # fmt: skip
+    assert legends[1] == [
+        "m.mp4: psnr_y (mean 0.5000)",
+        "m.mp4: psnr_cb (mean 0.5000)",
+        "m.mp4: psnr_cr (mean 0.5000)",
+    ]
+    assert legends[2] == ["m.mp4: float_ssim (mean 0.5000)", "m.mp4: float_ms_ssim (mean 0.5000)"]
+    assert legends[3] == ["m.mp4: cambi_topk_0.5 (mean 0.5000)"]
+    assert [t.split(" (mean")[0] for t in legends[4]] == [
+        "m.mp4: speed_chroma_u_ks_2",
+        "m.mp4: speed_chroma_v_ks_2",
+        "m.mp4: speed_chroma_uv_ks_2",
+    ]
+    assert [t.split(" (mean")[0] for t in legends[5]] == [
+        "m.mp4: integer_adm2",
+        "plain.mp4: integer_adm2",
+    ]
+    # one input's PSNR and another's CAMBI: both panels, each with its input's lines
+    psnr = _with(_result(0.9), ["psnr_y", "psnr_cb", "psnr_cr"], 40.0, dis_path="a.mp4")
+    cambi = _with(_result(0.8), ["cambi"], 1.25, dis_path="b.mp4")
+    titles, legends = _titles([psnr, cambi])
+    assert titles == ["PSNR (dB)", "CAMBI", *_ADM_TITLES]
+    assert legends[0][0] == "a.mp4: psnr_y (mean 40.0000)"
+    assert legends[1] == ["b.mp4: cambi (mean 1.2500)"]
+    # a file of the new outputs alone (admcuda score -n --feature psnr) plots them alone
+    only = tmp_path / "psnr.json"
+    only.write_text('{"frames": [{"frameNum": 0, "metrics": {"psnr_y": 40.0}}]}')
+    assert _titles(only)[0] == ["PSNR (dB)"]
+    ssim = tmp_path / "ssim.json"
+    AdmResult([{"float_ssim": 0.99, "float_ms_ssim": 0.98}] * 3).to_json(ssim)
+    titles, legends = _titles([only, ssim])
+    assert titles == ["PSNR (dB)", "SSIM / MS-SSIM"]
+    assert legends[1] == [
+        "ssim.json: float_ssim (mean 0.9900)",
+        "ssim.json: float_ms_ssim (mean 0.9800)",
+    ]
+
+
+def test_panels_draw_nulls_and_infinities(tmp_path, capsys):
+    """A null frame (JSON null, read back as NaN) and an infinite PSNR (identical frames
+    without a cap, as some tools write it) leave gaps, and the legends say so."""
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "holes.json"
+    path.write_text(
+        '{"frames": ['
+        '{"frameNum": 0, "metrics": {"psnr_y": Infinity, "psnr_cb": null, "psnr_cr": 40.0,'
+        ' "cambi": null, "speed_chroma_u": NaN}},'
+        '{"frameNum": 1, "metrics": {"psnr_y": 50.0, "psnr_cb": 41.0, "psnr_cr": 40.0,'
+        ' "cambi": null, "speed_chroma_u": 0.25}}]}'
+    )
+    titles, legends = _titles(path)
+    assert titles == ["PSNR (dB)", "CAMBI", "SpEED chroma"]
+    assert legends[0] == [
+        "holes.json: psnr_y (mean inf)",
+        "holes.json: psnr_cb (mean null: 1 of 2 frames null)",
+        "holes.json: psnr_cr (mean 40.0000)",
+    ]
+    assert legends[1] == ["holes.json: cambi (mean null: 2 of 2 frames null)"]
+    assert legends[2] == ["holes.json: speed_chroma_u (mean null: 1 of 2 frames null)"]
+    capped = tmp_path / "capped.json"
+    AdmResult([{"psnr_y": 60.0, "float_ssim": 1.0}] * 2).to_json(capped)
+    out = tmp_path / "p.png"
+    assert main([str(path), str(capped), "-o", str(out)]) == 0
     _png_shape(out)
     assert capsys.readouterr().err == ""
