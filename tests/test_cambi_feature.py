@@ -12,14 +12,10 @@ as the tool prints them.
 
 from __future__ import annotations
 
-import csv
-import importlib.util
 import json
-import os
-import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
+from _golden_cases import FeatureGoldens, check_frames, netflix_pair, pair_folder, read_output
 
 pytest.importorskip("numba")
 
@@ -31,67 +27,14 @@ from admcuda.vmaf import build_plan, parse_feature_arg, score_clip  # noqa: E402
 from admcuda.vmaf import cambi as V  # noqa: E402
 from admcuda.vmaf.host import HostFeatures  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTDATA = ROOT / "testdata"
-OUTPUTS = TESTDATA / "libvmaf_outputs" / "cambi"
-CASES = json.loads((TESTDATA / "cambi_goldens.json").read_text())["cases"]
-NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
-
-_spec = importlib.util.spec_from_file_location("cambi_maker", TESTDATA / "make_cambi_goldens.py")
-MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
+GOLD = FeatureGoldens("cambi", feature="cambi", layout="400")
+CASES, MAKER = GOLD.cases, GOLD.maker
 
 # the 1080p pairs are left to tests/test_cambi.py
-SYNTHETIC = [k for k, v in CASES.items() if v["pair"] in MAKER.PAIRS and "1920" not in v["pair"]]
-ON_NETFLIX = [k for k, v in CASES.items() if v["pair"] in MAKER.NETFLIX_PAIRS]
+SYNTHETIC = [k for k in GOLD.keys_on(MAKER.PAIRS) if "1920" not in CASES[k]["pair"]]
+ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
-
-def _check_frames(frames: list[dict], case: dict) -> None:
-    """Every frame's outputs: the golden's names, in its order, and its doubles."""
-    assert len(frames) == len(case["frames"])
-    for i, (got, want) in enumerate(zip(frames, case["frames"], strict=True)):
-        assert list(got) == list(want), i
-        for name, value in want.items():
-            assert got[name] == value, (i, name, got[name], value)
-
-
-def _feature(case: dict) -> str:
-    return "cambi" + (f"={case['options']}" if case["options"] else "")
-
-
-def _geometry(case: dict) -> tuple[int, int, str, int]:
-    if case["pair"] in MAKER.PAIRS:
-        w, h, bd, *_ = MAKER.PAIRS[case["pair"]]
-        return w, h, "400", bd
-    _, _, w, h, fmt, bd = MAKER.NETFLIX_PAIRS[case["pair"]]
-    return w, h, fmt, bd
-
-
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("cambi_pairs")
-
-
-def _paths(case: dict, folder: Path) -> tuple[str, str]:
-    if case["pair"] in MAKER.PAIRS:
-        ref = folder / f"{case['pair']}_ref.yuv"
-        if not ref.exists():
-            MAKER.write_pair(case["pair"], str(folder))
-        return str(ref), str(folder / f"{case['pair']}_dis.yuv")
-    ref, dis, *_ = MAKER.NETFLIX_PAIRS[case["pair"]]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
-    return str(NETFLIX / ref), str(NETFLIX / dis)
-
-
-def _cli(case: dict, folder: Path, out: Path, *extra: str, fmt: str = "json") -> str:
-    w, h, pixfmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", pixfmt,
-            "-b", str(bd), "--feature", _feature(case), "-n", *extra,
-            f"--{fmt}", "-o", str(out)]  # fmt: skip
-    assert main(args) == 0
-    return out.read_text()
+folder = pair_folder("cambi_pairs")
 
 
 # --- the command line and the API equal libvmaf's doubles --------------------------------------
@@ -100,30 +43,30 @@ def _cli(case: dict, folder: Path, out: Path, *extra: str, fmt: str = "json") ->
 @pytest.mark.parametrize("key", SYNTHETIC + ON_NETFLIX)
 def test_command_line_equals_libvmaf(key, folder, tmp_path):
     case = CASES[key]
-    doc = json.loads(_cli(case, folder, tmp_path / "out.json"))
-    _check_frames([f["metrics"] for f in doc["frames"]], case)
+    doc = json.loads(GOLD.cli(case, folder, tmp_path / "out.json"))
+    check_frames([f["metrics"] for f in doc["frames"]], case)
     assert doc["aggregate_metrics"] == {}
 
 
 @pytest.mark.parametrize("key", ["netflix_10", "full_ref_216", "enc_scaled"])
 def test_api_score_equals_libvmaf(key, folder):
     case = CASES[key]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                           features=[_feature(case)], no_prediction=True)  # fmt: skip
-    _check_frames(list(result), case)
+                           features=[GOLD.feature(case)], no_prediction=True)  # fmt: skip
+    check_frames(list(result), case)
     assert result.aggregate == {}
 
 
 def test_api_score_takes_options_objects(folder):
     case = CASES["window_33"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     feature = ("cambi", V.CambiOptions(window_size=33))
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
                            features=[feature], no_prediction=True)  # fmt: skip
-    _check_frames(list(result), case)
+    check_frames(list(result), case)
 
 
 @pytest.mark.parametrize("key", ["mlc_4", "default_band12_400x300"])
@@ -131,16 +74,16 @@ def test_score_clip_computes_it_too(key):
     """The NumPy path (score_pair, frame by frame) gives the same doubles."""
     case = CASES[key]
     ref, dis = MAKER.pair_planes(case["pair"])
-    plan = build_plan(features=[_feature(case)])
+    plan = build_plan(features=[GOLD.feature(case)])
     bd = MAKER.PAIRS[case["pair"]][2]
-    _check_frames(score_clip(plan, list(zip(ref, dis, strict=True)), bd), case)
+    check_frames(score_clip(plan, list(zip(ref, dis, strict=True)), bd), case)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_host_frames_on_threads_are_the_same(threads):
     case = CASES["full_ref_216"]
     ref, dis = MAKER.pair_planes(case["pair"])
-    plan = build_plan(features=[_feature(case)])
+    plan = build_plan(features=[GOLD.feature(case)])
     h, w = ref.shape[1:]
     host = HostFeatures(plan, w, h, "400", 8, threads=threads)
     assert host.chroma_size == 0
@@ -161,12 +104,12 @@ def test_engines_never_see_it(folder, monkeypatch):
 
     monkeypatch.setattr(backends, "start_engine", spy)
     case = CASES["netflix_8"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                           features=["vif", _feature(case)], no_prediction=True)  # fmt: skip
+                           features=["vif", GOLD.feature(case)], no_prediction=True)  # fmt: skip
     assert [ex.kind for ex in seen[0].extractors] == ["vif"]
-    _check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
+    check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
 
 
 def test_vmaf_extractor_refuses_it():
@@ -237,7 +180,7 @@ def test_option_table_is_cambi_cs():
     ],
 )
 def test_bad_options_are_one_line(feature, needle, folder, tmp_path, capsys):
-    ref, dis = _paths(CASES["window_33"], folder)
+    ref, dis = GOLD.paths(CASES["window_33"], folder)
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", "320", "-h", "240", "-p", "400",
             "--feature", feature, "-n", "--json", "-o", str(tmp_path / "x.json")]  # fmt: skip
     assert main(args) != 0
@@ -271,7 +214,7 @@ def test_without_numba_one_line(folder, tmp_path, capsys, monkeypatch):
     import admcuda.compiled
 
     monkeypatch.setattr(admcuda.compiled, "available", lambda: False)
-    ref, dis = _paths(CASES["window_33"], folder)
+    ref, dis = GOLD.paths(CASES["window_33"], folder)
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", "320", "-h", "240", "-p", "400",
             "--feature", "cambi", "-n", "--json", "-o", str(tmp_path / "x.json")]  # fmt: skip
     assert main(args) != 0
@@ -300,30 +243,6 @@ PAIR_ARGS = {
 }
 
 
-def _read(path: Path, fmt: str) -> tuple[list[tuple[int, dict]], dict, dict]:
-    """(frameNum, metrics) per frame, pooled_metrics and aggregate_metrics of a file."""
-    if fmt == "json":
-        doc = json.loads(path.read_text())
-        frames = [(f["frameNum"], f["metrics"]) for f in doc["frames"]]
-        return frames, doc["pooled_metrics"], doc["aggregate_metrics"]
-    if fmt == "xml":
-        root = ET.parse(path).getroot()
-        frames = []
-        for el in root.find("frames"):
-            attrs = dict(el.attrib)
-            frames.append((int(attrs.pop("frameNum")), {k: float(v) for k, v in attrs.items()}))
-        pools = {}
-        for el in root.find("pooled_metrics"):
-            attrs = dict(el.attrib)
-            name = attrs.pop("name")
-            pools[name] = {k: float(v) for k, v in attrs.items()}
-        return frames, pools, dict(root.find("aggregate_metrics").attrib)
-    rows = list(csv.reader(path.read_text().splitlines()))
-    head = rows[0][1:-1]
-    frames = [(int(r[0]), dict(zip(head, map(float, r[1:-1]), strict=True))) for r in rows[1:]]
-    return frames, {}, {}
-
-
 def _printed(got: float, want: float) -> bool:
     """``got`` as libvmaf's tool prints it (``%.6f``) reads back as ``want``."""
     return float(f"{got:.6f}") == want
@@ -333,15 +252,13 @@ def _printed(got: float, want: float) -> bool:
 @pytest.mark.parametrize("name", sorted(OUTPUT_RUNS))
 def test_libvmaf_output_files(name, fmt, tmp_path):
     depth, args = OUTPUT_RUNS[name]
-    ref, dis = PAIR_ARGS[depth]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
+    ref, dis = netflix_pair(*PAIR_ARGS[depth])
     out = tmp_path / f"out.{fmt}"
-    io = ["-r", str(NETFLIX / ref), "-d", str(NETFLIX / dis), "-w", "576", "-h", "324"]
+    io = ["-r", ref, "-d", dis, "-w", "576", "-h", "324"]
     assert main(["score", "-q", *io, "-p", "420", "-b", depth, *args, f"--{fmt}", "-o",
                  str(out)]) == 0  # fmt: skip
-    ours, our_pool, our_agg = _read(out, fmt)
-    theirs, their_pool, their_agg = _read(OUTPUTS / f"{name}.{fmt}", fmt)
+    ours, our_pool, our_agg = read_output(out, fmt)
+    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
     assert [n for n, _ in ours] == [n for n, _ in theirs]
     for (_, got), (_, want) in zip(ours, theirs, strict=True):
         assert list(got) == list(want)

@@ -14,26 +14,20 @@ inputs and the whole run from the files are each compared with libvmaf's scores.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _golden_cases import load_maker, netflix_pair, pair_folder, written_pair
+from conftest import TESTDATA
 
 from admcuda.model import CAMBI, V1016_VERSIONS, load_model, pool
 from admcuda.vmaf import cambi as V
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTDATA = ROOT / "testdata"
-NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
 GOLDENS = json.loads((TESTDATA / "v1016_goldens.json").read_text())
 CASES = GOLDENS["cases"]
-
-_spec = importlib.util.spec_from_file_location("v1016_maker", TESTDATA / "make_v1016_goldens.py")
-MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
+MAKER = load_maker("v1016")
 
 
 def _model(version: str):
@@ -109,19 +103,12 @@ def test_the_cambi_table_is_the_cambi_feature_table():
 def _pair(pair: str, folder: Path) -> tuple[str, str, int, int, int]:
     if pair in MAKER.PAIRS:
         w, h, bd, *_ = MAKER.PAIRS[pair]
-        ref = folder / f"{pair}_ref.yuv"
-        if not ref.exists():
-            MAKER.write_pair(pair, str(folder))
-        return str(ref), str(folder / f"{pair}_dis.yuv"), w, h, bd
+        return (*written_pair(MAKER, pair, folder), w, h, bd)
     ref, dis, w, h, bd = MAKER.NETFLIX_PAIRS[pair]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
-    return str(NETFLIX / ref), str(NETFLIX / dis), w, h, bd
+    return (*netflix_pair(ref, dis), w, h, bd)
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("v1016_pairs")
+folder = pair_folder("v1016_pairs")
 
 
 WHOLE_RUN = [

@@ -13,12 +13,9 @@ Goldens:
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import importlib.util
 import json
 import math
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -26,26 +23,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _golden_cases import FeatureGoldens, netflix_pair, read_output
 from admcuda.reference import psnr as ref_psnr
+from conftest import ROOT
 
 import admcuda
 from admcuda.cli.main import main
 from admcuda.errors import AdmError
 from admcuda.vmaf import aggregate_metrics, build_plan, finish_clip, score_clip, score_pair
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTDATA = ROOT / "testdata"
-OUTPUTS = TESTDATA / "libvmaf_outputs" / "psnr"
-GOLDENS = json.loads((TESTDATA / "psnr_goldens.json").read_text())
-CASES = GOLDENS["cases"]
-NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
+GOLD = FeatureGoldens("psnr", feature="psnr", layout=None)
+GOLDENS, CASES, MAKER = GOLD.doc, GOLD.cases, GOLD.maker
 
-_spec = importlib.util.spec_from_file_location("psnr_maker", TESTDATA / "make_psnr_goldens.py")
-MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
-
-SYNTHETIC = [k for k, v in CASES.items() if v["pair"] in MAKER.PAIRS]
-ON_NETFLIX = [k for k, v in CASES.items() if v["pair"] in MAKER.NETFLIX_PAIRS]
+SYNTHETIC = GOLD.keys_on(MAKER.PAIRS)
+ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
 
 def _printed(x: float) -> str:
@@ -83,23 +74,6 @@ def pairs(tmp_path_factory):
     return paths
 
 
-def _geometry(case: dict) -> tuple[int, int, str, int]:
-    name = case["pair"]
-    if name in MAKER.PAIRS:
-        return MAKER.PAIRS[name][:4]
-    return MAKER.NETFLIX_PAIRS[name][2:]
-
-
-def _paths(case: dict, pairs: dict | None) -> tuple[str, str]:
-    name = case["pair"]
-    if name in MAKER.PAIRS:
-        return pairs[name]  # type: ignore[index]
-    ref, dis = MAKER.NETFLIX_PAIRS[name][:2]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
-    return str(NETFLIX / ref), str(NETFLIX / dis)
-
-
 def _frames(path: str, w: int, h: int, fmt: str, bd: int) -> list[tuple[np.ndarray, ...]]:
     """Every frame's planes as the file holds them (chroma rounded up)."""
     shapes = MAKER._shapes(w, h, fmt)
@@ -117,10 +91,6 @@ def _frames(path: str, w: int, h: int, fmt: str, bd: int) -> list[tuple[np.ndarr
     return out
 
 
-def _feature(case: dict) -> str:
-    return "psnr" + ("=" + case["options"] if case["options"] else "")
-
-
 def _check_frames(ours: list[dict], case: dict) -> None:
     assert len(ours) == len(case["frames"])
     for got, want in zip(ours, case["frames"], strict=True):
@@ -134,9 +104,9 @@ def _check_frames(ours: list[dict], case: dict) -> None:
 
 
 def _reference_run(case: dict, pairs: dict | None):
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, pairs)
-    plan = build_plan(features=[_feature(case)], predict=False).for_pixel_format(fmt)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, pairs)
+    plan = build_plan(features=[GOLD.feature(case)], predict=False).for_pixel_format(fmt)
     refs, diss = _frames(ref, w, h, fmt, bd), _frames(dis, w, h, fmt, bd)
     rows = [
         score_pair(plan, r[0], d[0], None, bd, ref_chroma=r[1:], dis_chroma=d[1:])
@@ -157,9 +127,9 @@ def test_reference_equals_libvmaf(key, pairs):
 
 def test_score_clip_takes_planes(pairs):
     case = CASES["mse_8_420"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, pairs)
-    plan = build_plan(features=[_feature(case)], predict=False)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, pairs)
+    plan = build_plan(features=[GOLD.feature(case)], predict=False)
     pairs_read = zip(_frames(ref, w, h, fmt, bd), _frames(dis, w, h, fmt, bd), strict=True)
     got = score_clip(plan, pairs_read, bd)
     _check_frames(got, case)
@@ -199,20 +169,10 @@ def test_a_wrong_peak_or_layout_fails_the_goldens(pairs, monkeypatch):
 # --- the command line ----------------------------------------------------------------------
 
 
-def _cli(case: dict, pairs: dict | None, out: Path, *extra: str, fmt: str = "json") -> str:
-    w, h, pixfmt, bd = _geometry(case)
-    ref, dis = _paths(case, pairs)
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", pixfmt,
-            "-b", str(bd), "--feature", _feature(case), "-n", *extra,
-            f"--{fmt}", "-o", str(out)]  # fmt: skip
-    assert main(args) == 0
-    return out.read_text()
-
-
 @pytest.mark.parametrize("key", SYNTHETIC + ON_NETFLIX)
 def test_command_line_equals_libvmaf(key, pairs, tmp_path):
     case = CASES[key]
-    doc = json.loads(_cli(case, pairs, tmp_path / "out.json"))
+    doc = json.loads(GOLD.cli(case, pairs, tmp_path / "out.json"))
     _check_frames([f["metrics"] for f in doc["frames"]], case)
     want = case["aggregate_metrics"]
     if want is not None:
@@ -223,9 +183,9 @@ def test_command_line_equals_libvmaf(key, pairs, tmp_path):
 def test_y4m_reads_chroma_as_raw(pairs, tmp_path):
     for key, tag in (("all_8_422", "C422"), ("default_12_444", "C444p12")):
         case = CASES[key]
-        w, h, fmt, bd = _geometry(case)
+        w, h, fmt, bd = GOLD.geometry(case)
         paths = []
-        for src in _paths(case, pairs):
+        for src in GOLD.paths(case, pairs):
             frame = sum(r * c for r, c in MAKER._shapes(w, h, fmt)) * (1 if bd == 8 else 2)
             data = Path(src).read_bytes()
             y4m = tmp_path / (Path(src).stem + ".y4m")
@@ -233,7 +193,7 @@ def test_y4m_reads_chroma_as_raw(pairs, tmp_path):
             y4m.write_bytes(f"YUV4MPEG2 W{w} H{h} F25:1 Ip A1:1 {tag}\n".encode() + body)
             paths.append(str(y4m))
         out = tmp_path / "y4m.json"
-        assert main(["score", "-q", *paths, "--feature", _feature(case), "-n", "--json",
+        assert main(["score", "-q", *paths, "--feature", GOLD.feature(case), "-n", "--json",
                      "-o", str(out)]) == 0  # fmt: skip
         doc = json.loads(out.read_text())
         _check_frames([f["metrics"] for f in doc["frames"]], case)
@@ -241,8 +201,8 @@ def test_y4m_reads_chroma_as_raw(pairs, tmp_path):
 
 def test_a_stream_reads_chroma_and_luma_alone(pairs, tmp_path):
     case = CASES["default_8_420"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, pairs)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, pairs)
     cmd = [sys.executable, "-m", "admcuda", "score", "-q", "-r", "-", "-d", dis, "-w", str(w),
            "-h", str(h), "-p", fmt, "-b", str(bd), "--feature", "psnr", "-n", "--json",
            "-o", str(tmp_path / "x.json")]  # fmt: skip
@@ -301,32 +261,6 @@ PAIR_ARGS = {
 }
 
 
-def _read(path: Path, fmt: str) -> tuple[list[tuple[int, dict]], dict, dict]:
-    """(frameNum, metrics) per frame, pooled_metrics and aggregate_metrics of a file."""
-    if fmt == "json":
-        doc = json.loads(path.read_text())
-        agg = {k: (math.nan if v is None else v) for k, v in doc["aggregate_metrics"].items()}
-        frames = [(f["frameNum"], f["metrics"]) for f in doc["frames"]]
-        return frames, doc["pooled_metrics"], agg
-    if fmt == "xml":
-        root = ET.parse(path).getroot()
-        frames = []
-        for el in root.find("frames"):
-            attrs = dict(el.attrib)
-            frames.append((int(attrs.pop("frameNum")), {k: float(v) for k, v in attrs.items()}))
-        pools = {}
-        for el in root.find("pooled_metrics"):
-            attrs = dict(el.attrib)
-            name = attrs.pop("name")
-            pools[name] = {k: float(v) for k, v in attrs.items()}
-        agg = {k: float(v) for k, v in root.find("aggregate_metrics").attrib.items()}
-        return frames, pools, agg
-    rows = list(csv.reader(path.read_text().splitlines()))
-    head = rows[0][1:-1]
-    frames = [(int(r[0]), dict(zip(head, map(float, r[1:-1]), strict=True))) for r in rows[1:]]
-    return frames, {}, {}
-
-
 def _same_printed(got: float, want: float) -> bool:
     if math.isnan(want) or math.isinf(want):
         return (math.isnan(want) and not math.isfinite(got)) or got == want
@@ -338,13 +272,12 @@ def _same_printed(got: float, want: float) -> bool:
 def test_libvmaf_output_files(name, fmt, tmp_path):
     pair, args = OUTPUT_RUNS[name]
     ref, dis, w, h = PAIR_ARGS[pair]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
+    ref, dis = netflix_pair(ref, dis)
     out = tmp_path / f"out.{fmt}"
-    io = ["-r", str(NETFLIX / ref), "-d", str(NETFLIX / dis), "-w", w, "-h", h, "-p", "420"]
+    io = ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420"]
     assert main(["score", "-q", *io, "-b", "8", *args, f"--{fmt}", "-o", str(out)]) == 0
-    ours, our_pool, our_agg = _read(out, fmt)
-    theirs, their_pool, their_agg = _read(OUTPUTS / f"{name}.{fmt}", fmt)
+    ours, our_pool, our_agg = read_output(out, fmt)
+    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
     assert [n for n, _ in ours] == [n for n, _ in theirs]
     for (_, got), (_, want) in zip(ours, theirs, strict=True):
         assert list(got) == list(want)
@@ -361,10 +294,10 @@ def test_libvmaf_output_files(name, fmt, tmp_path):
 
 def test_api_score_gives_psnr_and_its_aggregate(pairs, tmp_path):
     case = CASES["all_8_422"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, pairs)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, pairs)
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                           features=[_feature(case)], no_prediction=True)  # fmt: skip
+                           features=[GOLD.feature(case)], no_prediction=True)  # fmt: skip
     _check_frames(list(result), case)
     _same_aggregate(result.aggregate, case["aggregate_metrics"])
     result.to_json(tmp_path / "r.json")
@@ -392,7 +325,7 @@ def test_engines_never_see_psnr(pairs, tmp_path, monkeypatch):
     monkeypatch.setattr(backends, "start_engine", start)
     case = CASES["default_10_420"]
     out = tmp_path / "gpu.json"
-    _cli(case, pairs, out, "--feature", "motion", "--backend", "cuda")
+    GOLD.cli(case, pairs, out, "--feature", "motion", "--backend", "cuda")
     assert seen and all(ex.kind != "psnr" for ex in seen[0].extractors)
     doc = json.loads(out.read_text())
     got = [{k: f["metrics"][k] for k in case["order"]} for f in doc["frames"]]
@@ -407,7 +340,7 @@ def test_psnr_alone_runs_no_engine(pairs, tmp_path, monkeypatch):
 
     monkeypatch.setattr(backends, "start_engine", refuse)
     case = CASES["default_16_420"]
-    doc = json.loads(_cli(case, pairs, tmp_path / "out.json"))
+    doc = json.loads(GOLD.cli(case, pairs, tmp_path / "out.json"))
     _check_frames([f["metrics"] for f in doc["frames"]], case)
 
 

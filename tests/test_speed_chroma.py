@@ -10,12 +10,12 @@ compared with ``==``.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _golden_cases import check_frames, feature_arg, load_maker, pair_folder, written_pair
+from conftest import TESTDATA
 
 pytest.importorskip("numba")
 
@@ -26,26 +26,13 @@ from admcuda.model import SPEED_CHROMA, output_name  # noqa: E402
 from admcuda.vmaf import build_plan, parse_feature_arg, score_clip  # noqa: E402
 from admcuda.vmaf import speed as S  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTDATA = ROOT / "testdata"
 GOLDENS = json.loads((TESTDATA / "v1016_goldens.json").read_text())
 CASES = GOLDENS["speed_chroma"]
-
-_spec = importlib.util.spec_from_file_location("v1016_maker", TESTDATA / "make_v1016_goldens.py")
-MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
-
-
-def _check_frames(frames: list[dict], case: dict) -> None:
-    assert len(frames) == len(case["frames"])
-    for i, (got, want) in enumerate(zip(frames, case["frames"], strict=True)):
-        assert list(got) == list(want), i
-        for name, value in want.items():
-            assert got[name] == value, (i, name, got[name], value)
+MAKER = load_maker("v1016")
 
 
 def _feature(case: dict) -> str:
-    return "speed_chroma" + (f"={case['options']}" if case["options"] else "")
+    return feature_arg("speed_chroma", case["options"])
 
 
 def _geometry(pair: str) -> tuple[int, int, int, str]:
@@ -56,35 +43,26 @@ def _geometry(pair: str) -> tuple[int, int, int, str]:
     return w, h, bd, "420"
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("speed_pairs")
-
-
-def _paths(pair: str, folder: Path) -> tuple[str, str]:
-    ref = folder / f"{pair}_ref.yuv"
-    if not ref.exists():
-        MAKER.write_pair(pair, str(folder))
-    return str(ref), str(folder / f"{pair}_dis.yuv")
+folder = pair_folder("speed_pairs")
 
 
 @pytest.mark.parametrize("key", list(CASES))
 def test_command_line_equals_libvmaf(key, folder, tmp_path):
     case = CASES[key]
     w, h, bd, fmt = _geometry(case["pair"])
-    ref, dis = _paths(case["pair"], folder)
+    ref, dis = written_pair(MAKER, case["pair"], folder)
     out = tmp_path / "out.json"
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", fmt,
             "-b", str(bd), "--feature", _feature(case), "-n", "--json", "-o", str(out)]  # fmt: skip
     assert main(args) == 0
     doc = json.loads(out.read_text())
-    _check_frames([f["metrics"] for f in doc["frames"]], case)
+    check_frames([f["metrics"] for f in doc["frames"]], case)
 
 
 def test_api_takes_options_objects(folder):
     case = CASES["model_5d0h"]
     w, h, bd, *_ = MAKER.PAIRS[case["pair"]]
-    ref, dis = _paths(case["pair"], folder)
+    ref, dis = written_pair(MAKER, case["pair"], folder)
     _, opts = parse_feature_arg(_feature(case))
     assert opts == S.SpeedChromaOptions(
         speed_nn_floor=0.1, speed_sigma_nn=0.19, speed_weight_var_mode=5, speed_prescale=0.6,
@@ -92,7 +70,7 @@ def test_api_takes_options_objects(folder):
     )  # fmt: skip
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format="420", bitdepth=bd,
                            features=[("speed_chroma", opts)], no_prediction=True)  # fmt: skip
-    _check_frames(list(result), case)
+    check_frames(list(result), case)
 
 
 def test_score_clip_computes_it_too():
@@ -101,7 +79,7 @@ def test_score_clip_computes_it_too():
     frames = MAKER.pair_planes(case["pair"])
     plan = build_plan(features=[_feature(case)])
     pairs = [(tuple(r), tuple(d)) for r, d in frames]
-    _check_frames(score_clip(plan, pairs, MAKER.PAIRS[case["pair"]][2]), case)
+    check_frames(score_clip(plan, pairs, MAKER.PAIRS[case["pair"]][2]), case)
 
 
 def test_names_are_libvmafs():

@@ -12,16 +12,14 @@ order, the frames listed and the numbers as the tool prints them.
 
 from __future__ import annotations
 
-import csv
-import importlib.util
 import json
 import math
-import os
-import xml.etree.ElementTree as ET
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _golden_cases import FeatureGoldens, check_frames, netflix_pair, pair_folder, read_output
 
 pytest.importorskip("numba")
 
@@ -34,85 +32,24 @@ from admcuda.vmaf import build_plan, parse_feature_arg, score_clip  # noqa: E402
 from admcuda.vmaf import ssim as V  # noqa: E402
 from admcuda.vmaf.host import HostFeatures  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTDATA = ROOT / "testdata"
-OUTPUTS = TESTDATA / "libvmaf_outputs" / "ssim"
-CASES = json.loads((TESTDATA / "ssim_goldens.json").read_text())["cases"]
-NETFLIX = Path(os.environ.get("ADMCUDA_NETFLIX") or ROOT.parent / "shared" / "netflix")
-
-_spec = importlib.util.spec_from_file_location("ssim_maker", TESTDATA / "make_ssim_goldens.py")
-MAKER = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-_spec.loader.exec_module(MAKER)  # type: ignore[union-attr]
+GOLD = FeatureGoldens("ssim", feature=None, layout="400")
+CASES, MAKER = GOLD.cases, GOLD.maker
 
 # admcuda's inputs are above 16 samples a side (ADM's least): the pairs under that are
 # scored through score_clip; the 1080p pairs are left to tests/test_ssim.py
-SIDE = {k: min(MAKER.PAIRS[v["pair"]][:2]) for k, v in CASES.items() if v["pair"] in MAKER.PAIRS}
+SIDE = {k: min(MAKER.PAIRS[CASES[k]["pair"]][:2]) for k in GOLD.keys_on(MAKER.PAIRS)}
 SYNTHETIC = [k for k, side in SIDE.items() if side > 16 and not k.endswith("_1080p")]
 SMALL = [k for k, side in SIDE.items() if side <= 16]
 NON_FINITE = [
     k for k in SYNTHETIC
     if not all(math.isfinite(x) for f in CASES[k]["frames"] for x in f.values())
 ]  # fmt: skip
-ON_NETFLIX = [k for k, v in CASES.items() if v["pair"] in MAKER.NETFLIX_PAIRS]
+ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
+# the goldens hold NaN, inf and -0.0: each value is the same double, sign and all
+_check_frames = partial(check_frames, signed=True)
 
-def _same(got: float, want: float) -> bool:
-    """The same double: equal with the same sign, or NaN both."""
-    if math.isnan(want):
-        return math.isnan(got)
-    return got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
-
-
-def _check_frames(frames: list[dict], case: dict, *, json_nulls: bool = False) -> None:
-    """Every frame's outputs: the golden's names, in its order, and its doubles (with
-    ``json_nulls``, None for a value not finite, as libvmaf's JSON writes it)."""
-    assert len(frames) == len(case["frames"])
-    for i, (got, want) in enumerate(zip(frames, case["frames"], strict=True)):
-        assert list(got) == list(want), i
-        for name, value in want.items():
-            if json_nulls and got[name] is None:
-                assert not math.isfinite(value), (i, name, value)
-                continue
-            assert _same(got[name], value), (i, name, got[name], value)
-
-
-def _feature(case: dict) -> str:
-    return case["feature"] + (f"={case['options']}" if case["options"] else "")
-
-
-def _geometry(case: dict) -> tuple[int, int, str, int]:
-    if case["pair"] in MAKER.PAIRS:
-        w, h, bd, *_ = MAKER.PAIRS[case["pair"]]
-        return w, h, "400", bd
-    _, _, w, h, fmt, bd = MAKER.NETFLIX_PAIRS[case["pair"]]
-    return w, h, fmt, bd
-
-
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("ssim_pairs")
-
-
-def _paths(case: dict, folder: Path) -> tuple[str, str]:
-    if case["pair"] in MAKER.PAIRS:
-        ref = folder / f"{case['pair']}_ref.yuv"
-        if not ref.exists():
-            MAKER.write_pair(case["pair"], str(folder))
-        return str(ref), str(folder / f"{case['pair']}_dis.yuv")
-    ref, dis, *_ = MAKER.NETFLIX_PAIRS[case["pair"]]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
-    return str(NETFLIX / ref), str(NETFLIX / dis)
-
-
-def _cli(case: dict, folder: Path, out: Path, *extra: str, fmt: str = "json") -> str:
-    w, h, pixfmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", pixfmt,
-            "-b", str(bd), "--feature", _feature(case), "-n", *extra,
-            f"--{fmt}", "-o", str(out)]  # fmt: skip
-    assert main(args) == 0
-    return out.read_text()
+folder = pair_folder("ssim_pairs")
 
 
 # --- the command line and the API equal libvmaf's doubles --------------------------------------
@@ -121,7 +58,7 @@ def _cli(case: dict, folder: Path, out: Path, *extra: str, fmt: str = "json") ->
 @pytest.mark.parametrize("key", SYNTHETIC + ON_NETFLIX)
 def test_command_line_equals_libvmaf(key, folder, tmp_path):
     case = CASES[key]
-    doc = json.loads(_cli(case, folder, tmp_path / "out.json"))
+    doc = json.loads(GOLD.cli(case, folder, tmp_path / "out.json"))
     _check_frames([f["metrics"] for f in doc["frames"]], case, json_nulls=True)
     assert doc["aggregate_metrics"] == {}
 
@@ -130,10 +67,10 @@ def test_command_line_equals_libvmaf(key, folder, tmp_path):
 def test_api_gives_what_json_cannot(key, folder):
     """NaN, inf (and -0.0): the API's frames hold libvmaf's doubles exactly."""
     case = CASES[key]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                           features=[_feature(case)], no_prediction=True)  # fmt: skip
+                           features=[GOLD.feature(case)], no_prediction=True)  # fmt: skip
     _check_frames(list(result), case)
 
 
@@ -141,7 +78,7 @@ def test_both_features_in_one_run_with_a_model(folder, tmp_path):
     """The command of the README: both features beside vmaf_v0.6.1, each frame's values
     the goldens', after the model's features and before motion's flushed outputs."""
     ssim, ms = CASES["netflix_8_ssim"], CASES["netflix_8_ms_ssim"]
-    ref, dis = _paths(ssim, folder)
+    ref, dis = GOLD.paths(ssim, folder)
     out = tmp_path / "out.json"
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", "576", "-h", "324", "-p", "420",
             "-b", "8", "--feature", "float_ssim", "--feature", "float_ms_ssim=enable_lcs=true",
@@ -160,18 +97,18 @@ def test_both_features_in_one_run_with_a_model(folder, tmp_path):
 def test_api_score_gives_both(folder):
     ssim, ms = CASES["ssim_same_8_clip_db"], CASES["ms_ssim_8_odd"]
     for case in (ssim, ms):
-        w, h, fmt, bd = _geometry(case)
-        ref, dis = _paths(case, folder)
+        w, h, fmt, bd = GOLD.geometry(case)
+        ref, dis = GOLD.paths(case, folder)
         result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                               features=[_feature(case)], no_prediction=True)  # fmt: skip
+                               features=[GOLD.feature(case)], no_prediction=True)  # fmt: skip
         _check_frames(list(result), case)
         assert result.aggregate == {}
 
 
 def test_api_score_takes_options_objects(folder):
     case = CASES["ssim_8_scale3"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     feature = ("float_ssim", V.SsimOptions(enable_lcs=True, scale=3))
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
                            features=[feature], no_prediction=True)  # fmt: skip
@@ -183,23 +120,23 @@ def test_encoded_inputs(folder, tmp_path):
     from _media import FFV1, encode
 
     case = CASES["ms_ssim_8_odd"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     files = [encode(Path(p), tmp_path / f"{k}.mkv", w, h, fmt, bd, FFV1)
              for k, p in enumerate((ref, dis))]  # fmt: skip
     out = tmp_path / "out.json"
     args = ["score", "-q", "-r", str(files[0]), "-d", str(files[1]),
-            "--feature", _feature(case), "-n", "--json", "-o", str(out)]  # fmt: skip
+            "--feature", GOLD.feature(case), "-n", "--json", "-o", str(out)]  # fmt: skip
     assert main(args) == 0
     _check_frames([f["metrics"] for f in json.loads(out.read_text())["frames"]], case)
 
 
 def test_ladder_scores_each_rung(folder):
     case = CASES["ssim_8_db"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     results = admcuda.score(ref, [dis, ref], width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                            features=[_feature(case)], no_prediction=True)  # fmt: skip
+                            features=[GOLD.feature(case)], no_prediction=True)  # fmt: skip
     _check_frames(list(results[0]), case)
     # the reference against itself: SSIM 1, in dB -10 log10(0) = inf
     assert [f["float_ssim"] for f in results[1]] == [math.inf] * len(case["frames"])
@@ -211,7 +148,7 @@ def test_score_clip_computes_them_too(key):
     the window included."""
     case = CASES[key]
     ref, dis = MAKER.pair_planes(case["pair"])
-    plan = build_plan(features=[_feature(case)])
+    plan = build_plan(features=[GOLD.feature(case)])
     bd = MAKER.PAIRS[case["pair"]][2]
     _check_frames(score_clip(plan, list(zip(ref, dis, strict=True)), bd), case)
 
@@ -224,7 +161,7 @@ def test_host_frames_on_threads_are_the_same(threads):
     """Frames of a batch scored side by side equal the goldens whatever the threads."""
     case = CASES["ms_ssim_8_odd"]
     ref, dis = MAKER.pair_planes(case["pair"])
-    plan = build_plan(features=[_feature(case), "float_ssim=scale=2"])
+    plan = build_plan(features=[GOLD.feature(case), "float_ssim=scale=2"])
     h, w = ref.shape[1:]
     host = HostFeatures(plan, w, h, "400", 8, threads=threads)
     assert host.chroma_size == 0
@@ -303,7 +240,7 @@ def test_names_follow_feature_order():
     ],
 )
 def test_bad_options_are_one_line(feature, needle, folder, tmp_path, capsys):
-    ref, dis = _paths(CASES["ms_ssim_8_odd"], folder)
+    ref, dis = GOLD.paths(CASES["ms_ssim_8_odd"], folder)
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", "181", "-h", "177", "-p", "400",
             "--feature", feature, "-n", "--json", "-o", str(tmp_path / "x.json")]  # fmt: skip
     assert main(args) != 0
@@ -314,7 +251,7 @@ def test_bad_options_are_one_line(feature, needle, folder, tmp_path, capsys):
 
 def test_two_runs_of_one_feature_with_other_options_are_refused(folder, tmp_path, capsys):
     """libvmaf keeps the first and drops the second's options unsaid; refused here."""
-    ref, dis = _paths(CASES["ms_ssim_8_odd"], folder)
+    ref, dis = GOLD.paths(CASES["ms_ssim_8_odd"], folder)
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", "181", "-h", "177", "-p", "400",
             "--feature", "float_ssim", "--feature", "float_ssim=enable_lcs=true", "-n",
             "--json", "-o", str(tmp_path / "x.json")]  # fmt: skip
@@ -347,7 +284,7 @@ def test_without_numba_one_line(folder, tmp_path, capsys, monkeypatch):
     import admcuda.compiled
 
     monkeypatch.setattr(admcuda.compiled, "available", lambda: False)
-    ref, dis = _paths(CASES["ssim_8_odd"], folder)
+    ref, dis = GOLD.paths(CASES["ssim_8_odd"], folder)
     args = ["score", "-q", "-r", ref, "-d", dis, "-w", "33", "-h", "17", "-p", "400",
             "--feature", "float_ssim", "-n", "--json", "-o", str(tmp_path / "x.json")]  # fmt: skip
     assert main(args) != 0
@@ -367,13 +304,13 @@ def test_engines_never_see_them(folder, monkeypatch):
 
     monkeypatch.setattr(backends, "start_engine", spy)
     case = CASES["ms_ssim_8_odd"]
-    w, h, fmt, bd = _geometry(case)
-    ref, dis = _paths(case, folder)
+    w, h, fmt, bd = GOLD.geometry(case)
+    ref, dis = GOLD.paths(case, folder)
     admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                  features=[_feature(case)], no_prediction=True)  # fmt: skip
+                  features=[GOLD.feature(case)], no_prediction=True)  # fmt: skip
     assert seen == []
     result = admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                           features=["vif", _feature(case)], no_prediction=True)  # fmt: skip
+                           features=["vif", GOLD.feature(case)], no_prediction=True)  # fmt: skip
     assert [ex.kind for ex in seen[0].extractors] == ["vif"]
     _check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
 
@@ -407,30 +344,6 @@ PAIR_ARGS = {
 }
 
 
-def _read(path: Path, fmt: str) -> tuple[list[tuple[int, dict]], dict, dict]:
-    """(frameNum, metrics) per frame, pooled_metrics and aggregate_metrics of a file."""
-    if fmt == "json":
-        doc = json.loads(path.read_text())
-        frames = [(f["frameNum"], f["metrics"]) for f in doc["frames"]]
-        return frames, doc["pooled_metrics"], doc["aggregate_metrics"]
-    if fmt == "xml":
-        root = ET.parse(path).getroot()
-        frames = []
-        for el in root.find("frames"):
-            attrs = dict(el.attrib)
-            frames.append((int(attrs.pop("frameNum")), {k: float(v) for k, v in attrs.items()}))
-        pools = {}
-        for el in root.find("pooled_metrics"):
-            attrs = dict(el.attrib)
-            name = attrs.pop("name")
-            pools[name] = {k: float(v) for k, v in attrs.items()}
-        return frames, pools, dict(root.find("aggregate_metrics").attrib)
-    rows = list(csv.reader(path.read_text().splitlines()))
-    head = rows[0][1:-1]
-    frames = [(int(r[0]), dict(zip(head, map(float, r[1:-1]), strict=True))) for r in rows[1:]]
-    return frames, {}, {}
-
-
 def _printed(got: float, want: float) -> bool:
     """``got`` as libvmaf's tool prints it (``%.6f``) reads back as ``want``."""
     return float(f"{got:.6f}") == want
@@ -441,13 +354,12 @@ def _printed(got: float, want: float) -> bool:
 def test_libvmaf_output_files(name, fmt, tmp_path):
     pair, args = OUTPUT_RUNS[name]
     ref, dis, w, h = PAIR_ARGS[pair]
-    if not (NETFLIX / ref).exists():
-        pytest.skip(f"shared Netflix pairs not found at {NETFLIX}")
+    ref, dis = netflix_pair(ref, dis)
     out = tmp_path / f"out.{fmt}"
-    io = ["-r", str(NETFLIX / ref), "-d", str(NETFLIX / dis), "-w", w, "-h", h, "-p", "420"]
+    io = ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420"]
     assert main(["score", "-q", *io, "-b", "8", *args, f"--{fmt}", "-o", str(out)]) == 0
-    ours, our_pool, our_agg = _read(out, fmt)
-    theirs, their_pool, their_agg = _read(OUTPUTS / f"{name}.{fmt}", fmt)
+    ours, our_pool, our_agg = read_output(out, fmt)
+    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
     assert [n for n, _ in ours] == [n for n, _ in theirs]
     for (_, got), (_, want) in zip(ours, theirs, strict=True):
         assert list(got) == list(want)
@@ -471,7 +383,7 @@ def test_a_plausible_wiring_mistake_fails(folder, tmp_path, monkeypatch):
 
     monkeypatch.setattr("admcuda.vmaf.host.ssim_frame", dropping)
     case = CASES["ssim_8_scale2"]
-    doc = json.loads(_cli(case, folder, tmp_path / "out.json"))
+    doc = json.loads(GOLD.cli(case, folder, tmp_path / "out.json"))
     with pytest.raises(AssertionError):
         _check_frames([f["metrics"] for f in doc["frames"]], case)
 
@@ -479,6 +391,7 @@ def test_a_plausible_wiring_mistake_fails(folder, tmp_path, monkeypatch):
 def test_frames_keep_their_order_in_a_batch(folder, tmp_path):
     """48 frames in batches of 5 on the thread pool: each frame's doubles in its place."""
     case = CASES["netflix_48f_ssim_scale2"]
-    doc = json.loads(_cli(case, folder, tmp_path / "out.json", "--batch", "5", "--threads", "2"))
+    out = GOLD.cli(case, folder, tmp_path / "out.json", "--batch", "5", "--threads", "2")
+    doc = json.loads(out)
     _check_frames([f["metrics"] for f in doc["frames"]], case)
     assert np.all(np.diff([f["frameNum"] for f in doc["frames"]]) == 1)
