@@ -100,7 +100,8 @@ def fake_vmaf(tmp_path):
         "import json, sys\n"
         f"open({str(log)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
         "out = sys.argv[sys.argv.index('-o') + 1]\n"
-        "pooled = {k: {'mean': 1.0} for k in ('vmaf', 'integer_adm2')}\n"
+        "keys = ('vmaf', 'integer_adm2', 'psnr_y', 'float_ssim')\n"
+        "pooled = {k: {'mean': 1.0} for k in keys}\n"
         "json.dump({'pooled_metrics': pooled}, open(out, 'w'))\n"
     )
     exe.chmod(0o755)
@@ -195,3 +196,106 @@ def test_a_bad_whole_clip_is_one_line(clip, capsys):
     assert bench.main(["--whole", clip]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"admcuda: error: bad clip '{clip}'") and "\n" not in err
+
+
+def test_feature_rows_and_their_commands():
+    """--features: per feature admcuda (no engine: the feature has one), libvmaf's vmaf
+    with --feature NAME -n and ffmpeg's filter (with its model), at each thread count,
+    after VMAF's and ADM's rows and before cat."""
+    rows = _rows(features=["psnr", "cambi"], engines=["compiled"])
+    assert [(r.label, r.threads) for r in rows][10:] == [
+        ("admcuda PSNR", 1), ("admcuda PSNR", 4),
+        ("libvmaf vmaf PSNR", 1), ("libvmaf vmaf PSNR", 4),
+        ("ffmpeg libvmaf filter VMAF + PSNR", 1), ("ffmpeg libvmaf filter VMAF + PSNR", 4),
+        ("admcuda CAMBI", 1), ("admcuda CAMBI", 4),
+        ("libvmaf vmaf CAMBI", 1), ("libvmaf vmaf CAMBI", 4),
+        ("ffmpeg libvmaf filter VMAF + CAMBI", 1), ("ffmpeg libvmaf filter VMAF + CAMBI", 4),
+        ("cat of both files", 1),
+    ]  # fmt: skip
+    by = {(r.label, r.threads): r for r in rows}
+    geometry = "-r /t/r.yuv -d /t/d.yuv -w 64 -h 48 -p 420 -b 8"
+    r = by["admcuda PSNR", 4]
+    assert r.argv()[:4] == [sys.executable, "-m", "admcuda", "score"]
+    assert " ".join(r.argv()[4:]) == (
+        f"{geometry} --feature psnr -n --backend cpu --threads 4 -q --json "
+        "-o /t/admcuda-psnr-4.json"
+    )
+    assert r.env == {} and r.frames == 16 and r.key == "psnr_y"
+    assert r.output == Path("/t/admcuda-psnr-4.json")
+    r = by["libvmaf vmaf CAMBI", 1]
+    assert " ".join(r.argv()) == (
+        f"/opt/vmaf {geometry} --feature cambi -n --threads 1 -q --json -o /t/vmaf-cambi-1.json"
+    )
+    assert r.key == "cambi" and r.output == Path("/t/vmaf-cambi-1.json")
+    raw = "-f rawvideo -pix_fmt yuv420p -s 64x48"
+    assert " ".join(by["ffmpeg libvmaf filter VMAF + PSNR", 4].argv()) == (
+        f"/opt/ffmpeg -nostdin -v error {raw} -i /t/d.yuv {raw} -i /t/r.yuv -lavfi "
+        "libvmaf=model=version=vmaf_v0.6.1:feature=name=psnr:n_threads=4:log_fmt=json:"
+        "log_path=/t/ffmpeg-psnr-4.json -f null -"
+    )
+    assert "--threads T" in " ".join(by["admcuda CAMBI", 1].command("T"))
+    assert "n_threads=T:" in " ".join(by["ffmpeg libvmaf filter VMAF + CAMBI", 1].command("T"))
+    keys = {name: bench_cpu.FEATURES[name].key for name in bench_cpu.FEATURES}
+    assert keys == {
+        "psnr": "psnr_y", "float_ssim": "float_ssim", "float_ms_ssim": "float_ms_ssim",
+        "cambi": "cambi", "speed_chroma": "speed_chroma_uv",
+    }  # fmt: skip
+    alone = _rows(features=["float_ms_ssim"], vmaf=None, ffmpeg=None, engines=[], threads=[2])
+    assert [r.label for r in alone] == ["admcuda MS-SSIM", "cat of both files"]
+    assert "yuv420p10le" in " ".join(
+        bench_cpu.cpu_rows(Path("/t"), Path("r"), Path("d"), 64, 48, 10, frames=2,
+                           numpy_frames=2, threads=[1], engines=[], vmaf=None, ffmpeg="ff",
+                           what=(), features=["psnr"])[1].argv()
+    )  # fmt: skip
+
+
+def test_features_are_off_by_default():
+    assert all("PSNR" not in r.label for r in _rows())
+    args = bench._parser().parse_args(["--skip-gpu"])
+    assert args.features == []
+    args = bench._parser().parse_args(["--features", "psnr", "float_ssim", "cambi"])
+    assert args.features == ["psnr", "float_ssim", "cambi"]
+
+
+def test_an_unknown_feature_is_a_usage_error(capsys):
+    assert bench.main(["--skip-gpu", "--features", "ciede"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("admcuda: error: ") and "ciede" in err and "\n" not in err
+
+
+def test_bench_times_the_features_beside_libvmaf(monkeypatch, tmp_path, capsys, fake_vmaf):
+    """A whole run with --features: admcuda's PSNR and SSIM rows (really run, tiny files)
+    beside the stand-in vmaf (pooled 1), each with its pooled value; without Numba the
+    features computed with it are left out with a note."""
+    exe, log = fake_vmaf
+    monkeypatch.setattr(gpu, "cuda_available", lambda: False)
+    monkeypatch.setattr(bench_cpu, "ffmpeg_with_libvmaf", lambda: None)
+    argv = ["--sizes", "48x40", "--frames", "2", "--rounds", "1", "--cpu-engines", "numpy"]
+    argv += ["--numpy-frames", "2", "--vmaf", str(exe), "--tmp", str(tmp_path)]
+    argv += ["--features", "psnr", "float_ssim"]
+    if admcuda.compiled.available():
+        assert bench.main(argv) == 0
+        lines = capsys.readouterr().out.splitlines()
+        row = next(ln for ln in lines if ln.startswith("admcuda SSIM"))
+        assert row.split()[-2] == "float_ssim" and 0 < float(row.split()[-1]) <= 1
+        assert next(ln for ln in lines if ln.startswith("libvmaf vmaf SSIM")).endswith(
+            "float_ssim 1.000000"
+        )
+    monkeypatch.setattr(admcuda.compiled, "available", lambda: False)
+    log.write_text("")
+    assert bench.main(argv) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert (
+        "(float_ssim not timed: admcuda computes them with Numba, which is not installed; "
+        'pip install ".[fast]")'
+    ) in lines
+    row = next(ln for ln in lines if ln.startswith("admcuda PSNR"))
+    assert row.split()[-2] == "psnr_y" and float(row.split()[-1]) > 0
+    assert next(ln for ln in lines if ln.startswith("libvmaf vmaf PSNR")).endswith(
+        "psnr_y 1.000000"
+    )
+    assert not any("SSIM" in ln for ln in lines)
+    calls = log.read_text().splitlines()
+    threads = sorted({1, bench_cpu_default_threads()})
+    assert sum("--feature psnr -n" in c for c in calls) == len(threads)

@@ -24,7 +24,9 @@ and with ``--libvmaf`` libvmaf's ADM fed by ffmpeg's decode; ``--rungs`` makes l
 Without a GPU, with ``--skip-gpu`` or with ``--cpu``, the CPU rows
 (:mod:`admcuda.cli.bench_cpu`): ``admcuda score --backend cpu`` with VMAF and ADM, whole
 process, at one thread and at all cores, on both CPU engines, beside libvmaf's ``vmaf``
-(``--vmaf PATH``) and ffmpeg's ``libvmaf`` filter on the same files, and ``cat``.
+(``--vmaf PATH``) and ffmpeg's ``libvmaf`` filter on the same files, and ``cat``;
+``--features psnr float_ssim float_ms_ssim cambi speed_chroma`` adds those features' rows
+(admcuda's, ``vmaf --feature NAME -n`` and the filter's), each with its pooled value.
 
 ``--whole`` times whole processes alone (:mod:`admcuda.cli.bench_whole`): ``admcuda
 score`` beside libvmaf's ``vmaf`` tool, CUDA and CPU builds, and ``cat``, clip by clip.
@@ -51,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from admcuda.cli.bench_cpu import FEATURES
 from admcuda.cli.tool import PROG, Parser, counter, run_tool
 from admcuda.errors import AdmError
 from admcuda.libvmaf import find_libvmaf
@@ -856,6 +859,17 @@ def _parser() -> argparse.ArgumentParser:
         choices=("compiled", "numpy"),
         default=["compiled", "numpy"],
         help="the CPU backend's engines the CPU rows time (default: both)",
+    )
+    p.add_argument(
+        "--features",
+        nargs="+",
+        choices=tuple(FEATURES),
+        default=[],
+        metavar="NAME",
+        help="the CPU rows also time these features (psnr, float_ssim, float_ms_ssim, cambi, "
+        "speed_chroma): admcuda score --feature NAME -n beside libvmaf's vmaf --feature NAME "
+        "-n and ffmpeg's libvmaf filter (feature=name=NAME, with its model), each row's pooled "
+        "value printed (default: none)",
     )
     p.add_argument(
         "--numpy-frames",

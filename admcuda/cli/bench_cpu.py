@@ -13,6 +13,11 @@ page cache:
 - ffmpeg's ``libvmaf`` filter (the ffmpeg admcuda decodes with, where it has that
   filter), reading the raw files with ``-f rawvideo``: VMAF only, as the filter always
   runs a model;
+- with ``--features NAME ...`` (``psnr``, ``float_ssim``, ``float_ms_ssim``, ``cambi``,
+  ``speed_chroma``; none by default), for each: ``admcuda score --backend cpu --feature
+  NAME -n``, libvmaf's ``vmaf --feature NAME -n`` and ffmpeg's filter with
+  ``feature=name=NAME`` (which runs VMAF's model beside it, as the filter always does:
+  its time is VMAF's and the feature's, its pooled value the feature's);
 - ``cat`` of both files: what reading them costs.
 
 Rounds alternate the order of the rows (the second round runs them backwards) and each
@@ -36,9 +41,37 @@ from typing import Any
 
 from admcuda.errors import AdmError
 
-__all__ = ["CpuRow", "cpu_rows", "default_cpu_frames", "print_cpu_rows", "run_cpu_rows"]
+__all__ = [
+    "FEATURES",
+    "CpuRow",
+    "cpu_rows",
+    "default_cpu_frames",
+    "print_cpu_rows",
+    "run_cpu_rows",
+]
 
 MODEL = "version=vmaf_v0.6.1"
+
+
+@dataclass(frozen=True)
+class BenchFeature:
+    """A feature ``--features`` times: its name in the rows' labels, the pooled output
+    printed beside them, and whether admcuda computes it with Numba (the ``fast``
+    extra)."""
+
+    label: str
+    key: str
+    numba: bool
+
+
+# libvmaf 3.2.0's names, as its vmaf tool and ffmpeg's filter take them.
+FEATURES: dict[str, BenchFeature] = {
+    "psnr": BenchFeature("PSNR", "psnr_y", numba=False),
+    "float_ssim": BenchFeature("SSIM", "float_ssim", numba=True),
+    "float_ms_ssim": BenchFeature("MS-SSIM", "float_ms_ssim", numba=True),
+    "cambi": BenchFeature("CAMBI", "cambi", numba=True),
+    "speed_chroma": BenchFeature("SpEED chroma", "speed_chroma_uv", numba=True),
+}
 
 
 @dataclass
@@ -106,10 +139,13 @@ def cpu_rows(
     vmaf: str | None,
     ffmpeg: str | None,
     what: Sequence[str] = ("vmaf", "adm"),
+    features: Sequence[str] = (),
 ) -> list[CpuRow]:
     """The rows, in the order they are printed: for each of ``what`` (``vmaf``, ``adm``)
     admcuda on each of ``engines`` (``compiled``, ``numpy``), libvmaf's ``vmaf`` tool and
-    (VMAF) ffmpeg's filter, each at each of ``threads``; then ``cat``."""
+    (VMAF) ffmpeg's filter, each at each of ``threads``; then for each of ``features``
+    (names in :data:`FEATURES`) admcuda, the ``vmaf`` tool and ffmpeg's filter at each of
+    ``threads``; then ``cat``."""
     geometry = ["-w", str(w), "-h", str(h), "-p", "420", "-b", str(bitdepth)]
     rows: list[CpuRow] = []
     for kind in what:
@@ -146,8 +182,7 @@ def cpu_rows(
 
                 rows.append(CpuRow(f"libvmaf vmaf {name}", t, command, frames, {}, out, key))
         if ffmpeg and kind == "vmaf":
-            pix = "yuv420p" if bitdepth == 8 else f"yuv420p{bitdepth}le"
-            raw = ["-f", "rawvideo", "-pix_fmt", pix, "-s", f"{w}x{h}"]
+            raw = _raw_args(w, h, bitdepth)
             for t in threads:
                 stem = folder / f"ffmpeg-{kind}"
                 out = Path(f"{stem}-{t}.json")
@@ -161,7 +196,70 @@ def cpu_rows(
                     ]  # fmt: skip
 
                 rows.append(CpuRow("ffmpeg libvmaf filter VMAF", t, command, frames, {}, out, key))
+    for feature in features:
+        rows += _feature_rows(
+            folder, ref, dis, geometry, feature, frames=frames, threads=threads, vmaf=vmaf,
+            ffmpeg=ffmpeg, raw=_raw_args(w, h, bitdepth),
+        )  # fmt: skip
     rows.append(CpuRow("cat of both files", 1, lambda tt: ["cat", str(ref), str(dis)], frames))
+    return rows
+
+
+def _raw_args(w: int, h: int, bitdepth: int) -> list[str]:
+    pix = "yuv420p" if bitdepth == 8 else f"yuv420p{bitdepth}le"
+    return ["-f", "rawvideo", "-pix_fmt", pix, "-s", f"{w}x{h}"]
+
+
+def _feature_rows(
+    folder: Path,
+    ref: Path,
+    dis: Path,
+    geometry: Sequence[str],
+    feature: str,
+    *,
+    frames: int,
+    threads: Sequence[int],
+    vmaf: str | None,
+    ffmpeg: str | None,
+    raw: Sequence[str],
+) -> list[CpuRow]:
+    """One feature's rows: admcuda (whichever CPU engine: the feature has one), libvmaf's
+    ``vmaf`` tool and ffmpeg's filter, each at each of ``threads``."""
+    about = FEATURES[feature]
+    io = ["-r", str(ref), "-d", str(dis), *geometry]
+    rows: list[CpuRow] = []
+
+    def add(label: str, name: str, argv: Callable[[str, str], list[str]]) -> None:
+        for t in threads:
+            out = folder / f"{name}-{t}.json"
+
+            def command(tt: str, name: str = name) -> list[str]:
+                return argv(tt, str(folder / f"{name}-{tt}.json"))
+
+            rows.append(CpuRow(label, t, command, frames, {}, out, about.key))
+
+    admcuda = [sys.executable, "-m", "admcuda", "score", *io, "--feature", feature, "-n"]
+    admcuda += ["--backend", "cpu"]
+    add(f"admcuda {about.label}", f"admcuda-{feature}",
+        lambda tt, o: [*admcuda, "--threads", tt, "-q", "--json", "-o", o])  # fmt: skip
+    if vmaf:
+        tool = [vmaf, *io, "--feature", feature, "-n"]
+        add(f"libvmaf vmaf {about.label}", f"vmaf-{feature}",
+            lambda tt, o: [*tool, "--threads", tt, "-q", "--json", "-o", o])  # fmt: skip
+    if ffmpeg:
+        exe = ffmpeg
+
+        def filtered(tt: str, o: str) -> list[str]:
+            lavfi = (
+                f"libvmaf=model={MODEL}:feature=name={feature}:n_threads={tt}:"
+                f"log_fmt=json:log_path={o}"
+            )
+            return [
+                exe, "-nostdin", "-v", "error", *raw, "-i", str(dis), *raw,
+                "-i", str(ref), "-lavfi", lavfi, "-f", "null", "-",
+            ]  # fmt: skip
+
+        add(f"ffmpeg libvmaf filter VMAF + {about.label}", f"ffmpeg-{feature}", filtered)
     return rows
 
 
@@ -286,6 +384,14 @@ def bench_cpu(args: Any, write_pair: Callable[[Path, Path, int, int, int, int], 
     ffmpeg = ffmpeg_with_libvmaf()
     if ffmpeg is None:
         notes.append("(ffmpeg's libvmaf filter not timed: no ffmpeg with libvmaf found)")
+    features = list(dict.fromkeys(getattr(args, "features", None) or ()))
+    if not available() and any(FEATURES[f].numba for f in features):
+        skipped = [f for f in features if FEATURES[f].numba]
+        features = [f for f in features if not FEATURES[f].numba]
+        notes.append(
+            f"({', '.join(skipped)} not timed: admcuda computes them with Numba, which is "
+            'not installed; pip install ".[fast]")'
+        )
     rounds = args.rounds or 2
     bd = args.bitdepth
     print(f"CPU: {machine_line(cores)}")
@@ -297,7 +403,7 @@ def bench_cpu(args: Any, write_pair: Callable[[Path, Path, int, int, int, int], 
             write_pair(rp, dp, w, h, bd, n)
             rows = cpu_rows(
                 Path(tmp), rp, dp, w, h, bd, frames=n, numpy_frames=numpy_frames,
-                threads=threads, engines=engines, vmaf=vmaf, ffmpeg=ffmpeg,
+                threads=threads, engines=engines, vmaf=vmaf, ffmpeg=ffmpeg, features=features,
             )  # fmt: skip
             run_cpu_rows(rows, rounds)
             how = "one round" if rounds == 1 else f"median of {rounds} alternating rounds"
