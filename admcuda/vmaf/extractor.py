@@ -21,7 +21,8 @@ that lifecycle with the bit-exact NumPy reference (:func:`admcuda.vmaf.score_pai
   (libvmaf 3.2.0 writes motion2 in ``flush`` only, so its ``vmaf_score_at_index`` fails
   for any frame until the clip has ended; the numbers are the same.)
 - :meth:`VmafExtractor.flush` ends the clip and returns every frame's outputs, keys in
-  libvmaf's order; :meth:`VmafExtractor.pooled` gives its ``pooled_metrics``.
+  libvmaf's order; :meth:`VmafExtractor.pooled` gives its ``pooled_metrics`` and
+  :meth:`VmafExtractor.aggregate` its ``aggregate_metrics`` (PSNR's ``apsnr_*``).
 
 Frames are numbered in the order they are given, from 0; the extractor keeps the
 previous reference planes motion reads (copies, so a caller may reuse its buffers).
@@ -40,7 +41,7 @@ from admcuda.backends import check_backend
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
 from admcuda.extractor import as_array, check_plane
-from admcuda.io.formats import BITDEPTHS, check_geometry
+from admcuda.io.formats import BITDEPTHS, check_geometry, normalize_format, plane_shapes
 from admcuda.model import Model, ModelSpec, output_name
 from admcuda.numeric import is_integer
 from admcuda.quirks import warn_small_height
@@ -48,6 +49,7 @@ from admcuda.reference.motion import MIN_SIZE as _MOTION_MIN_SIDE
 from admcuda.reference.vif import MIN_SIDE as _VIF_MIN_SIDE
 from admcuda.vmaf.compute import finish_clip, pooled, score_pair
 from admcuda.vmaf.plan import ExtractorOptions, FeaturePlan, build_plan
+from admcuda.vmaf.psnr import aggregate_metrics
 
 __all__ = ["VmafExtractor"]
 
@@ -117,7 +119,16 @@ class VmafExtractor(Closing):
     batch : int, optional
         Frames per GPU batch for :meth:`extract_batch` (default 32).
     threads : int, optional
-        Threads of the compiled CPU engine (default: the usable cores).
+        Threads of the compiled CPU engine and of the host features (default: the usable
+        cores).
+    pixel_format : {"420", "422", "444", "400"}, optional
+        The frames' chroma layout, needed where a feature reads chroma (``psnr`` with its
+        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models), whose
+        planes :meth:`extract` then takes as ``ref_chroma`` and ``dis_chroma``. ``"400"``
+        scores PSNR on luma alone, as libvmaf does. None (the default): luma planes only.
+        The host features (``psnr``, ``float_ssim``, ``float_ms_ssim``, ``cambi``,
+        ``speed_chroma``) are computed on the host beside the engine, as
+        :func:`admcuda.score` computes them, with either backend.
 
     Attributes
     ----------
@@ -133,8 +144,9 @@ class VmafExtractor(Closing):
         ``no_prediction``.
     frames_extracted : int
         Frame pairs extracted so far; the next frame's index.
+    pixel_format : str or None
     backend : {"cpu", "cuda"}
-        The backend in use.
+        The backend in use (``"cpu"`` where every feature runs on the host).
     engine : {"compiled", "numpy", "cuda"}
         The engine that scores: on the CPU the compiled kernels or the NumPy reference.
 
@@ -171,6 +183,7 @@ class VmafExtractor(Closing):
         device: int | None = None,
         batch: int | None = None,
         threads: int | None = None,
+        pixel_format: str | None = None,
     ) -> None:
         check_backend(backend)
         if not is_integer(bitdepth) or bitdepth not in BITDEPTHS:
@@ -182,17 +195,16 @@ class VmafExtractor(Closing):
         self.plan: FeaturePlan = build_plan(
             _model_requests(model), features, predict=not no_prediction
         )
+        if pixel_format is not None:
+            pixel_format = normalize_format(pixel_format)
+            self.plan = self.plan.for_pixel_format(pixel_format)
         kinds = {ex.kind for ex in self.plan.extractors}
-        if "psnr" in kinds:
+        chroma = sorted({ex.kind for ex in self.plan.host_extractors} & {"psnr", "speed_chroma"})
+        if pixel_format is None and self.plan.chroma_wanted("420"):
             raise AdmError(
-                "psnr reads chroma planes, which VmafExtractor is not given: score files "
-                "with admcuda.score(..., features=['psnr'])"
-            )
-        hosted = sorted(kinds & {"float_ssim", "float_ms_ssim", "cambi"})
-        if hosted:
-            raise AdmError(
-                f"{' and '.join(hosted)} run on the host beside the engines, not in "
-                f"VmafExtractor: score files with admcuda.score(..., features={hosted})"
+                f"{' and '.join(chroma)} read the chroma planes: give pixel_format ('420', "
+                "'422' or '444') and each frame's ref_chroma=(cb, cr), dis_chroma=(cb, cr)"
+                + (" (or psnr=enable_chroma=false)" if chroma == ["psnr"] else "")
             )
         if "adm" in kinds:
             check_geometry(width, height, "400", bitdepth)
@@ -230,17 +242,35 @@ class VmafExtractor(Closing):
         self._prev_prev: np.ndarray | None = None
         self._flushed = False
         self._closed = False
+        self.pixel_format = pixel_format
+        # the engines compute ADM, VIF and motion; the host features run beside them, on
+        # the host, as admcuda.score runs them (admcuda.vmaf.host.HostFeatures)
+        self._engine_plan = self.plan.engine_plan()
+        self._host: Any = None
+        fmt = pixel_format or "400"
+        if self.plan.host_extractors:
+            from admcuda.vmaf.host import HostFeatures
+
+            self._host = HostFeatures(self.plan, self.width, self.height, fmt, self.bitdepth,
+                                      threads=threads)  # fmt: skip
+        self._chroma_shape: tuple[int, int] | None = (
+            plane_shapes(self.width, self.height, fmt)[1]
+            if self._host is not None and self._host.chroma_size
+            else None
+        )
+        # the host features' luma planes: all but speed_chroma read them
+        self._host_luma = any(ex.kind != "speed_chroma" for ex in self.plan.host_extractors)
         self._engine: Any = None
         self._compiled: Any = None  # the compiled CPU engine, where it runs
         self.backend = "cpu"
-        if backend != "cpu":
+        if backend != "cpu" and self._engine_plan.extractors:
             try:
                 self._engine = _open_cuda_vmaf(self, batch, device)
                 self.backend = "cuda"
             except AdmError:
                 if backend == "cuda":
                     raise
-        if self._engine is None:
+        if self._engine is None and self._engine_plan.extractors:
             self._compiled = _open_compiled(self, threads)
         self.engine = (
             "cuda" if self._engine is not None else "compiled" if self._compiled else "numpy"
@@ -253,6 +283,7 @@ class VmafExtractor(Closing):
         no-op."""
         self._rows, self._final = [], []
         self._prev = self._prev_prev = None
+        self._host = None
         if self._engine is not None:
             self._engine.close()
             self._engine = None
@@ -299,7 +330,9 @@ class VmafExtractor(Closing):
 
     # -- extraction
 
-    def extract(self, ref: Any, dis: Any) -> dict[str, float]:
+    def extract(
+        self, ref: Any, dis: Any, *, ref_chroma: Any = None, dis_chroma: Any = None
+    ) -> dict[str, float]:
         """Score the next frame pair (libvmaf's ``vmaf_read_pictures``).
 
         Parameters
@@ -308,28 +341,44 @@ class VmafExtractor(Closing):
             2-D luma planes of shape ``(height, width)``: NumPy, or any array
             :class:`admcuda.AdmExtractor` takes (CuPy and DLPack device arrays stay on
             the GPU with the CUDA backend, and are copied to the host with the CPU's);
-            ``uint8`` for 8 bits, ``uint16`` otherwise.
+            ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
+            ``float_ssim``, ``float_ms_ssim``, ``cambi``) read the luma on the host: with
+            the CUDA backend, device planes are copied to the host for them, and only
+            where one of them runs.
+        ref_chroma, dis_chroma : pair of arrays, optional
+            Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
+            array), of the ``pixel_format``'s chroma size as a file holds it (an odd side
+            rounded up) and the luma's dtype. Needed where a feature reads chroma
+            (``psnr`` with its ``enable_chroma``, ``speed_chroma``, so the
+            ``vmaf_v1.0.16`` models) and unread elsewhere; always read on the host (device
+            arrays are copied there).
 
         Returns
         -------
         dict of str to float
             What libvmaf's extractors write for this frame as they read it, keys in
-            :attr:`extract_names` order: ADM's and VIF's outputs and motion's per-frame
-            score (``VMAF_integer_feature_motion_sad_score``). motion2, motion3 and the
-            model scores come from :meth:`score_at`, :meth:`frame_at` and :meth:`flush`.
+            :attr:`extract_names` order: ADM's, VIF's and the host features' outputs and
+            motion's per-frame score (``VMAF_integer_feature_motion_sad_score``). motion2,
+            motion3 and the model scores come from :meth:`score_at`, :meth:`frame_at` and
+            :meth:`flush`.
 
         Raises
         ------
         AdmError
             Closed or flushed extractor; wrong type, shape or dtype; a sample too large
-            for the bit depth.
+            for the bit depth; chroma missing where a feature reads it.
         """
         self._check_open()
         ref_plane = self._plane(ref, "reference frame")
         dis_plane = self._plane(dis, "distorted frame")
-        return self._score([ref_plane], [dis_plane])[0]
+        chroma = self._chroma_pairs(
+            [ref_chroma], [dis_chroma], ("reference chroma", "distorted chroma")
+        )
+        return self._score([ref_plane], [dis_plane], *chroma)[0]
 
-    def extract_batch(self, refs: Any, dis: Any) -> list[dict[str, float]]:
+    def extract_batch(
+        self, refs: Any, dis: Any, *, ref_chroma: Any = None, dis_chroma: Any = None
+    ) -> list[dict[str, float]]:
         """Score the next frame pairs, in order.
 
         Parameters
@@ -337,6 +386,9 @@ class VmafExtractor(Closing):
         refs, dis : array or sequence of arrays
             Either a 3-D ``(n, height, width)`` array or a sequence of 2-D planes; both
             sides must hold the same number of frames.
+        ref_chroma, dis_chroma : array or sequence, optional
+            Each frame's ``(cb, cr)``, as :meth:`extract` takes them: a sequence of ``n``
+            pairs, or one ``(n, 2, rows, columns)`` array.
 
         Returns
         -------
@@ -356,7 +408,13 @@ class VmafExtractor(Closing):
             raise AdmError(
                 f"{len(ref_planes)} reference frames but {len(dis_planes)} distorted frames"
             )
-        return self._score(ref_planes, dis_planes)
+        n = len(ref_planes)
+        chroma = self._chroma_pairs(
+            _frames_of(ref_chroma, n, "ref_chroma"),
+            _frames_of(dis_chroma, n, "dis_chroma"),
+            ("reference chroma", "distorted chroma"),
+        )
+        return self._score(ref_planes, dis_planes, *chroma)
 
     def flush(self) -> list[dict[str, float]]:
         """End the clip (libvmaf's ``vmaf_read_pictures(NULL, NULL)``) and return every
@@ -381,6 +439,19 @@ class VmafExtractor(Closing):
         self._prev = self._prev_prev = None
         self._finish()
         return [dict(f) for f in self._final]
+
+    def aggregate(self) -> dict[str, float]:
+        """libvmaf's ``aggregate_metrics`` of the frames extracted so far (the clip's once
+        flushed): PSNR's ``apsnr_y``, ``apsnr_cb``, ``apsnr_cr`` with its
+        ``enable_apsnr``, as :attr:`admcuda.AdmResult.aggregate` gives them; empty
+        without."""
+        self._check_open(flushing=True)
+        from admcuda.reference.psnr import scored_shapes
+
+        fmt = self.pixel_format or "400"
+        pixels = [r * c for r, c in scored_shapes(self.width, self.height, fmt)]
+        return aggregate_metrics(self.plan, self._rows, bitdepth=self.bitdepth,
+                                 plane_pixels=pixels)  # fmt: skip
 
     def pooled(self) -> dict[str, dict[str, float]]:
         """libvmaf's ``pooled_metrics`` over every frame: min, max, mean and harmonic mean
@@ -437,7 +508,7 @@ class VmafExtractor(Closing):
         self._finish()
         return dict(self._final[index])
 
-    # -- helpers
+    # -- internals
 
     def _check_open(self, *, flushing: bool = False) -> None:
         if self._closed:
@@ -446,32 +517,47 @@ class VmafExtractor(Closing):
             raise AdmError("this VmafExtractor's clip has ended (flushed): open a new one")
 
     def _score(
-        self, refs: Sequence[np.ndarray], dis: Sequence[np.ndarray]
+        self,
+        refs: Sequence[Any],
+        dis: Sequence[Any],
+        ref_chroma: list[np.ndarray] | None = None,
+        dis_chroma: list[np.ndarray] | None = None,
     ) -> list[dict[str, float]]:
-        """score_pair over the frames in order; the state changes only once all are
-        scored."""
-        if self._engine is not None:
-            return self._score_on(self._engine, refs, dis)
-        if self._compiled is not None:
-            return self._score_on(self._compiled, refs, dis)
-        keep = self.plan.history > 0
-        prev, prev_prev = self._prev, self._prev_prev
-        rows: list[dict[str, float]] = []
-        for ref, d in zip(refs, dis, strict=True):
-            rows.append(score_pair(self.plan, ref, d, prev, self.bitdepth, prev_prev_ref=prev_prev))
-            if keep:
-                prev_prev, prev = prev, np.array(ref, copy=True)  # the caller may reuse ref
+        """The engine's and the host features' outputs of the frames, in order; the state
+        changes only once all are scored (the host features first: they keep none)."""
+        hosted = self._score_host(refs, dis, ref_chroma, dis_chroma)
+        if not self._engine_plan.extractors:
+            rows: list[dict[str, Any]] = [{} for _ in refs]
+        elif self._engine is not None:
+            rows = self._score_on(self._engine, refs, dis)
+        elif self._compiled is not None:
+            rows = self._score_on(self._compiled, refs, dis)
+        else:
+            rows = self._score_numpy(refs, dis)
+        for row, more in zip(rows, hosted, strict=True):
+            row.update(more)
         self._rows.extend(rows)
-        self._prev, self._prev_prev = prev, prev_prev
         return [{n: row[n] for n in self.extract_names if n in row} for row in rows]
 
-    def _score_on(
-        self, engine: Any, refs: Sequence[Any], dis: Sequence[Any]
-    ) -> list[dict[str, float]]:
+    def _score_numpy(self, refs: Sequence[np.ndarray], dis: Sequence[np.ndarray]) -> list[dict]:
+        """score_pair over the frames in order, keeping motion's previous planes."""
+        keep = self._engine_plan.history > 0
+        prev, prev_prev = self._prev, self._prev_prev
+        rows: list[dict[str, Any]] = []
+        for ref, d in zip(refs, dis, strict=True):
+            rows.append(
+                score_pair(self._engine_plan, ref, d, prev, self.bitdepth, prev_prev_ref=prev_prev)
+            )
+            if keep:
+                prev_prev, prev = prev, np.array(ref, copy=True)  # the caller may reuse ref
+        self._prev, self._prev_prev = prev, prev_prev
+        return rows
+
+    def _score_on(self, engine: Any, refs: Sequence[Any], dis: Sequence[Any]) -> list[dict]:
         """The frames through a pipeline engine (CUDA or compiled), a batch at a time; on
         the GPU device planes stay on the device (stacked there), host planes are uploaded.
         The engine keeps motion's previous reference planes itself."""
-        rows: list[dict[str, float]] = []
+        rows: list[dict[str, Any]] = []
         for c0 in range(0, len(refs), engine.batch):
             ref = _stack(refs[c0 : c0 + engine.batch])
             d = _stack(dis[c0 : c0 + engine.batch])
@@ -479,8 +565,30 @@ class VmafExtractor(Closing):
             names = list(arrays)
             table = np.stack([arrays[n] for n in names], axis=1).tolist()
             rows += [dict(zip(names, r, strict=True)) for r in table]
-        self._rows.extend(rows)
-        return [{n: row[n] for n in self.extract_names if n in row} for row in rows]
+        return rows
+
+    def _score_host(
+        self,
+        refs: Sequence[Any],
+        dis: Sequence[Any],
+        ref_chroma: list[np.ndarray] | None,
+        dis_chroma: list[np.ndarray] | None,
+    ) -> list[dict[str, Any]]:
+        """The host features of the frames (:meth:`HostFeatures.compute`, as admcuda.score
+        runs it on each batch): floats, and PSNR's squared-error sums as Python ints."""
+        n = len(refs)
+        if self._host is None:
+            return [{} for _ in range(n)]
+        if self._host_luma:
+            ref = np.stack([_on_host(p) for p in refs])
+            d = np.stack([_on_host(p) for p in dis])
+        else:  # speed_chroma alone reads no luma
+            ref = d = np.empty((n, 0, 0), self.dtype)
+        rc = np.stack(ref_chroma) if ref_chroma is not None else None
+        dc = np.stack(dis_chroma) if dis_chroma is not None else None
+        arrays = self._host.compute(ref, rc, [d], [dc], n)[0]
+        columns = {name: a.tolist() for name, a in arrays.items()}
+        return [{name: values[k] for name, values in columns.items()} for k in range(n)]
 
     def _finish(self) -> None:
         """Complete the frames that have become final since the last call."""
@@ -517,8 +625,75 @@ class VmafExtractor(Closing):
             )
         return [self._plane(p, f"{what}[{k}]") for k, p in enumerate(frames)]
 
+    def _chroma_pairs(
+        self, refs: Sequence[Any], dis: Sequence[Any], whats: tuple[str, str]
+    ) -> tuple[list[np.ndarray] | None, list[np.ndarray] | None]:
+        """Each frame's Cb and Cr planes on the host, flat (Cb then Cr, as the pipeline
+        reads them), where a feature reads chroma; None elsewhere (unread)."""
+        if self._chroma_shape is None:
+            return None, None
+        out: list[list[np.ndarray]] = []
+        for frames, what in zip((refs, dis), whats, strict=True):
+            flat = []
+            for k, pair in enumerate(frames):
+                where = what if len(frames) == 1 else f"{what}[{k}]"
+                flat.append(self._chroma_pair(pair, where))
+            out.append(flat)
+        return out[0], out[1]
+
+    def _chroma_pair(self, pair: Any, what: str) -> np.ndarray:
+        ch, cw = self._chroma_shape  # type: ignore[misc]
+        kinds = " and ".join(
+            sorted({ex.kind for ex in self.plan.host_extractors} & {"psnr", "speed_chroma"})
+        )
+        if pair is None:
+            raise AdmError(
+                f"{kinds} read{'s' if ' and ' not in kinds else ''} the chroma planes: give "
+                f"ref_chroma=(cb, cr) and dis_chroma=(cb, cr), planes of shape ({ch}, {cw}) "
+                f"for {self.pixel_format}"
+            )
+        if isinstance(pair, np.ndarray) or hasattr(pair, "__dlpack__"):
+            planes = as_array(pair, on_gpu=False, what=what)
+            if planes.ndim != 3 or len(planes) != 2:
+                raise AdmError(
+                    f"{what} must be (cb, cr) or a (2, {ch}, {cw}) array, got shape "
+                    f"{tuple(planes.shape)}"
+                )
+        elif isinstance(pair, Sequence) and not isinstance(pair, (str, bytes)) and len(pair) == 2:
+            planes = [as_array(p, on_gpu=False, what=what) for p in pair]
+        else:
+            raise AdmError(f"{what} must be a (cb, cr) pair of 2-D planes")
+        flat = []
+        for plane, name in zip(planes, ("Cb", "Cr"), strict=True):
+            label = f"{what} {name} plane ({self.pixel_format})"
+            if plane.ndim != 2:
+                raise AdmError(f"{label} must be 2-D, got {plane.ndim} dimensions")
+            check_plane(plane, label, plane.shape, cw, ch, self.dtype, self.bitdepth)
+            flat.append(plane.reshape(-1))
+        return np.concatenate(flat)
+
     def _check(self, arr: np.ndarray, what: str, frame_shape: tuple[int, ...]) -> None:
         check_plane(arr, what, frame_shape, self.width, self.height, self.dtype, self.bitdepth)
+
+
+def _frames_of(chroma: Any, n: int, what: str) -> Sequence[Any]:
+    """A batch's chroma argument as ``n`` per-frame pairs (None: ``n`` Nones)."""
+    if chroma is None:
+        return [None] * n
+    if isinstance(chroma, (str, bytes)) or not (
+        isinstance(chroma, Sequence) or hasattr(chroma, "__len__")
+    ):
+        raise AdmError(f"{what} must be a sequence of (cb, cr) pairs or an (n, 2, h, w) array")
+    if len(chroma) != n:
+        raise AdmError(f"{what} holds {len(chroma)} frames, the luma {n}")
+    return chroma  # type: ignore[no-any-return]
+
+
+def _on_host(plane: Any) -> np.ndarray:
+    """A luma plane as a NumPy array: CuPy ones (the CUDA backend's) copied to the host."""
+    if isinstance(plane, np.ndarray):
+        return plane
+    return as_array(plane, on_gpu=False, what="frame")  # type: ignore[no-any-return]
 
 
 def _stack(planes: Sequence[Any]) -> Any:
@@ -538,11 +713,11 @@ def _open_compiled(ext: VmafExtractor, threads: int | None) -> Any:
     ``ADMCUDA_CPU_ENGINE=compiled``."""
     from admcuda.backends.compiled import usable
 
-    if not usable(ext.width, ext.height, ext.plan, None):
+    if not usable(ext.width, ext.height, ext._engine_plan, None):
         return None
     from admcuda.backends.compiled import CompiledEngine
 
-    return CompiledEngine(ext.width, ext.height, ext.bitdepth, None, plan=ext.plan,
+    return CompiledEngine(ext.width, ext.height, ext.bitdepth, None, plan=ext._engine_plan,
                           threads=threads)  # fmt: skip
 
 
@@ -556,7 +731,7 @@ def _open_cuda_vmaf(ext: VmafExtractor, batch: int | None, device: int | None) -
     if not cuda_available():
         raise AdmError("CUDA backend unavailable: CuPy is missing or sees no CUDA device")
     try:
-        return CudaVmaf(ext.width, ext.height, ext.bitdepth, ext.plan, batch=batch or 32,
+        return CudaVmaf(ext.width, ext.height, ext.bitdepth, ext._engine_plan, batch=batch or 32,
                         device=device)  # fmt: skip
     except AdmError as exc:
         raise AdmError(f"CUDA backend unavailable: {exc}") from None
