@@ -22,7 +22,6 @@ pytest.importorskip("numba")
 import admcuda  # noqa: E402
 from admcuda import backends  # noqa: E402
 from admcuda.cli.main import main  # noqa: E402
-from admcuda.errors import AdmError  # noqa: E402
 from admcuda.vmaf import build_plan, parse_feature_arg, score_clip  # noqa: E402
 from admcuda.vmaf import cambi as V  # noqa: E402
 from admcuda.vmaf.host import HostFeatures  # noqa: E402
@@ -110,11 +109,6 @@ def test_engines_never_see_it(folder, monkeypatch):
                            features=["vif", GOLD.feature(case)], no_prediction=True)  # fmt: skip
     assert [ex.kind for ex in seen[0].extractors] == ["vif"]
     check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
-
-
-def test_vmaf_extractor_refuses_it():
-    with pytest.raises(AdmError, match="cambi run on the host"):
-        admcuda.VmafExtractor(400, 300, 8, model=None, features=["cambi"])
 
 
 def test_warm_up_and_cached_cover_the_kernels():

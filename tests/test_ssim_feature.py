@@ -315,11 +315,6 @@ def test_engines_never_see_them(folder, monkeypatch):
     _check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
 
 
-def test_vmaf_extractor_refuses_them():
-    with pytest.raises(AdmError, match="float_ssim run on the host"):
-        admcuda.VmafExtractor(200, 200, 8, model=None, features=["float_ssim"])
-
-
 def test_warm_up_and_cached_cover_the_kernels():
     from admcuda.compiled import ALL_KINDS, cached, warm_up
 
