@@ -541,18 +541,7 @@ def _models(value: Any, options: AdmOptions, base: Path) -> tuple[str, ...]:
     and ``dis`` do."""
     from admcuda.model import model_arg
 
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        items = value.split(MODEL_SEPARATOR)
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        items = value
-    else:
-        raise AdmError(
-            f"model must be a string (several separated by '{MODEL_SEPARATOR}') or a list of "
-            f"strings, got {type(value).__name__} {value!r}"
-        )
-    models = tuple(_model_in(model_arg(item.strip()), base) for item in items if item.strip())
+    models = tuple(_model_in(model_arg(item), base) for item in _cell_items(value, "model"))
     if models:
         try:
             model_plan(models, options)
@@ -564,6 +553,12 @@ def _models(value: Any, options: AdmOptions, base: Path) -> tuple[str, ...]:
 def _features(value: Any) -> tuple[str, ...]:
     """A feature cell: libvmaf's ``--feature`` strings separated by ``;`` (in JSON, also a
     list of them)."""
+    return _cell_items(value, "feature")
+
+
+def _cell_items(value: Any, column: str) -> tuple[str, ...]:
+    """The non-empty items of a cell of ``;``-separated strings (in JSON, also a list of
+    strings), stripped."""
     if value is None:
         return ()
     if isinstance(value, str):
@@ -572,7 +567,7 @@ def _features(value: Any) -> tuple[str, ...]:
         items = value
     else:
         raise AdmError(
-            f"feature must be a string (several separated by '{MODEL_SEPARATOR}') or a list "
+            f"{column} must be a string (several separated by '{MODEL_SEPARATOR}') or a list "
             f"of strings, got {type(value).__name__} {value!r}"
         )
     return tuple(item.strip() for item in items if item.strip())

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import importlib.util
 import os
 import sys
 from collections.abc import Iterator
+from types import ModuleType
 
 # Numba's OpenMP threads spin between the engine's parallel stages; on cores shared with
 # the pipeline's readers (or another process) a spinning thread cost a whole scheduler
@@ -36,7 +38,7 @@ from collections.abc import Iterator
 # waiting, set before Numba loads OpenMP, unless the caller chose otherwise.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["ALL_KINDS", "available", "cached", "skip_blas_probe", "warm_up"]
+__all__ = ["ALL_KINDS", "available", "cached", "kernels_for", "skip_blas_probe", "warm_up"]
 
 ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi", "speed_chroma")
 """Every kind of feature with compiled kernels (``admcuda warmup`` loads them all)."""
@@ -46,6 +48,16 @@ ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi", "sp
 def available() -> bool:
     """Whether Numba is installed, so that the compiled engine can run (no import)."""
     return importlib.util.find_spec("numba") is not None
+
+
+def kernels_for(module: str, features: str) -> ModuleType:
+    """``admcuda.compiled.<module>``, or a one-line error naming ``features`` (as "cambi
+    needs", "float_ssim and float_ms_ssim need") where Numba is not installed."""
+    if not available():
+        from admcuda.errors import AdmError
+
+        raise AdmError(f"{features} the compiled engine: pip install 'admcuda[fast]'")
+    return importlib.import_module(f"admcuda.compiled.{module}")
 
 
 def warm_up(

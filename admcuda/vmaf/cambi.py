@@ -173,13 +173,9 @@ def parse_options(
 
 def kernels() -> ModuleType:
     """:mod:`admcuda.compiled.cambi`, or a one-line error where Numba is not installed."""
-    from admcuda.compiled import available
+    from admcuda.compiled import kernels_for
 
-    if not available():
-        raise AdmError("cambi needs the compiled engine: pip install 'admcuda[fast]'")
-    from admcuda.compiled import cambi
-
-    return cambi
+    return kernels_for("cambi", "cambi needs")
 
 
 def _smallest(width: int, height: int, speedup: bool) -> tuple[int, int]:

@@ -125,13 +125,9 @@ def parse_options(
 
 def kernels() -> ModuleType:
     """:mod:`admcuda.compiled.speed`, or a one-line error where Numba is not installed."""
-    from admcuda.compiled import available
+    from admcuda.compiled import kernels_for
 
-    if not available():
-        raise AdmError("speed_chroma needs the compiled engine: pip install 'admcuda[fast]'")
-    from admcuda.compiled import speed
-
-    return speed
+    return kernels_for("speed", "speed_chroma needs")
 
 
 def _chroma_size(width: int, height: int, pixel_format: str) -> tuple[int, int]:

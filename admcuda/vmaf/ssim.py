@@ -122,15 +122,9 @@ def output_names(kind: str, options: SsimOptions | MsSsimOptions) -> tuple[str, 
 
 def kernels() -> ModuleType:
     """:mod:`admcuda.compiled.ssim`, or a one-line error where Numba is not installed."""
-    from admcuda.compiled import available
+    from admcuda.compiled import kernels_for
 
-    if not available():
-        raise AdmError(
-            "float_ssim and float_ms_ssim need the compiled engine: pip install 'admcuda[fast]'"
-        )
-    from admcuda.compiled import ssim
-
-    return ssim
+    return kernels_for("ssim", "float_ssim and float_ms_ssim need")
 
 
 def check_size(extractors: tuple[Any, ...], width: int, height: int) -> None:
