@@ -1,5 +1,6 @@
 """``admcuda map REF DIS [-w W -h H -p FMT -b BITS] [--scale NAME] [--frame N] -o map.png``:
-one frame's distortion map (:mod:`admcuda.report.distmap`) as a PNG or ``.npy``."""
+one frame's distortion map (:mod:`admcuda.report.distmap`), or with ``--kind cambi`` the
+distorted frame's banding map (:mod:`admcuda.report.banding`), as a PNG or ``.npy``."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ __all__ = ["build_parser", "main"]
 
 PROG = f"{ADMCUDA} map"
 STDOUT = "-"  # --npy - : the map's .npy bytes on standard output
+CAMBI = "cambi"
 
 
 def _frame_number(text: str) -> int:
@@ -74,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         allow_abbrev=False,
         description="Draw where ADM finds the detail loss (or the additive impairment) "
-        "of one frame pair, as a heat map over the luma. Inputs are read as by "
+        "of one frame pair, or where CAMBI finds banding in the distorted frame, as a heat "
+        "map over the luma. Inputs are read as by "
         "'admcuda score': raw YUV, Y4M, or any video ffmpeg decodes.",
     )
     parser.add_argument("--help", action="help", help="show this help and exit")
@@ -125,9 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--kind",
-        choices=KINDS,
+        choices=(*KINDS, CAMBI),
         default="dlm",
-        help="dlm: detail loss, 1 - adm2 (default); aim: additive impairment",
+        help="dlm: ADM's detail loss, 1 - adm2 (default); aim: ADM's additive impairment; "
+        "cambi: CAMBI's banding in DIS (options as --feature cambi=NAME=VALUE:...)",
     )
     parser.add_argument(
         "--background",
@@ -147,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="adm[=NAME=VALUE:...]",
-        help="the options in libvmaf's spelling, as for 'admcuda score'",
+        help="the options in libvmaf's spelling, as for 'admcuda score' (cambi=... with "
+        "--kind cambi)",
     )
     parser.add_argument(
         "--npy", metavar="PATH", help="also save the map as a .npy array ('-': stdout)"
@@ -188,6 +193,27 @@ def _read_pair(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int]:
         return planes[0], planes[1], inputs.bitdepth
 
 
+def _cambi_options(args: argparse.Namespace) -> Any:
+    """``--kind cambi``'s options: ``--feature cambi[=NAME=VALUE:...]`` given once at
+    most, read as ``admcuda score`` reads it; ADM's ``--option`` has no place here."""
+    from admcuda.vmaf.plan import parse_feature_arg
+
+    if args.option:
+        raise AdmError(
+            "--option sets ADM options; with --kind cambi use --feature cambi=NAME=VALUE"
+        )
+    if len(args.feature) > 1:
+        raise AdmError(f"--feature given {len(args.feature)} times; give one --feature cambi=...")
+    if not args.feature:
+        return None
+    name, options = parse_feature_arg(args.feature[0])
+    if name != CAMBI:
+        raise AdmError(f"--feature {name}: --kind cambi draws CAMBI; give --feature cambi=...")
+    if options.full_ref:
+        raise AdmError("--feature cambi: full_ref scores the pair; the map shows DIS's banding")
+    return options
+
+
 def _out_of_range(frame: int, readers: Sequence[Any], short: Any) -> str:
     counts = [reader.num_frames for reader in readers]
     if None not in counts:
@@ -202,14 +228,18 @@ def _run(argv: Sequence[str] | None) -> int:
     from admcuda.quirks import warn_small_height
 
     args = build_parser().parse_args(argv)
+    opts: Any = None
     try:
         if args.width is not None or args.height is not None:
             check_geometry(
                 args.width or 17, args.height or 17, args.pixel_format or "420", args.bitdepth or 8
             )
-        settings: dict[str, str] = {}
-        parse_feature_args(args.feature, settings)
-        opts = AdmOptions.from_mapping(parse_option_args(args.option, settings=settings))
+        if args.kind == CAMBI:
+            opts = _cambi_options(args)
+        else:
+            settings: dict[str, str] = {}
+            parse_feature_args(args.feature, settings)
+            opts = AdmOptions.from_mapping(parse_option_args(args.option, settings=settings))
     except AdmError as exc:
         raise UsageError(str(exc)) from None
     if args.frame < 0:
@@ -253,9 +283,10 @@ def _run(argv: Sequence[str] | None) -> int:
     check_image_suffix(args.output)
 
     ref, dis, bitdepth = _read_pair(args)
-    # The map's scale 3 is computed as score computes it, with libvmaf's unwritten
-    # memory taken as zeros: the same warning for frames 17..32 pixels high.
-    warn_small_height(ref.shape[1], ref.shape[0], opts)
+    if args.kind != CAMBI:
+        # The map's scale 3 is computed as score computes it, with libvmaf's unwritten
+        # memory taken as zeros: the same warning for frames 17..32 pixels high.
+        warn_small_height(ref.shape[1], ref.shape[0], opts)
     scaled = f" ({args.scale}-scaled)" if args.scale is not None else ""
     label = f"{Path(args.dis).name}{scaled} vs {Path(args.ref).name}, frame {args.frame}"
     # The PNG goes to a temporary sibling (its name keeps the suffix, from which
@@ -266,13 +297,21 @@ def _run(argv: Sequence[str] | None) -> int:
     temp = target.with_name(f".{secrets.token_hex(4)}.{target.name}")
     npy: StagedOutput | None = None
     try:
-        maps = save_distortion_png(
-            ref, dis, bitdepth, temp, opts, label,
-            kind=args.kind, background=args.background,
-        )  # fmt: skip
+        if args.kind == CAMBI:
+            from admcuda.report.banding import save_banding_png
+
+            heat = save_banding_png(
+                dis, bitdepth, temp, opts, label,
+                background=ref if args.background == "ref" else None,
+            ).heat  # fmt: skip
+        else:
+            heat = save_distortion_png(
+                ref, dis, bitdepth, temp, opts, label,
+                kind=args.kind, background=args.background,
+            ).get(args.kind)  # fmt: skip
         if args.npy:
             buffer = io.BytesIO()
-            np.save(buffer, maps.get(args.kind))
+            np.save(buffer, heat)
             npy = StagedOutput(None if npy_stdout else args.npy, buffer.getvalue())
             npy.stage()
             if npy.direct:

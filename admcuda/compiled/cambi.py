@@ -17,7 +17,12 @@ Stages, one kernel each (the name of the C function each mirrors in brackets):
 - :func:`c_values`: each masked sample's contrast value from the window's histograms
   (``calculate_c_values``);
 - :func:`spatial_pooling`: the mean of the top ``topk`` share (``spatial_pooling``);
-- :func:`cambi_score`: the five scales (``cambi_score``).
+- :func:`scale_c_values` and :func:`pool_scales`: the five scales' maps and their
+  weighted pooling, which :func:`cambi_score` chains (``cambi_score``).
+
+:func:`cambi_maps` gives the maps of a plane for a banding picture (``admcuda map
+--kind cambi``), and :func:`heatmap_16bit` one map as libvmaf's ``heatmaps_path`` files
+hold it.
 
 The per-run tables (the visibility thresholds of each contrast step, the window after
 its adjustment to the frame size) are computed once in :func:`setup`, in double as the C
@@ -40,11 +45,15 @@ __all__ = [
     "adjust_window",
     "c_values",
     "cambi_frame",
+    "cambi_maps",
     "cambi_score",
     "filter_mode",
+    "heatmap_16bit",
     "mask_index",
+    "pool_scales",
     "preprocess",
     "reciprocal_lut",
+    "scale_c_values",
     "setup",
     "spatial_mask",
     "spatial_pooling",
@@ -508,26 +517,44 @@ def spatial_pooling(values, topk):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cambi_score(image, index, window, speedup, topk, num_diffs, tvi, vlt, weights, base, size, lut):  # type: ignore[no-untyped-def]
-    """The five scales' weighted score of a preprocessed 10-bit plane (``cambi_score``):
-    the mask once at full size, then per scale (each after the first decimated by 2, the
-    mask with it) the mode filter, the contrast values and their pooling; ``image`` is
-    overwritten."""
+def scale_c_values(image, index, window, speedup, num_diffs, tvi, vlt, weights, base, size, lut):  # type: ignore[no-untyped-def]
+    """The five scales' contrast values (float32) of a preprocessed 10-bit plane, as
+    ``cambi_score`` computes them before pooling: the mask once at full size, then per
+    scale (each after the first decimated by 2, the mask with it) the mode filter and
+    :func:`c_values`; ``image`` is overwritten. These are the maps libvmaf's
+    ``heatmaps_path`` writes, before its 16-bit scaling."""
     mask = spatial_mask(image, index)
-    scores = np.empty(NUM_SCALES, dtype=np.float64)
     img = image
+    values = []
     for scale in range(NUM_SCALES):
         if scale > 0 or speedup:
             img = img[::2, ::2].copy()
             mask = mask[::2, ::2].copy()
         filter_mode(img)
-        values = c_values(img, mask, window, num_diffs, tvi, vlt, weights, base, size, lut)
-        scores[scale] = spatial_pooling(values, topk)
+        values.append(c_values(img, mask, window, num_diffs, tvi, vlt, weights, base, size, lut))
+    return values
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def pool_scales(values, window, topk):  # type: ignore[no-untyped-def]
+    """The weighted score of the five scales' contrast values (``cambi_score``'s end):
+    each scale's top-``topk`` mean (:func:`spatial_pooling`, which reorders the maps),
+    weighted 16, 8, 4, 2, 1, over the window's area."""
     score = 0.0
     for scale in range(NUM_SCALES):
-        score += scores[scale] * np.float64(SCALE_WEIGHTS[scale])
+        score += spatial_pooling(values[scale], topk) * np.float64(SCALE_WEIGHTS[scale])
     side = 2 * (window >> 1) + 1
     return score / np.float64(side * side)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cambi_score(image, index, window, speedup, topk, num_diffs, tvi, vlt, weights, base, size, lut):  # type: ignore[no-untyped-def]
+    """The five scales' weighted score of a preprocessed 10-bit plane (``cambi_score``);
+    ``image`` is overwritten."""
+    values = scale_c_values(
+        image, index, window, speedup, num_diffs, tvi, vlt, weights, base, size, lut
+    )
+    return pool_scales(values, window, topk)
 
 
 def smallest_scale(width: int, height: int) -> tuple[int, int]:
@@ -567,3 +594,41 @@ def cambi_frame(
             _lut(),
         )
     )
+
+
+def cambi_maps(
+    plane: np.ndarray,
+    bitdepth: int,
+    tables: CambiSetup,
+    *,
+    enc_width: int,
+    enc_height: int,
+    enc_bitdepth: int,
+) -> list[np.ndarray]:
+    """One plane's contrast values at each of the five scales (float32), the maps whose
+    top-``topk`` means :func:`cambi_frame` weights into the score; the first is at the
+    encoding size (half of it with the high-resolution speed-up), each next one halved."""
+    image = preprocess(plane, bitdepth, enc_width, enc_height, enc_bitdepth)
+    return list(
+        scale_c_values(
+            image,
+            mask_index(enc_width, enc_height),
+            tables.window,
+            tables.speedup,
+            tables.num_diffs,
+            tables.tvi_for_diff,
+            tables.vlt_luma,
+            tables.diff_weights,
+            tables.band_base,
+            tables.band_size,
+            _lut(),
+        )
+    )
+
+
+def heatmap_16bit(values: np.ndarray, tables: CambiSetup) -> np.ndarray:
+    """A scale's contrast values as libvmaf's ``heatmaps_path`` writes them: uint16,
+    65535 for the largest value a window allows (the largest step weight times a
+    quarter of the window's area, in integers), truncated."""
+    top = int(tables.diff_weights.max()) * tables.window * tables.window // 4
+    return (np.float64(65535) / np.float64(top) * values.astype(np.float64)).astype(np.uint16)

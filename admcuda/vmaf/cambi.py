@@ -269,23 +269,31 @@ class CambiRun:
         object.__setattr__(self, "tables", tables)
         object.__setattr__(self, "src_tables", src_tables)
 
-    def score(self, plane: np.ndarray, *, source: bool = False) -> float:
-        """One plane's score before the ``cambi_max_val`` clip."""
+    def _call(self, kernel: str, plane: np.ndarray, source: bool, **extra: Any) -> Any:
         if int(plane.max(initial=0)) >> self.bitdepth:
             raise AdmError(
                 f"cambi: the input holds samples above {(1 << self.bitdepth) - 1}, the "
                 f"largest at {self.bitdepth} bits (libvmaf refuses it)"
             )
         width, height = self.src if source else self.enc  # type: ignore[attr-defined]
-        return kernels().cambi_frame(
+        return getattr(kernels(), kernel)(
             np.ascontiguousarray(plane),
             self.bitdepth,
             self.src_tables if source else self.tables,  # type: ignore[attr-defined]
             enc_width=width,
             enc_height=height,
             enc_bitdepth=self.enc_bitdepth,  # type: ignore[attr-defined]
-            topk=self.options.pooling_topk,
+            **extra,
         )
+
+    def score(self, plane: np.ndarray, *, source: bool = False) -> float:
+        """One plane's score before the ``cambi_max_val`` clip."""
+        return float(self._call("cambi_frame", plane, source, topk=self.options.pooling_topk))
+
+    def maps(self, plane: np.ndarray, *, source: bool = False) -> list[np.ndarray]:
+        """One plane's contrast values at each of the five scales (float32), from which
+        :meth:`score` pools."""
+        return self._call("cambi_maps", plane, source)  # type: ignore[no-any-return]
 
 
 _RUNS: dict[tuple[Any, ...], CambiRun] = {}
