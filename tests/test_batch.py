@@ -1068,11 +1068,16 @@ def test_interrupted_before_any_task_is_sent(client, tmp_path, monkeypatch):
     assert {row["error"] for row in summary.values()} == {"interrupted"} and len(summary) == 4
 
 
+def _child_env() -> dict[str, str]:
+    """The environment of a child Python that imports this checkout's admcuda."""
+    paths = [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+
+
 def _batch_process(manifest_path: Path, out: Path, *extra: str) -> subprocess.Popen:
     """``admcuda batch`` in a session of its own (as a terminal's foreground job: Ctrl-C
     reaches every process of it), on a local cluster of 2 CPU workers."""
-    paths = [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    env = _child_env()
     argv = [sys.executable, "-m", "admcuda", "batch", str(manifest_path), "-o", str(out)]
     return subprocess.Popen(
         [*argv, "--workers", "2", "--backend", "cpu", *extra], stderr=subprocess.PIPE,
@@ -1480,3 +1485,99 @@ def test_model_column_scores_vmaf_as_score_does(client, tmp_path, capsys):
     jobs[0]["model"] = "version=vmaf_4k_v0.6.1"  # another model: scored again
     third = batch.score_many(jobs[:1], client, output=out, backend="cpu", timeout=WAIT_S)
     assert third[0].status == "done" and third[0].model != results[0].model
+
+
+def test_one_worker_runs_in_this_process(tmp_path, capsys):
+    """Where the local CPU cluster would be one worker (--workers 1, or one task), the
+    pairs are scored in the batch's own process: the notice says so, no Dask is imported,
+    and the files and summary are those of the cluster run."""
+    clips = make_clips(tmp_path)
+    manifest = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path))
+    common = ["--backend", "cpu"]
+    assert cli.main(["batch", str(manifest), "-o", str(tmp_path / "c"), "--workers", "2",
+                     *common, "-q"]) == 0  # fmt: skip
+    code = (
+        "import sys; from admcuda.cli.main import main; "
+        f"rc = main(['batch', {str(manifest)!r}, '-o', {str(tmp_path / 'h')!r}, "
+        "'--workers', '1', '--backend', 'cpu']); "
+        "print('dask imported' if 'distributed' in sys.modules else 'no dask'); sys.exit(rc)"
+    )
+    env = _child_env()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "no dask"
+    assert "2 task(s) in this process (one worker's work: no cluster started)" in proc.stderr
+    for name in ("a1", "a2", "a3", "a1_2"):
+        here, there = load(tmp_path / "h" / f"{name}.json"), load(tmp_path / "c" / f"{name}.json")
+        assert here == there, name
+    drop = ("task", "fps")
+    here = read_summary(tmp_path / "h" / "summary.csv")
+    there = read_summary(tmp_path / "c" / "summary.csv")
+    assert {k: {c: v for c, v in r.items() if c not in drop} for k, r in here.items()} == {
+        k: {c: v for c, v in r.items() if c not in drop} for k, r in there.items()
+    }
+
+
+def test_one_task_in_this_process_retries_and_fails_its_pairs(tmp_path, monkeypatch):
+    """In this process an unexpected error is retried as Dask would retry the task, then
+    fails the task's pairs with one line; the other tasks are scored."""
+    clips = make_clips(tmp_path)
+    manifest = write_csv(tmp_path / "jobs.csv", rows_for(clips, tmp_path))
+    real = batch._run_rungs
+    calls = []
+
+    def flaky(task, dis, *args, **kwargs):
+        calls.append(task.rungs[0][0])
+        if task.rungs[0][0] == "a1":
+            raise RuntimeError("worker fell over")
+        return real(task, dis, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "_run_rungs", flaky)
+    results = batch.score_many(
+        manifest, output=tmp_path / "out", backend="cpu", workers=1, retries=2
+    )
+    assert calls.count("a1") == 3
+    failed = [r for r in results if not r.ok]
+    assert {r.name for r in failed} == {"a1", "a2", "a3"}
+    assert all("worker fell over" in r.error for r in failed)
+    assert [r.status for r in results if r.name == "a1_2"] == ["done"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals and /proc")
+def test_ctrl_c_in_this_process(tmp_path):
+    """Ctrl-C while the batch scores in its own process (one task): one line, exit
+    status 130, the pair interrupted in the summary, no worker process."""
+    clips = make_clips(tmp_path)
+    os.mkfifo(tmp_path / "stuck.yuv")
+    path = write_csv(tmp_path / "jobs.csv", [
+        {"ref": str(clips["ref_a"]), "dis": str(tmp_path / "stuck.yuv"), "width": W, "height": H},
+    ])  # fmt: skip
+    env = _child_env()
+    argv = [sys.executable, "-m", "admcuda", "batch", str(path), "-o", str(tmp_path / "out")]
+    proc = subprocess.Popen(
+        [*argv, "--backend", "cpu"], stderr=subprocess.PIPE, text=True,
+        start_new_session=True, env=env,
+    )  # fmt: skip
+    try:
+        line = proc.stderr.readline()
+        assert "in this process" in line, line
+        stuck = None
+        for _ in range(int(WAIT_S * 10)):  # until the batch opens the FIFO to read it
+            try:
+                stuck = os.open(tmp_path / "stuck.yuv", os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:  # ENXIO: no reader yet
+                time.sleep(0.1)
+        assert stuck is not None
+        assert not psutil.Process(proc.pid).children(recursive=True)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=WAIT_S) == 130
+        err = proc.stderr.read()
+        os.close(stuck)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=WAIT_S)
+    assert err.splitlines()[-1] == "admcuda: error: interrupted", err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert read_summary(tmp_path / "out" / "summary.csv")["stuck"]["error"] == "interrupted"

@@ -6,7 +6,9 @@ the cores the workers leave (:data:`TASK_THREADS_ENV`, which a worker of any clu
 set; 1 by default), so that a batch of one pair scores on every core as ``admcuda score``
 does; its workers keep glibc's own trimming of freed memory (Dask's
 ``MALLOC_TRIM_THRESHOLD_`` made every large NumPy buffer fresh pages: five times the
-page faults, about a tenth of a pair's time)."""
+page faults, about a tenth of a pair's time). Where that cluster would be a single CPU
+worker (one task, or ``workers=1``), the batch runs its tasks in its own process instead
+(:func:`single_cpu_worker`): no cluster is started."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ __all__ = [
     "gpu_count",
     "local_cluster",
     "require_distributed",
+    "single_cpu_worker",
 ]
 
 INSTALL_HINT = 'admcuda batch needs Dask: pip install ".[dask]"'
@@ -43,10 +46,12 @@ TASK_THREADS_ENV = "ADMCUDA_BATCH_THREADS"
 
 
 def require_distributed() -> None:
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise AdmError(INSTALL_HINT) from None
+    """A one-line error where Dask's ``distributed`` is not installed (found, not
+    imported: a batch scored in this process never imports it)."""
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise AdmError(INSTALL_HINT)
 
 
 def gpu_count() -> int:
@@ -109,6 +114,23 @@ def local_cluster(
         )  # fmt: skip
     with cluster:
         yield cluster, "cpu", f"LocalCluster, {n} CPU worker process(es)"
+
+
+def single_cpu_worker(backend: str, workers: int | None, tasks: int) -> int | None:
+    """The cores for running the tasks in this process, where the local cluster that
+    :func:`local_cluster` would make is one CPU worker (one task, or ``workers=1``, on
+    the CPU backend or without a GPU); None where it would be more, or on a GPU.
+
+    A cluster of one worker runs its tasks one after another as this process would, and
+    its start (a scheduler, a worker process, their imports) is about a second and a half
+    of a single pair's run."""
+    from admcuda.backends.cpu import default_threads
+
+    if backend == "cuda" or (backend == "auto" and gpu_count()):
+        return None
+    cores = default_threads()
+    n = workers or max(1, min(cores, tasks))
+    return cores if n == 1 else None
 
 
 def _started(cluster_class: Any, **kwargs: Any) -> Any:

@@ -48,13 +48,19 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from admcuda.api import api_message
-from admcuda.batch.cluster import client_for, dashboard, require_distributed, task_threads
+from admcuda.batch.cluster import (
+    client_for,
+    dashboard,
+    require_distributed,
+    single_cpu_worker,
+    task_threads,
+)
 from admcuda.batch.manifest import Job, plain_name, read_jobs, replace_fields
 from admcuda.batch.records import (
     RECORD_WARNINGS,
@@ -146,12 +152,16 @@ class _Capture(logging.Handler):
             self.messages.append(api_message(" ".join(record.getMessage().split())))
 
 
-def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
-    """Score a ladder on this worker; returns one record per rung and the attempt's log.
+def _score_task(
+    task: _Task, backend: str, threads: int | None = None
+) -> tuple[list[_Scored], TaskLog]:
+    """Score a ladder on this worker (on ``threads`` cores; default: what the worker's
+    cluster gave it); returns one record per rung and the attempt's log.
 
     Errors the inputs cause (missing, unreadable, mismatched) become that rung's
     error; anything else raises, for Dask to retry.
     """
+    threads = threads or task_threads()
     capture = _Capture()
     _log.addHandler(capture)
     start = time.perf_counter()
@@ -160,7 +170,7 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
         dis = [path for _, path in task.rungs]
         try:
             passes += 1
-            scored = _with_warnings(_run_rungs(task, dis, backend), task, capture.take())
+            scored = _with_warnings(_run_rungs(task, dis, backend, threads), task, capture.take())
         except (AdmError, OSError) as exc:
             if len(dis) == 1:
                 scored = _with_warnings([_failed(task, 0, exc)], task, capture.take())
@@ -170,7 +180,7 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
                 for k, path in enumerate(dis):
                     try:
                         passes += 1
-                        part = _run_rungs(task, [path], backend, first=k)
+                        part = _run_rungs(task, [path], backend, threads, first=k)
                     except (AdmError, OSError) as one:
                         part = [_failed(task, k, one)]
                     scored += _with_warnings(part, task, capture.take())
@@ -184,7 +194,9 @@ def _score_task(task: _Task, backend: str) -> tuple[list[_Scored], TaskLog]:
     return scored, log
 
 
-def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> list[_Scored]:
+def _run_rungs(
+    task: _Task, dis: list[str], backend: str, threads: int, *, first: int = 0
+) -> list[_Scored]:
     from admcuda.batch.manifest import model_plan
     from admcuda.ladder import run_ladder
 
@@ -195,7 +207,7 @@ def _run_rungs(task: _Task, dis: list[str], backend: str, *, first: int = 0) -> 
         plan = model_plan(task.model, task.options) if task.model else None
     run = run_ladder(
         task.ref, dis, width=task.width, height=task.height, pixel_format=task.pixel_format,
-        bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=task_threads(),
+        bitdepth=task.bitdepth, opts=task.options, backend=backend, threads=threads,
         scale=task.scale, ignore_name=task.ignore_name, plan=plan, autorotate=task.autorotate,
         allow_partial_frame=task.allow_partial_frame, frame_cnt=task.frame_cnt,
         frame_skip_ref=task.frame_skip_ref, frame_skip_dist=task.frame_skip_dist,
@@ -263,6 +275,10 @@ def _os_error_text(exc: BaseException) -> str:
 
 
 def _worker_address() -> str | None:
+    """The Dask worker's address, None outside a worker (a batch scored in this process
+    does not import Dask for it)."""
+    if "distributed" not in sys.modules:
+        return None
     try:
         from distributed import get_worker
 
@@ -437,15 +453,13 @@ def _execute(
     there if the run is interrupted, and the others are marked so)."""
     from distributed import as_completed
 
-    jobs = {job.name: job for job in plan.jobs}
     run_id = uuid.uuid4().hex[:8]
     futures = {}
     for task in plan.tasks:
         key = f"admcuda-batch-{run_id}-{task.index}-{_slug(task.rungs[0][0])}"
         future = client.submit(_score_task, task, backend, key=key, pure=False, retries=retries)
         futures[future.key] = (future, task)
-    pairs = sum(len(task.rungs) for task in plan.tasks)
-    bar = _BatchProgress(pairs, enabled=progress, label="pairs")
+    bar, deliver = _delivery(plan, results, output, progress, report, keep_frames)
     try:
         with bar:
             completed = as_completed(
@@ -457,39 +471,89 @@ def _execute(
                 if future.status == "error":
                     value = value[1]  # (type, exception, traceback)
                 future.release()
-                for result in _collect(task, value, jobs, output, plan.records):
-                    if result.name in results:  # cannot happen: one key, one result
-                        continue
-                    if not keep_frames:
-                        result = replace_fields(result, frames=[], frame_numbers=[])
-                    results[result.name] = result
-                    bar.frames += result.frame_count
-                    bar.failed += not result.ok
-                    if report and (result.warnings or not result.ok):
-                        bar.clear()
-                        for text in result.warnings:
-                            print(f"{PROG}: warning: {result.name}: {text}", file=sys.stderr)
-                        if not result.ok:
-                            print(f"{PROG}: failed: {result.name}: {result.error}", file=sys.stderr)
-                    bar.update(1)
+                deliver(task, value)
                 del futures[future.key]
     except TimeoutError:
-        _settle(futures, results, jobs, f"not scored within the timeout of {timeout:g} s")
+        why = f"not scored within the timeout of {timeout:g} s"
+        _settle([task for _, task in futures.values()], results, plan, why)
         client.cancel([f for f, _ in futures.values()])
     except BaseException:
-        _settle(futures, results, jobs, "interrupted")
+        _settle([task for _, task in futures.values()], results, plan, "interrupted")
         with contextlib.suppress(Exception):
             client.cancel([f for f, _ in futures.values()])
         raise
 
 
-def _settle(
-    futures: dict[Any, tuple[Any, _Task]],
+def _delivery(
+    plan: _Plan,
     results: dict[str, PairResult],
-    jobs: dict[str, Job],
-    why: str,
+    output: Path | None,
+    progress: bool,
+    report: bool,
+    keep_frames: bool,
+) -> tuple[_BatchProgress, Callable[[_Task, Any], None]]:
+    """The progress line and the function that takes one task's result (or exception):
+    writes its pairs' files, adds them to ``results``, reports failures and warnings."""
+    jobs = {job.name: job for job in plan.jobs}
+    bar = _BatchProgress(sum(len(t.rungs) for t in plan.tasks), enabled=progress, label="pairs")
+
+    def deliver(task: _Task, value: Any) -> None:
+        for result in _collect(task, value, jobs, output, plan.records):
+            if result.name in results:  # cannot happen: one key, one result
+                continue
+            if not keep_frames:
+                result = replace_fields(result, frames=[], frame_numbers=[])
+            results[result.name] = result
+            bar.frames += result.frame_count
+            bar.failed += not result.ok
+            if report and (result.warnings or not result.ok):
+                bar.clear()
+                for text in result.warnings:
+                    print(f"{PROG}: warning: {result.name}: {text}", file=sys.stderr)
+                if not result.ok:
+                    print(f"{PROG}: failed: {result.name}: {result.error}", file=sys.stderr)
+            bar.update(1)
+
+    return bar, deliver
+
+
+def _execute_here(
+    plan: _Plan,
+    results: dict[str, PairResult],
+    *,
+    backend: str,
+    threads: int,
+    output: Path | None,
+    retries: int,
+    progress: bool,
+    report: bool,
+    keep_frames: bool,
 ) -> None:
-    for _, task in futures.values():
+    """:func:`_execute` without a cluster: each task in this process, one after another,
+    on ``threads`` cores; an unexpected error is retried ``retries`` times, as Dask
+    retries a task."""
+    bar, deliver = _delivery(plan, results, output, progress, report, keep_frames)
+    pending = list(plan.tasks)
+    try:
+        with bar:
+            while pending:
+                task = pending[0]
+                for _ in range(retries + 1):
+                    try:
+                        value: Any = _score_task(task, backend, threads)
+                        break
+                    except Exception as exc:  # noqa: BLE001 - the pairs' error, as from Dask
+                        value = exc
+                deliver(task, value)
+                pending.pop(0)
+    except BaseException:
+        _settle(pending, results, plan, "interrupted")
+        raise
+
+
+def _settle(tasks: list[_Task], results: dict[str, PairResult], plan: _Plan, why: str) -> None:
+    jobs = {job.name: job for job in plan.jobs}
+    for task in tasks:
         for name, _dis in task.rungs:
             results.setdefault(name, _failed_result(jobs[name], why))
 
@@ -619,7 +683,9 @@ def score_many(
     client : distributed.Client, optional
         The cluster to use. Without it (and without ``scheduler``) a local cluster is
         started for the call: ``LocalCUDACluster`` where dask-cuda and GPUs are there,
-        else ``LocalCluster`` of ``workers`` CPU processes.
+        else ``LocalCluster`` of ``workers`` CPU processes; where that would be one CPU
+        worker (one task, or ``workers=1``) and no ``timeout`` is given, the tasks run in
+        this process instead, on every core, with no cluster (nor Dask) needed.
     output : path, optional
         Folder for ``<name>.json`` (as ``admcuda score --json -o`` writes it) and
         ``summary.csv``; created if missing. Without it nothing is written.
@@ -695,7 +761,17 @@ def score_many(
                 print(f"{PROG}: failed: {result.name}: {result.error}", file=sys.stderr)
     unscored = "not run"
     try:
-        if plan.tasks:
+        here = None
+        if plan.tasks and client is None and scheduler is None and timeout is None:
+            here = single_cpu_worker(backend, workers, len(plan.tasks))
+        if here is not None:
+            if progress:
+                _announce_here(plan, here)
+            _execute_here(
+                plan, results, backend="cpu", threads=here, output=out, retries=retries,
+                progress=progress, report=report, keep_frames=keep_frames,
+            )  # fmt: skip
+        elif plan.tasks:
             require_distributed()
             tasks = len(plan.tasks)
             with client_for(client, scheduler, backend, workers, tasks) as (cl, task_backend, text):
@@ -737,6 +813,15 @@ def _output_folder(output: str | os.PathLike[str] | None) -> Path | None:
     if write_protected(out / SUMMARY_NAME):
         raise AdmError(f"'{out / SUMMARY_NAME}' is a read-only file; the summary cannot be written")
     return out
+
+
+def _announce_here(plan: _Plan, threads: int) -> None:
+    pairs = sum(len(t.rungs) for t in plan.tasks)
+    print(
+        f"{PROG}: batch: {pairs} pair(s) in {len(plan.tasks)} task(s) in this process "
+        f"(one worker's work: no cluster started), {threads} thread(s), backend cpu",
+        file=sys.stderr,
+    )
 
 
 def _announce(plan: _Plan, client: Any, where: str, backend: str) -> None:

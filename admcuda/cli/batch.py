@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         description="Score many reference/distorted pairs from a manifest on Dask: a "
         "local cluster (one worker per GPU with dask-cuda, else CPU processes) or a "
-        "running one (--scheduler).",
+        "running one (--scheduler). Where the local CPU cluster would be one worker (one "
+        "task, or --workers 1), the pairs are scored in this process, no cluster started.",
         epilog="Manifest: CSV with a header (or JSON Lines with the same keys): ref, dis, "
         "and optionally name, width, height, pixel_format, bitdepth, options (ADM's, K=V:K=V), "
         "scale (a rung's ffmpeg scaler, as score's --scale), ignore_name (true/false), "
@@ -58,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--workers", type=counter(1), metavar="N",
         help="local cluster: worker processes (default: CPU cores, at most one a task; GPUs "
-        "with dask-cuda)",
+        "with dask-cuda); on the CPU, 1 scores in this process",
     )  # fmt: skip
     parser.add_argument(
         "--backend", choices=("auto", "cpu", "cuda"), default="auto",
