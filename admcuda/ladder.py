@@ -351,21 +351,29 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         if plan.host_extractors:
             from admcuda.vmaf.host import HostFeatures
 
-            host = HostFeatures(plan, inputs.width, inputs.height, inputs.pixel_format,
-                                inputs.bitdepth, threads=threads)  # fmt: skip
+            host = HostFeatures(
+                plan, inputs.width, inputs.height, inputs.pixel_format, inputs.bitdepth,
+                threads=threads, inputs=[os.fspath(r.path) for r in inputs.readers],
+                distorted=len(inputs.dis), subsample=selection.subsample,
+            )  # fmt: skip
     chroma = host is not None and host.chroma_size > 0
-    ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
-                      subsample=sub, chroma=chroma)  # fmt: skip
-    dis = [
-        make_source(
-            d,
-            skip=selection.frame_skip_dist,
-            limit=selection.frame_cnt,
-            subsample=sub,
-            chroma=chroma,
-        )  # fmt: skip
-        for d in inputs.dis
-    ]
+    try:
+        ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
+                          subsample=sub, chroma=chroma)  # fmt: skip
+        dis = [
+            make_source(
+                d,
+                skip=selection.frame_skip_dist,
+                limit=selection.frame_cnt,
+                subsample=sub,
+                chroma=chroma,
+            )  # fmt: skip
+            for d in inputs.dis
+        ]
+    except BaseException:
+        if host is not None:
+            host.close()
+        raise
     try:
         if ref.available == 0:
             raise _nothing_left(ref)
@@ -431,6 +439,8 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
     finally:
         for stream in (ref, *dis):
             stream.close()
+        if host is not None:
+            host.close()
     return arrays, used
 
 

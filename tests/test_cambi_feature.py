@@ -164,7 +164,6 @@ def test_option_table_is_cambi_cs():
         ("cambi=max_log_contrast=6", "option max_log_contrast must be in [0, 5]"),
         ("cambi=eotf=srgb", "option eotf must be one of bt1886, pq"),
         ("cambi=full_ref=1", "expects true or false"),
-        ("cambi=heatmaps_path=/tmp/x", "heatmaps_path"),
         ("cambi=ws=33", "write window_size=33"),
         ("cambi=blur=3", "has no option 'blur'"),
         ("cambi=enc_width=100", "option enc_width must be in [180, 7680]"),

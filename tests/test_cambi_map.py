@@ -1,5 +1,6 @@
-"""CAMBI's contrast maps: the files libvmaf's ``heatmaps_path`` writes, byte for byte; the
-scores pooled from the maps; ``admcuda map --kind cambi``.
+"""CAMBI's contrast maps: the files libvmaf's ``heatmaps_path`` writes, byte for byte, from
+the kernels and from ``admcuda score``; the scores pooled from the maps; ``admcuda map
+--kind cambi``.
 
 Goldens: ``testdata/cambi_heatmap_goldens.json`` (libvmaf 3.2.0's ``vmaf`` tool, scalar C,
 ``python3 testdata/make_cambi_heatmap_goldens.py --vmaf VMAF_TOOL``, 2026-12-07): the sha256
@@ -19,6 +20,7 @@ import pytest
 pytest.importorskip("numba")
 pytest.importorskip("matplotlib")
 
+from admcuda.cli.main import main as cli_main  # noqa: E402
 from admcuda.cli.map import main as map_main  # noqa: E402
 from admcuda.compiled import cambi as K  # noqa: E402
 from admcuda.errors import AdmError  # noqa: E402
@@ -192,3 +194,136 @@ def test_command_line_refuses_small_frames(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err
     assert "at least 216" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def _write_pair(name: str, folder: Path) -> tuple[Path, Path]:
+    paths = folder / f"{name}_ref.yuv", folder / f"{name}_dis.yuv"
+    for path, data in zip(paths, MAKER.pair_bytes(name), strict=True):
+        path.write_bytes(data)
+    return paths
+
+
+def _score_argv(name: str, ref: Path, dis: Path, feature: str, out: Path) -> list[str]:
+    width, height, bitdepth = MAKER.PAIRS[name][:3]
+    return ["score", "-q", "-r", str(ref), "-d", str(dis), "-w", str(width), "-h", str(height),
+            "-p", "400", "-b", str(bitdepth), "--feature", feature, "-n", "--json",
+            "-o", str(out)]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(HEATMAPS["cases"]))
+def test_score_writes_libvmafs_heatmap_files(case: str, tmp_path: Path) -> None:
+    """``admcuda score --feature cambi=heatmaps_path=DIR`` writes the files libvmaf's tool
+    wrote, byte for byte, beside the same scores."""
+    spec = HEATMAPS["cases"][case]
+    ref, dis = _write_pair(spec["pair"], tmp_path)
+    folder = tmp_path / "maps" / "deeper"
+    feature = f"cambi=heatmaps_path={folder}" + (f":{spec['options']}" if spec["options"] else "")
+    out = tmp_path / "out.json"
+    assert cli_main(_score_argv(spec["pair"], ref, dis, feature, out)) == 0
+    assert sorted(p.name for p in folder.iterdir()) == sorted(spec["files"])
+    assert folder.stat().st_mode & 0o777 == 0o770 & ~_umask()
+    for name, want in spec["files"].items():
+        data = (folder / name).read_bytes()
+        assert len(data) == want["bytes"], name
+        assert hashlib.sha256(data).hexdigest() == want["sha256"], name
+    planes = MAKER.pair_planes(spec["pair"])[1]
+    frames = json.loads(out.read_text())["frames"]
+    assert len(frames) == len(planes)
+    for plane, frame in zip(planes, frames, strict=True):
+        want = banding_maps(plane, MAKER.PAIRS[spec["pair"]][2], _options(spec["options"]))
+        assert frame["metrics"] == {want.name: want.score}
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_heatmap_files_are_truncated_by_a_new_run(tmp_path: Path) -> None:
+    ref, dis = _write_pair("band8_320x240", tmp_path)
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    stale = folder / "cambi_heatmap_scale_4_20x15_16b.gray"
+    stale.write_bytes(b"x" * 100_000)
+    argv = _score_argv("band8_320x240", ref, dis, f"cambi=heatmaps_path={folder}",
+                       tmp_path / "o.json")  # fmt: skip
+    assert cli_main([*argv, "--frame-cnt", "1"]) == 0
+    assert stale.stat().st_size == 20 * 15 * 2
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--subsample", "2"], "drop --subsample"),
+        (["DIS2"], "2 are scored"),
+    ],
+)
+def test_heatmaps_refused_where_a_run_cannot_write_them(tmp_path, capsys, extra, needle):
+    ref, dis = _write_pair("band8_320x240", tmp_path)
+    folder = tmp_path / "maps"
+    argv = _score_argv("band8_320x240", ref, dis, f"cambi=heatmaps_path={folder}",
+                       tmp_path / "o.json")  # fmt: skip
+    if extra == ["DIS2"]:  # two distorted inputs, as REF DIS DIS
+        dis2 = tmp_path / "dis2.yuv"
+        dis2.write_bytes(dis.read_bytes())
+        argv = ["score", "-q", str(ref), str(dis), str(dis2), *argv[6:]]
+        argv[argv.index("-o") + 1] = str(tmp_path / "{name}.json")
+        extra = []
+    assert cli_main([*argv, *extra]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0], err
+    assert not folder.exists()
+
+
+def test_heatmaps_never_write_an_input(tmp_path, capsys):
+    folder = tmp_path / "maps"
+    folder.mkdir()
+    ref, dis = _write_pair("band8_320x240", folder)
+    victim = folder / "cambi_heatmap_scale_0_320x240_16b.gray"
+    victim.write_bytes(dis.read_bytes())
+    before = victim.read_bytes()
+    argv = _score_argv("band8_320x240", ref, victim, f"cambi=heatmaps_path={folder}",
+                       tmp_path / "o.json")  # fmt: skip
+    assert cli_main([*argv, "--ignore-name"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "would write the input" in err[0], err
+    assert victim.read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == sorted([ref.name, dis.name, victim.name])
+
+
+def test_heatmaps_folder_that_cannot_be_made(tmp_path, capsys):
+    ref, dis = _write_pair("band8_320x240", tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    argv = _score_argv("band8_320x240", ref, dis, f"cambi=heatmaps_path={blocker / 'maps'}",
+                       tmp_path / "o.json")  # fmt: skip
+    assert cli_main(argv) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "heatmaps_path: cannot write" in err[0], err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_heatmaps_only_where_one_run_scores_one_pair(tmp_path):
+    """The API's extractor and a batch's feature column refuse heatmaps_path in one line;
+    admcuda.score writes the files as the command line does."""
+    import admcuda
+    from admcuda import VmafExtractor
+    from admcuda.batch.manifest import read_jobs
+
+    with pytest.raises(AdmError, match="heatmaps_path"):
+        VmafExtractor(320, 240, 8, model=None, features=[f"cambi=heatmaps_path={tmp_path / 'x'}"])
+    assert not (tmp_path / "x").exists()
+    ref, dis = _write_pair("band8_320x240", tmp_path)
+    row = {"ref": str(ref), "dis": str(dis), "width": 320, "height": 240,
+           "pixel_format": "400", "feature": f"cambi=heatmaps_path={tmp_path / 'y'}"}  # fmt: skip
+    (job,) = read_jobs([row])
+    assert "heatmaps_path writes one pair's files" in job.error
+    folder = tmp_path / "z"
+    result = admcuda.score(ref, dis, width=320, height=240, pixel_format="400",
+                           features=[f"cambi=heatmaps_path={folder}"])  # fmt: skip
+    name = "cambi_heatmap_scale_0_320x240_16b.gray"
+    assert (folder / name).stat().st_size == 3 * 320 * 240 * 2
+    assert result.frames[0]["cambi"] == SCORES["default_band8_320x240"]["frames"][0]["cambi"]

@@ -585,7 +585,10 @@ def _feature_request(
         if not request.planned and any(f.partition("=")[0] == "adm_cuda" for f in features):
             # score writes adm_cuda's subset under its names; a batch writes ADM's
             raise AdmError("adm_cuda alone is not computed by a batch; give adm")
-        request.plan()
+        plan = request.plan()
+        extractors = plan.extractors if plan is not None else ()
+        if any(getattr(ex.options, "heatmaps_path", None) for ex in extractors):
+            raise AdmError("cambi's heatmaps_path writes one pair's files; use admcuda score")
     except AdmError as exc:
         raise AdmError(f"feature {shown!r}: {exc}") from None
     return request

@@ -209,6 +209,8 @@ def _cambi_options(args: argparse.Namespace) -> Any:
     name, options = parse_feature_arg(args.feature[0])
     if name != CAMBI:
         raise AdmError(f"--feature {name}: --kind cambi draws CAMBI; give --feature cambi=...")
+    if options.heatmaps_path is not None:
+        raise AdmError("--feature cambi: heatmaps_path files are written by 'admcuda score'")
     if options.full_ref:
         raise AdmError("--feature cambi: full_ref scores the pair; the map shows DIS's banding")
     return options

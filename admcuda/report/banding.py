@@ -96,6 +96,8 @@ def banding_maps(plane: np.ndarray, bitdepth: int = 8, options: Any = None) -> B
     from admcuda.vmaf.cambi import output_names, run_for
 
     opts = _options(options)
+    if opts.heatmaps_path is not None:
+        raise AdmError("cambi: heatmaps_path is written by admcuda score; these maps are returned")
     check_plain_array(plane, "frame")
     plane = np.asarray(plane)
     if plane.ndim != 2:
@@ -112,12 +114,9 @@ def banding_maps(plane: np.ndarray, bitdepth: int = 8, options: Any = None) -> B
         opts = replace(opts, full_ref=False)
     run = run_for(opts, plane.shape[1], plane.shape[0], bitdepth)
     scales = tuple(run.maps(plane))
-    from admcuda.compiled.cambi import pool_scales
-
     window = int(run.tables.window)  # type: ignore[attr-defined]
-    # pooling reorders what it pools, so it gets copies; the C's MIN(x, top) clips
-    raw = float(pool_scales(tuple(s.copy() for s in scales), window, opts.pooling_topk))
-    score = raw if raw < opts.cambi_max_val else opts.cambi_max_val
+    raw = run.pool([s.copy() for s in scales])  # pooling reorders what it pools
+    score = raw if raw < opts.cambi_max_val else opts.cambi_max_val  # the C's MIN
     area = float((2 * (window >> 1) + 1) ** 2)
     height, width = plane.shape
     heat = np.zeros((height, width))

@@ -10,15 +10,17 @@ Numba (``pip install 'admcuda[fast]'``). :class:`CambiOptions` holds the options
 score) and ``cambi_full_reference`` (the distorted score above it), never renamed.
 :class:`CambiRun` is what libvmaf's ``init`` decides for a frame size: the encoding and
 source sizes the planes are scaled to, and the windows. What libvmaf refuses at ``init``
-and what admcuda does not reproduce (``heatmaps_path``, which writes files; frames whose
-smallest scale is narrower than the window, where the C reads outside the frame) are
-refused in one line before any frame is read.
+and what admcuda does not reproduce (frames whose smallest scale is narrower than the
+window, where the C reads outside the frame) are refused in one line before any frame is
+read. ``heatmaps_path`` writes libvmaf's files of each scale's contrast maps
+(:class:`Heatmaps`) where one run scores one pair (``admcuda score``, ``admcuda.score``).
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any
@@ -31,6 +33,7 @@ __all__ = [
     "CAMBI_KIND",
     "CambiOptions",
     "CambiRun",
+    "Heatmaps",
     "cambi_frame",
     "kernels",
     "output_names",
@@ -73,7 +76,8 @@ TABLE: Mapping[str, tuple[str, str | None, Any, Any, bool]] = {
 class CambiOptions:
     """libvmaf's ``cambi`` options (``cambi.c``'s table; 0 for a size or depth: the
     input's). ``topk`` is used where it is not 0.6, else ``cambi_topk``; ``cambi_eotf``
-    where it is not bt1886, else ``eotf``. ``heatmaps_path`` is refused."""
+    where it is not bt1886, else ``eotf``. ``heatmaps_path``: a folder for libvmaf's
+    files of the contrast maps (:class:`Heatmaps`)."""
 
     cambi_max_val: float = 1000.0
     enc_width: int = 0
@@ -94,8 +98,9 @@ class CambiOptions:
     cambi_high_res_speedup: int = 0
 
     def __post_init__(self) -> None:
-        if self.heatmaps_path is not None:
-            raise ValueError("heatmaps_path (files of contrast maps) is not written by admcuda")
+        path = self.heatmaps_path
+        if path is not None and (not isinstance(path, str) or not path):
+            raise ValueError(f"heatmaps_path must be a folder's name, got {path!r}")
         for f in fields(self):
             typ, _, lo, hi, _ = TABLE[f.name]
             value = getattr(self, f.name)
@@ -154,9 +159,8 @@ def parse_options(
     for key, text in given.items():
         typ, alias, lo, hi, _ = TABLE[key]
         if key == "heatmaps_path":
-            raise AdmError(
-                f"{where}: heatmaps_path (files of contrast maps) is not written by admcuda"
-            )
+            values[key] = text
+            continue
         if typ == "string":
             if text not in EOTFS:
                 raise AdmError(
@@ -295,6 +299,72 @@ class CambiRun:
         :meth:`score` pools."""
         return self._call("cambi_maps", plane, source)  # type: ignore[no-any-return]
 
+    def pool(self, maps: Sequence[np.ndarray], *, source: bool = False) -> float:
+        """The score (before the clip) of :meth:`maps`' output, which it reorders: the
+        same double as :meth:`score`."""
+        tables = self.src_tables if source else self.tables  # type: ignore[attr-defined]
+        return float(kernels().pool_scales(tuple(maps), tables.window, self.options.pooling_topk))
+
+
+class Heatmaps:
+    """libvmaf's ``heatmaps_path`` files for one run: in the folder (made, as libvmaf
+    makes it, with mode 0770), one file a scale, ``cambi_heatmap_scale_S_WxH_16b.gray``
+    (named by the encoding size halved per scale, also where the high-resolution speed-up
+    halves the maps themselves), truncated when the run starts; frame ``index``'s maps go
+    at ``index`` frames into each, as 16-bit native samples
+    (:func:`admcuda.compiled.cambi.heatmap_16bit`). Writes at their own offsets, so frames
+    may come in any order and from any thread.
+
+    Raises
+    ------
+    AdmError
+        Where the folder or a file cannot be made, or a file would be one of ``inputs``.
+    """
+
+    def __init__(self, run: CambiRun, inputs: Sequence[str | os.PathLike[str]] = ()) -> None:
+        from admcuda.report.writers import written_input
+
+        folder = run.options.heatmaps_path
+        assert folder is not None
+        self.run = run
+        width, height = run.enc  # type: ignore[attr-defined]
+        self.paths = []
+        for scale in range(NUM_SCALES):
+            name = f"cambi_heatmap_scale_{scale}_{width}x{height}_16b.gray"
+            self.paths.append(os.path.join(folder, name))
+            width, height = (width + 1) >> 1, (height + 1) >> 1
+        for path in self.paths:
+            shown = written_input(path, inputs)
+            if shown is not None:
+                raise AdmError(f"cambi: heatmaps_path would write the input '{shown}'")
+        self.fds: list[int] = []
+        try:
+            os.makedirs(folder, mode=0o770, exist_ok=True)
+            for path in self.paths:
+                flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+                self.fds.append(os.open(path, flags, 0o666))
+        except OSError as exc:
+            self.close()
+            where = exc.filename or folder
+            raise AdmError(
+                f"cambi: heatmaps_path: cannot write '{where}': {exc.strerror}"
+            ) from None
+
+    def write(self, index: int, maps: Sequence[np.ndarray]) -> None:
+        """Frame ``index``'s maps (:meth:`CambiRun.maps`), before they are pooled."""
+        from admcuda.compiled.cambi import heatmap_16bit
+
+        for fd, values in zip(self.fds, maps, strict=True):
+            data = heatmap_16bit(values, self.run.tables).tobytes()  # type: ignore[attr-defined]
+            written = 0
+            while written < len(data):
+                written += os.pwrite(fd, data[written:], index * len(data) + written)
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
 
 _RUNS: dict[tuple[Any, ...], CambiRun] = {}
 
@@ -308,16 +378,35 @@ def run_for(options: CambiOptions, width: int, height: int, bitdepth: int) -> Ca
     return run
 
 
-def cambi_frame(ex: Any, ref: np.ndarray, dis: np.ndarray, bitdepth: int) -> dict[str, float]:
+def cambi_frame(
+    ex: Any,
+    ref: np.ndarray,
+    dis: np.ndarray,
+    bitdepth: int,
+    *,
+    heatmaps: Heatmaps | None = None,
+    index: int = 0,
+) -> dict[str, float]:
     """One frame pair's outputs of a ``cambi`` extractor (an
     :class:`admcuda.vmaf.plan.Extractor`), from the luma planes, in libvmaf's order:
     each clipped to ``cambi_max_val``; the full-reference difference is max(0, dis - ref)
-    of the unclipped scores. The kernels release the GIL."""
+    of the unclipped scores. With ``heatmaps``, the distorted plane's maps are written as
+    frame ``index``'s. The kernels release the GIL."""
     options: CambiOptions = ex.options
+    if options.heatmaps_path is not None and heatmaps is None:
+        raise AdmError(
+            "cambi: heatmaps_path is written where one run scores one pair (admcuda score, "
+            "admcuda.score)"
+        )
     run = run_for(options, dis.shape[1], dis.shape[0], bitdepth)
     names = ex.outputs
     top = options.cambi_max_val
-    dist = run.score(dis)
+    if heatmaps is not None:
+        maps = run.maps(dis)
+        heatmaps.write(index, maps)
+        dist = run.pool(maps)
+    else:
+        dist = run.score(dis)
     out = {names[0]: _clip(dist, top)}
     if options.full_ref:
         src = run.score(ref, source=True)

@@ -56,6 +56,12 @@ class HostFeatures:
     bitdepth : int
     threads : int, optional
         Threads scoring SSIM and MS-SSIM frames side by side (default: the usable cores).
+    inputs : sequence of str, optional
+        The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
+        (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
+        distorted input (``distorted``) scoring every frame (``subsample`` 1). Call
+        :meth:`close` when the run ends.
+    distorted, subsample : int, optional
 
     Attributes
     ----------
@@ -67,7 +73,7 @@ class HostFeatures:
     ------
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
-        176 samples a side.
+        176 samples a side, ``heatmaps_path`` where it cannot be written.
     """
 
     def __init__(
@@ -79,6 +85,9 @@ class HostFeatures:
         bitdepth: int,
         *,
         threads: int | None = None,
+        inputs: Sequence[str | os.PathLike[str]] | None = None,
+        distorted: int = 1,
+        subsample: int = 1,
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
@@ -99,6 +108,8 @@ class HostFeatures:
         self.threads = max(1, threads if threads is not None else _cores())
         self._loading: threading.Thread | None = None
         self._failed: list[BaseException] = []
+        self._heatmaps: dict[int, _cambi.Heatmaps] = {}
+        self._next = 0  # the index of the next frame computed
         if self.ssim:
             for ex in self.ssim:
                 if ex.kind == _speed.SPEED_KIND:
@@ -110,15 +121,44 @@ class HostFeatures:
                 loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels}
                 for ex in self.ssim:
                     loaders.get(ex.kind, kernels)()  # one line
-            for ex in self.ssim:
-                if ex.kind == _cambi.CAMBI_KIND:
-                    _cambi.run_for(ex.options, width, height, bitdepth)  # its refusals
+            try:
+                for i, ex in enumerate(self.ssim):
+                    if ex.kind == _cambi.CAMBI_KIND:
+                        run = _cambi.run_for(ex.options, width, height, bitdepth)  # refusals
+                        if ex.options.heatmaps_path is not None:
+                            self._check_heatmaps(inputs, distorted, subsample)
+                            self._heatmaps[i] = _cambi.Heatmaps(run, inputs or ())
+            except BaseException:
+                self.close()
+                raise
             self._notice()
             # Numba's import and the kernels' cache load overlap the first batches' reading
             self._loading = threading.Thread(
                 target=self._load, name="admcuda-ssim-load", daemon=True
             )
             self._loading.start()
+
+    @staticmethod
+    def _check_heatmaps(
+        inputs: Sequence[str | os.PathLike[str]] | None, distorted: int, subsample: int
+    ) -> None:
+        if inputs is None:
+            raise AdmError(
+                "cambi: heatmaps_path is written where one run scores one pair (admcuda "
+                "score, admcuda.score)"
+            )
+        if distorted != 1:
+            raise AdmError(
+                f"cambi: heatmaps_path holds one distorted input's maps, and {distorted} are "
+                "scored; score them one at a time"
+            )
+        if subsample != 1:
+            raise AdmError("cambi: heatmaps_path is written for every frame; drop --subsample")
+
+    def close(self) -> None:
+        """Close CAMBI's ``heatmaps_path`` files, if any."""
+        for heatmaps in self._heatmaps.values():
+            heatmaps.close()
 
     def _notice(self) -> None:
         """One line on a terminal while SSIM's kernels compile for the first time here."""
@@ -174,17 +214,23 @@ class HostFeatures:
         self._ready()
         tasks = [(j, k) for j in range(len(dis)) for k in range(frames)]
 
+        first = self._next
+        self._next += frames
+
         def one(task: tuple[int, int]) -> dict[str, float]:
             j, k = task
             row: dict[str, float] = {}
-            for ex in self.ssim:
+            for i, ex in enumerate(self.ssim):
                 if ex.kind == _speed.SPEED_KIND:
                     a = self._chroma(ref_chroma, k)
                     b = self._chroma(dis_chroma[j], k)
                     row.update(_speed.speed_chroma_frame(ex, a, b, self.bitdepth))
-                    continue
-                frame = _cambi.cambi_frame if ex.kind == _cambi.CAMBI_KIND else ssim_frame
-                row.update(frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == _cambi.CAMBI_KIND:
+                    row.update(_cambi.cambi_frame(ex, ref[k], dis[j][k], self.bitdepth,
+                                                  heatmaps=self._heatmaps.get(i),
+                                                  index=first + k))  # fmt: skip
+                else:
+                    row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
 
         workers = min(self.threads, len(tasks))
