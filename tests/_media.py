@@ -8,6 +8,7 @@ it skip themselves when imageio-ffmpeg is not installed.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 
@@ -94,3 +95,9 @@ def same(a: float | None, b: float) -> bool:
     if a is None:
         return b != b
     return a == b or (a != a and b != b)
+
+
+def default_sigint() -> None:
+    """A child's ``preexec_fn``: Python's usual Ctrl-C. A shell's background job ignores
+    SIGINT and a child would inherit that, whatever the test runner was started from."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _media import default_sigint
 
 pytest.importorskip("distributed")
 
@@ -1081,7 +1082,7 @@ def _batch_process(manifest_path: Path, out: Path, *extra: str) -> subprocess.Po
     argv = [sys.executable, "-m", "admcuda", "batch", str(manifest_path), "-o", str(out)]
     return subprocess.Popen(
         [*argv, "--workers", "2", "--backend", "cpu", *extra], stderr=subprocess.PIPE,
-        text=True, start_new_session=True, env=env,
+        text=True, start_new_session=True, env=env, preexec_fn=default_sigint,  # noqa: PLW1509 - no threads of ours yet
     )  # fmt: skip
 
 
@@ -1556,7 +1557,7 @@ def test_ctrl_c_in_this_process(tmp_path):
     argv = [sys.executable, "-m", "admcuda", "batch", str(path), "-o", str(tmp_path / "out")]
     proc = subprocess.Popen(
         [*argv, "--backend", "cpu"], stderr=subprocess.PIPE, text=True,
-        start_new_session=True, env=env,
+        start_new_session=True, env=env, preexec_fn=default_sigint,  # noqa: PLW1509 - no threads of ours yet
     )  # fmt: skip
     try:
         line = proc.stderr.readline()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _media import frame_bytes
+from _media import default_sigint, frame_bytes
 
 from admcuda.errors import AdmError
 from admcuda.io.streams import open_stream
@@ -94,12 +94,6 @@ def _wait_for(what: str, ready, timeout: float) -> None:  # type: ignore[no-unty
         time.sleep(0.02)
 
 
-def _default_sigint() -> None:
-    # A shell's background job ignores SIGINT, and a child would inherit that: give the
-    # run Python's usual Ctrl-C whatever the test runner was started from.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @contextlib.contextmanager
 def _scoring_a_stalled_pipe(ref: Path, data: bytes, *args: str) -> Iterator[subprocess.Popen[str]]:
     """``admcuda score REF - -w W -h H ARGS`` whose standard input gets ``data`` and then
@@ -110,7 +104,7 @@ def _scoring_a_stalled_pipe(ref: Path, data: bytes, *args: str) -> Iterator[subp
          "--backend", "cpu", "--json", "-o", str(ref.with_suffix(".json")), *args],
         stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=_env(), start_new_session=True,
-        preexec_fn=_default_sigint,  # noqa: PLW1509 - one call, no threads of ours yet
+        preexec_fn=default_sigint,  # noqa: PLW1509 - one call, no threads of ours yet
     )  # fmt: skip
     os.close(read_end)
 
