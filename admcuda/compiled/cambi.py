@@ -18,7 +18,7 @@ Stages, one kernel each (the name of the C function each mirrors in brackets):
   (``calculate_c_values``);
 - :func:`spatial_pooling`: the mean of the top ``topk`` share (``spatial_pooling``);
 - :func:`scale_c_values` and :func:`pool_scales`: the five scales' maps and their
-  weighted pooling, which :func:`cambi_score` chains (``cambi_score``).
+  weighted pooling (``cambi_score``), which :func:`cambi_frame` chains.
 
 :func:`cambi_maps` gives the maps of a plane for a banding picture (``admcuda map
 --kind cambi``), and :func:`heatmap_16bit` one map as libvmaf's ``heatmaps_path`` files
@@ -46,7 +46,6 @@ __all__ = [
     "c_values",
     "cambi_frame",
     "cambi_maps",
-    "cambi_score",
     "filter_mode",
     "heatmap_16bit",
     "mask_index",
@@ -547,16 +546,6 @@ def pool_scales(values, window, topk):  # type: ignore[no-untyped-def]
     return score / np.float64(side * side)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
-def cambi_score(image, index, window, speedup, topk, num_diffs, tvi, vlt, weights, base, size, lut):  # type: ignore[no-untyped-def]
-    """The five scales' weighted score of a preprocessed 10-bit plane (``cambi_score``);
-    ``image`` is overwritten."""
-    values = scale_c_values(
-        image, index, window, speedup, num_diffs, tvi, vlt, weights, base, size, lut
-    )
-    return pool_scales(values, window, topk)
-
-
 def smallest_scale(width: int, height: int) -> tuple[int, int]:
     """The fifth scale's size: each side halved four times, rounded up."""
     for _ in range(NUM_SCALES - 1):
@@ -575,25 +564,13 @@ def cambi_frame(
     topk: float,
 ) -> float:
     """One plane's cambi score before the ``cambi_max_val`` clip (libvmaf's
-    ``preprocess_and_extract_cambi``), for ``tables`` from :func:`setup` at
-    ``enc_width`` x ``enc_height``."""
-    image = preprocess(plane, bitdepth, enc_width, enc_height, enc_bitdepth)
-    return float(
-        cambi_score(
-            image,
-            mask_index(enc_width, enc_height),
-            tables.window,
-            tables.speedup,
-            float(topk),
-            tables.num_diffs,
-            tables.tvi_for_diff,
-            tables.vlt_luma,
-            tables.diff_weights,
-            tables.band_base,
-            tables.band_size,
-            _lut(),
-        )
-    )
+    ``preprocess_and_extract_cambi`` and ``cambi_score``), for ``tables`` from
+    :func:`setup` at ``enc_width`` x ``enc_height``: :func:`cambi_maps` pooled."""
+    maps = cambi_maps(
+        plane, bitdepth, tables, enc_width=enc_width, enc_height=enc_height,
+        enc_bitdepth=enc_bitdepth,
+    )  # fmt: skip
+    return float(pool_scales(tuple(maps), tables.window, float(topk)))
 
 
 def cambi_maps(
@@ -606,7 +583,7 @@ def cambi_maps(
     enc_bitdepth: int,
 ) -> list[np.ndarray]:
     """One plane's contrast values at each of the five scales (float32), the maps whose
-    top-``topk`` means :func:`cambi_frame` weights into the score; the first is at the
+    top-``topk`` means :func:`pool_scales` weights into the score; the first is at the
     encoding size (half of it with the high-resolution speed-up), each next one halved."""
     image = preprocess(plane, bitdepth, enc_width, enc_height, enc_bitdepth)
     return list(
