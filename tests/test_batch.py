@@ -1069,6 +1069,25 @@ def test_interrupted_before_any_task_is_sent(client, tmp_path, monkeypatch):
     assert {row["error"] for row in summary.values()} == {"interrupted"} and len(summary) == 4
 
 
+def _writer_once_read(fifo: Path) -> int:
+    """A write end of ``fifo``, opened once a reader has it open; nothing is written."""
+    for _ in range(int(WAIT_S * 10)):
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # ENXIO: no reader yet
+            time.sleep(0.1)
+    raise AssertionError(f"nothing opened {fifo} to read it")
+
+
+def _interrupt(proc: subprocess.Popen, stuck: int) -> str:
+    """Ctrl-C to ``proc``'s process group: it must end with status 130; its stderr."""
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=WAIT_S) == 130
+    err = proc.stderr.read()
+    os.close(stuck)
+    return err
+
+
 def _child_env() -> dict[str, str]:
     """The environment of a child Python that imports this checkout's admcuda."""
     paths = [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]
@@ -1105,23 +1124,13 @@ def test_ctrl_c_is_left_to_the_batch_process(tmp_path):
             while not lines or not lines[-1].startswith(("admcuda: batch: ", "admcuda: error")):
                 lines.append(proc.stderr.readline() or "admcuda: error: ended")
         assert lines[-1].startswith("admcuda: batch: 1 pair(s)"), lines
-        stuck = None
-        for _ in range(int(WAIT_S * 10)):  # until a worker opens the FIFO to read it
-            try:
-                stuck = os.open(tmp_path / "stuck.yuv", os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError:  # ENXIO: no reader yet
-                time.sleep(0.1)
-        assert stuck is not None
+        stuck = _writer_once_read(tmp_path / "stuck.yuv")  # a worker is reading it
         workers = psutil.Process(proc.pid).children(recursive=True)
         assert workers
         for worker in workers:
             ignored = int(_proc_status(worker.pid)["SigIgn"], 16)
             assert ignored & (1 << (signal.SIGINT - 1)), worker.cmdline()
-        os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=WAIT_S) == 130
-        err = proc.stderr.read()
-        os.close(stuck)
+        err = _interrupt(proc, stuck)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -1562,19 +1571,9 @@ def test_ctrl_c_in_this_process(tmp_path):
     try:
         line = proc.stderr.readline()
         assert "in this process" in line, line
-        stuck = None
-        for _ in range(int(WAIT_S * 10)):  # until the batch opens the FIFO to read it
-            try:
-                stuck = os.open(tmp_path / "stuck.yuv", os.O_WRONLY | os.O_NONBLOCK)
-                break
-            except OSError:  # ENXIO: no reader yet
-                time.sleep(0.1)
-        assert stuck is not None
+        stuck = _writer_once_read(tmp_path / "stuck.yuv")  # the batch is reading it
         assert not psutil.Process(proc.pid).children(recursive=True)
-        os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=WAIT_S) == 130
-        err = proc.stderr.read()
-        os.close(stuck)
+        err = _interrupt(proc, stuck)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
