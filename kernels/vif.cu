@@ -140,6 +140,45 @@ __device__ __forceinline__ u32 split_round(u32 hi, u32 lo, u32 rnd, int s) {
     return (hi << (16 - s)) + ((lo + rnd) >> s);
 }
 
+// The horizontal filter of the scale of half width H at four adjacent pixels, from a row
+// of the vertical pass's 32-bit sums in shared memory: row[q + k] is tap k's sample of
+// pixel q. `row` is 16-byte aligned, and read as whole 16-byte words.
+// Each value is taken apart into two 16-bit halves, filtered separately: the packed means'
+// mu1 (low) and mu2 (high) into sums[q][at], sums[q][at + 1]; a second moment's high and
+// low halves likewise. The taps are symmetric, so the two samples a tap weighs are added
+// first (exact: the sums wrap modulo 2**32 either way).
+template <int H>
+__device__ __forceinline__ void horizontal4(const u32* __restrict__ row, u32 (&sums)[4][8], int at) {
+    constexpr int S = H == VIF_HALF_0 ? 0 : H == VIF_HALF_1 ? 1 : H == VIF_HALF_2 ? 2 : 3;
+    constexpr int NV = 2 * H + 4, CHUNKS = (NV + 3) / 4;
+    u32 v[4 * CHUNKS];
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const uint4 c = reinterpret_cast<const uint4*>(row)[k];
+        v[4 * k] = c.x;
+        v[4 * k + 1] = c.y;
+        v[4 * k + 2] = c.z;
+        v[4 * k + 3] = c.w;
+    }
+    const bool packed = at == 0;  // the means: low half mu1, high half mu2
+#pragma unroll
+    for (int part = 0; part < 2; ++part) {
+        u32 p[NV];
+#pragma unroll
+        for (int k = 0; k < NV; ++k) {
+            const bool high = packed ? part == 1 : part == 0;
+            p[k] = high ? v[k] >> 16 : v[k] & 0xffffu;
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            u32 a = vif_tap<S>(H) * p[q + H];
+#pragma unroll
+            for (int k = 0; k < H; ++k) a += vif_tap<S>(k) * (p[q + k] + p[q + 2 * H - k]);
+            sums[q][at + part] = a;
+        }
+    }
+}
+
 template <typename T, int S, bool DEC>
 __global__ void __launch_bounds__(VIF_BLOCK)
     vif_scale(const T* __restrict__ ref, const T* __restrict__ dis, int h, int w,
@@ -155,7 +194,11 @@ __global__ void __launch_bounds__(VIF_BLOCK)
     constexpr int HD = DEC ? VifScale<(S < 3 ? S + 1 : 3)>::half : 0;
     constexpr int WD = VIF_TW + 2 * HD;
     __shared__ u16 sx[RR][WC], sy[RR][WC];
-    __shared__ u32 vmu[VIF_TH][WC], vxx[VIF_TH][WC], vyy[VIF_TH][WC], vxy[VIF_TH][WC];
+    constexpr int WV = VIF_TW - 4 + 4 * ((2 * H + 7) / 4);  // >= WC, a multiple of 4
+    __shared__ __align__(16) u32 vmu[VIF_TH][WV];
+    __shared__ __align__(16) u32 vxx[VIF_TH][WV];
+    __shared__ __align__(16) u32 vyy[VIF_TH][WV];
+    __shared__ __align__(16) u32 vxy[VIF_TH][WV];
     __shared__ u32 dx[DEC ? VIF_TH / 2 : 1][DEC ? WD : 1], dy[DEC ? VIF_TH / 2 : 1][DEC ? WD : 1];
     __shared__ i64 red[4][VIF_BLOCK];
 
@@ -232,29 +275,26 @@ __global__ void __launch_bounds__(VIF_BLOCK)
     }
     __syncthreads();
 
-    // 3. the horizontal pass and the statistic
+    // 3. the horizontal pass and the statistic, four adjacent pixels of a row a thread
     VifTerms t = {0, 0, 0, 0};
     if (do_stat) {
-        for (int it = tid; it < VIF_TH * VIF_TW; it += VIF_BLOCK) {
-            const int r = it / VIF_TW, c = it % VIF_TW;
-            if (i0 + r >= h || j0 + c >= w) continue;
-            u32 mu1 = 0, mu2 = 0, xh = 0, xl = 0, yh = 0, yl = 0, ph = 0, pl = 0;
+        for (int it = tid; it < VIF_TH * (VIF_TW / 4); it += VIF_BLOCK) {
+            const int r = it / (VIF_TW / 4), c0 = (it % (VIF_TW / 4)) * 4;
+            if (i0 + r >= h || j0 + c0 >= w) continue;
+            // sums[q][0..7]: mu1, mu2 and the high and low halves of xx, yy, xy of pixel c0 + q
+            u32 sums[4][8];
+            horizontal4<H>(&vmu[r][c0], sums, 0);
+            horizontal4<H>(&vxx[r][c0], sums, 2);
+            horizontal4<H>(&vyy[r][c0], sums, 4);
+            horizontal4<H>(&vxy[r][c0], sums, 6);
 #pragma unroll
-            for (int k = 0; k <= 2 * H; ++k) {
-                const u32 tap = vif_tap<S>(k);
-                const u32 m = vmu[r][c + k];
-                const u32 vx = vxx[r][c + k], vy = vyy[r][c + k], vp = vxy[r][c + k];
-                mu1 += tap * (m & 0xffffu);
-                mu2 += tap * (m >> 16);
-                xh += tap * (vx >> 16);
-                xl += tap * (vx & 0xffffu);
-                yh += tap * (vy >> 16);
-                yl += tap * (vy & 0xffffu);
-                ph += tap * (vp >> 16);
-                pl += tap * (vp & 0xffffu);
+            for (int q = 0; q < 4; ++q) {
+                if (j0 + c0 + q >= w) break;
+                const u32* m = sums[q];
+                vif_pixel(m[0], m[1], split_round(m[2], m[3], 32768u, 16),
+                          split_round(m[4], m[5], 32768u, 16), split_round(m[6], m[7], 32768u, 16),
+                          table, egl, eps, t);
             }
-            vif_pixel(mu1, mu2, split_round(xh, xl, 32768u, 16), split_round(yh, yl, 32768u, 16),
-                      split_round(ph, pl, 32768u, 16), table, egl, eps, t);
         }
     }
 

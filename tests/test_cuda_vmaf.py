@@ -165,3 +165,18 @@ def test_vmaf_extractor_scores_device_frames_as_the_cpu_does(bitdepth):
         )
         assert gpu.score_at(2) == cpu.score_at(2)
         assert gpu.flush() == cpu.flush()
+
+
+def test_vmaf_extractor_scores_torch_gpu_tensors_as_the_cpu_does():
+    """Frames a PyTorch decoder or model left on the GPU, handed over through DLPack."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no GPU")
+    from admcuda import VmafExtractor
+
+    ref, dis = structured_pair(160, 90, 8, 5, seed=4)
+    with VmafExtractor(160, 90, 8, backend="cuda", batch=2) as gpu, \
+            VmafExtractor(160, 90, 8, backend="cpu") as cpu:  # fmt: skip
+        got = gpu.extract_batch(torch.from_numpy(ref).cuda(), torch.from_numpy(dis).cuda())
+        assert got == cpu.extract_batch(ref, dis)
+        assert gpu.flush() == cpu.flush()

@@ -23,6 +23,8 @@ static std::barrier<>* g_bar;
 #define __launch_bounds__(x)
 #define __shared__ static
 #define __restrict__
+#define __align__(n) __attribute__((aligned(n)))
+struct alignas(16) uint4 { unsigned x, y, z, w; };
 #define __ldg(p) (*(p))
 #define __clz(x) __builtin_clz((unsigned)(x))
 #define __clzll(x) __builtin_clzll((unsigned long long)(x))
