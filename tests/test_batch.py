@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -1094,15 +1095,46 @@ def _child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
 
 
-def _batch_process(manifest_path: Path, out: Path, *extra: str) -> subprocess.Popen:
+def _batch_process(
+    manifest_path: Path, out: Path, *extra: str, workers: tuple[str, ...] = ("--workers", "2")
+) -> subprocess.Popen:
     """``admcuda batch`` in a session of its own (as a terminal's foreground job: Ctrl-C
-    reaches every process of it), on a local cluster of 2 CPU workers."""
+    reaches every process of it), on a local cluster of 2 CPU workers (``workers=()``:
+    the batch's default, one task scored in its own process)."""
     env = _child_env()
     argv = [sys.executable, "-m", "admcuda", "batch", str(manifest_path), "-o", str(out)]
     return subprocess.Popen(
-        [*argv, "--workers", "2", "--backend", "cpu", *extra], stderr=subprocess.PIPE,
+        [*argv, *workers, "--backend", "cpu", *extra], stderr=subprocess.PIPE,
         text=True, start_new_session=True, env=env, preexec_fn=default_sigint,  # noqa: PLW1509 - no threads of ours yet
     )  # fmt: skip
+
+
+@contextlib.contextmanager
+def _ended(proc: subprocess.Popen) -> Iterator[None]:
+    """Whatever happens within, ``proc``'s process group is killed and reaped after."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=WAIT_S)
+
+
+def _stuck_manifest(root: Path) -> Path:
+    """A manifest of one pair, ``stuck``, whose distorted input is a FIFO that nothing
+    writes, so that the pair is certainly being read when a signal comes."""
+    clips = make_clips(root)
+    os.mkfifo(root / "stuck.yuv")
+    return write_csv(root / "jobs.csv", [
+        {"ref": str(clips["ref_a"]), "dis": str(root / "stuck.yuv"), "width": W, "height": H},
+    ])  # fmt: skip
+
+
+def _assert_interrupted(err: str, out: Path) -> None:
+    """One line, no traceback, and the stuck pair marked interrupted in the summary."""
+    assert err.splitlines()[-1] == "admcuda: error: interrupted", err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert read_summary(out / "summary.csv")["stuck"]["error"] == "interrupted"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals and /proc")
@@ -1112,13 +1144,9 @@ def test_ctrl_c_is_left_to_the_batch_process(tmp_path):
     the batch ends with one line, exit status 130 and the summary. The pair's distorted
     input is a FIFO held open and never written, so the pair is certainly being read when
     the signal comes; a signal before the tasks are sent is "interrupted" too."""
-    clips = make_clips(tmp_path)
-    os.mkfifo(tmp_path / "stuck.yuv")
-    path = write_csv(tmp_path / "jobs.csv", [
-        {"ref": str(clips["ref_a"]), "dis": str(tmp_path / "stuck.yuv"), "width": W, "height": H},
-    ])  # fmt: skip
+    path = _stuck_manifest(tmp_path)
     proc = _batch_process(path, tmp_path / "out")
-    try:
+    with _ended(proc):
         lines = []
         with _deadline(WAIT_S):  # until the notice: the workers are up
             while not lines or not lines[-1].startswith(("admcuda: batch: ", "admcuda: error")):
@@ -1131,14 +1159,7 @@ def test_ctrl_c_is_left_to_the_batch_process(tmp_path):
             ignored = int(_proc_status(worker.pid)["SigIgn"], 16)
             assert ignored & (1 << (signal.SIGINT - 1)), worker.cmdline()
         err = _interrupt(proc, stuck)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=WAIT_S)
-    assert err.splitlines()[-1] == "admcuda: error: interrupted", err
-    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    summary = read_summary(tmp_path / "out" / "summary.csv")
-    assert summary["stuck"]["error"] == "interrupted"
+    _assert_interrupted(err, tmp_path / "out")
 
 
 def test_quiet_batch_is_quiet_when_the_dashboard_port_is_taken(tmp_path):
@@ -1557,27 +1578,12 @@ def test_one_task_in_this_process_retries_and_fails_its_pairs(tmp_path, monkeypa
 def test_ctrl_c_in_this_process(tmp_path):
     """Ctrl-C while the batch scores in its own process (one task): one line, exit
     status 130, the pair interrupted in the summary, no worker process."""
-    clips = make_clips(tmp_path)
-    os.mkfifo(tmp_path / "stuck.yuv")
-    path = write_csv(tmp_path / "jobs.csv", [
-        {"ref": str(clips["ref_a"]), "dis": str(tmp_path / "stuck.yuv"), "width": W, "height": H},
-    ])  # fmt: skip
-    env = _child_env()
-    argv = [sys.executable, "-m", "admcuda", "batch", str(path), "-o", str(tmp_path / "out")]
-    proc = subprocess.Popen(
-        [*argv, "--backend", "cpu"], stderr=subprocess.PIPE, text=True,
-        start_new_session=True, env=env, preexec_fn=default_sigint,  # noqa: PLW1509 - no threads of ours yet
-    )  # fmt: skip
-    try:
+    path = _stuck_manifest(tmp_path)
+    proc = _batch_process(path, tmp_path / "out", workers=())
+    with _ended(proc):
         line = proc.stderr.readline()
         assert "in this process" in line, line
         stuck = _writer_once_read(tmp_path / "stuck.yuv")  # the batch is reading it
         assert not psutil.Process(proc.pid).children(recursive=True)
         err = _interrupt(proc, stuck)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=WAIT_S)
-    assert err.splitlines()[-1] == "admcuda: error: interrupted", err
-    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    assert read_summary(tmp_path / "out" / "summary.csv")["stuck"]["error"] == "interrupted"
+    _assert_interrupted(err, tmp_path / "out")
