@@ -45,6 +45,10 @@ SCORE_NAME = "cambi"  # libvmaf's alias of its collector name Cambi_feature_camb
 SOURCE_NAME = "cambi_source"
 FULL_REFERENCE_NAME = "cambi_full_reference"
 MIN_SIDE = 216
+# heatmaps_path where a run does not write it as libvmaf would
+ONE_RUN_ONLY = (
+    "cambi: heatmaps_path is written where one run scores one pair (admcuda score, admcuda.score)"
+)
 NUM_SCALES = 5
 EOTFS = ("bt1886", "pq")
 SPEEDUP_PIXELS = {1080: 1920 * 1080, 1440: 2560 * 1440, 2160: 3840 * 2160}
@@ -394,10 +398,7 @@ def cambi_frame(
     frame ``index``'s. The kernels release the GIL."""
     options: CambiOptions = ex.options
     if options.heatmaps_path is not None and heatmaps is None:
-        raise AdmError(
-            "cambi: heatmaps_path is written where one run scores one pair (admcuda score, "
-            "admcuda.score)"
-        )
+        raise AdmError(ONE_RUN_ONLY)
     run = run_for(options, dis.shape[1], dis.shape[0], bitdepth)
     names = ex.outputs
     top = options.cambi_max_val

@@ -143,10 +143,7 @@ class HostFeatures:
         inputs: Sequence[str | os.PathLike[str]] | None, distorted: int, subsample: int
     ) -> None:
         if inputs is None:
-            raise AdmError(
-                "cambi: heatmaps_path is written where one run scores one pair (admcuda "
-                "score, admcuda.score)"
-            )
+            raise AdmError(_cambi.ONE_RUN_ONLY)
         if distorted != 1:
             raise AdmError(
                 f"cambi: heatmaps_path holds one distorted input's maps, and {distorted} are "
