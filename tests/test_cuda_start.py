@@ -74,16 +74,20 @@ def test_start_does_nothing_without_cupy(fresh, monkeypatch) -> None:
     _cuda_start.wait()
 
 
-@pytest.mark.parametrize(("backend", "gpu", "started"), [
-    ("cpu", None, []), ("auto", None, [None]), ("auto", "1", ["1"]),
+@pytest.mark.parametrize(("backend", "gpu", "features", "started"), [
+    ("cpu", None, [], []), ("auto", None, [], [None]), ("auto", "1", [], ["1"]),
+    ("cpu", None, ["--model", "version=vmaf_v0.6.1"], []),
+    ("auto", None, ["--model", "version=vmaf_v0.6.1"], [None]),
+    ("auto", None, ["--feature", "vif", "--feature", "psnr"], [None]),
+    ("auto", None, ["--feature", "psnr"], []),  # computed on the host whatever the backend
 ])  # fmt: skip
-def test_score_starts_cuda_unless_the_cpu_backend_is_named(
-    fresh, monkeypatch, tmp_path, backend, gpu, started
+def test_score_starts_cuda_where_the_gpu_may_score(
+    fresh, monkeypatch, tmp_path, backend, gpu, features, started
 ) -> None:
     seen: list[object] = []
     monkeypatch.setattr(_cuda_start, "start", lambda device=None: seen.append(device))
     out = str(tmp_path / "o.json")
-    argv = ["score", "--example", "--backend", backend, "-q", "--json", "-o", out]
+    argv = ["score", "--example", "--backend", backend, "-q", "--json", "-o", out, *features]
     if gpu is not None:
         argv += ["--gpu", gpu]
     cli.main(argv)  # scores, or fails where GPU 1 is missing: the start was asked for first

@@ -815,7 +815,7 @@ def run(args: argparse.Namespace) -> int:
     request = _request(args)
     opts = request.options
     plan = _plan(request)
-    if args.backend != "cpu" and plan is None:
+    if args.backend != "cpu" and (plan is None or plan.engine_plan().extractors):
         from admcuda.backends.cuda import start as _cuda_start
 
         _cuda_start.start(args.gpu)  # beside the imports and the opening of the inputs
