@@ -244,6 +244,8 @@ class FakeVideo:
         idr_packets=None,
         drop_display=None,
         other_fmt_from=None,
+        size_from=None,
+        fail_text="Decode failed\nError code : 7\nat /project/NvDecoder.cpp:1",
     ):
         self.codec, self.width, self.height, self.fmt = codec, width, height, fmt
         self.frames, self.shift, self.buggy_strides = frames, shift, buggy_strides
@@ -252,6 +254,8 @@ class FakeVideo:
         # which packets hold an IDR picture (all if None) and a frame the decoder loses
         self.idr_packets, self.drop_display = idr_packets, drop_display
         self.other_fmt_from = other_fmt_from  # frames from here on in the other format
+        self.size_from = size_from  # (frame, width, height): frames from there on that size
+        self.fail_text = fail_text  # what the binding raises at packet fail_at
         self.caps = caps if caps is not None else {
             "supported": 1, "num_decoder_engines": 7,
             "width_min": 32, "height_min": 16, "width_max": 8192, "height_max": 8192,
@@ -308,7 +312,7 @@ class FakeDemuxer:
     def __iter__(self):
         for n, i in enumerate(self.video.order):
             if n == self.video.fail_at:
-                raise RuntimeError("Decode failed\nError code : 7\nat /project/NvDecoder.cpp:1")
+                raise RuntimeError(self.video.fail_text)
             header = b"\0\0\0\1" + self.video.sps if n == 0 and self.video.sps else b""
             idr = self.video.idr_packets is None or n in self.video.idr_packets
             if self.video.codec == "HEVC":
@@ -338,22 +342,24 @@ class FakeDecoder:
 
     def _surface(self, slot: int, i: int) -> np.ndarray:
         v = self.video
-        w = v.out_width or v.width
-        rows = v.height + v.height // 2
+        w, h = v.out_width or v.width, v.height
+        if v.size_from is not None and i >= v.size_from[0]:
+            w, h = v.size_from[1:]
+        rows = h + h // 2
         fmt = v.fmt_of(i)
         dtype = np.uint8 if fmt == "NV12" else np.uint16
         while len(self.pool) <= slot:
             self.pool.append(np.zeros(2 * rows * w, dtype))
-        if self.pool[slot].dtype != dtype:  # the stream changed format
-            self.pool[slot] = np.zeros(2 * rows * w, dtype)
+        if self.pool[slot].dtype != dtype or self.pool[slot].size < 2 * rows * w:
+            self.pool[slot] = np.zeros(2 * rows * w, dtype)  # the stream changed format or size
         buf = self.pool[slot]
         packed = buf[: rows * w].reshape(rows, w)
         packed[:] = np.iinfo(dtype).max  # chroma rows: anything but luma
-        luma = v.luma(i)[:, :w]
+        luma = np.resize(v.luma(i)[:, :w], (h, w))
         if fmt == "NV12":
-            packed[: v.height] = luma
+            packed[:h] = luma
         else:
-            packed[: v.height] = luma << v.shift
+            packed[:h] = luma << v.shift
             if i == v.low_bits_at:
                 packed[0, 0] |= 1
         if v.buggy_strides:
@@ -541,6 +547,41 @@ def test_fake_bit_depth_change_stops_the_iteration(fake):
     assert reader.bitdepth == 10
     with pytest.raises(AdmError, match="frame 4 is a NV12 surface, but the stream began 10-bit"):
         list(reader)
+
+
+@pytest.mark.parametrize("size", [(48, 30), (40, 36), (32, 24)])
+def test_fake_size_change_stops_the_iteration_naming_the_frame(fake, size):
+    path = fake(FakeVideo(size_from=(6, *size)))
+    reader = nvdec.open_nvdec(path)
+    frames = iter(reader)
+    # frames are handed on in groups: those before the change may or may not come first
+    with pytest.raises(AdmError) as info:
+        for _ in range(7):
+            next(frames)
+    new = f"{size[0]}x{size[1]}"
+    assert str(info.value) == (
+        f"input file '{path}' changes frame size at frame 6: from 40x30 to {new}; admcuda "
+        "scores frames of one size: cut it where the size changes, or scale it to one size "
+        "(ffmpeg -i IN -vf scale=40:30 OUT)"
+    )
+    assert len(list(nvdec.open_nvdec(path).iter_luma(0, 6))) == 6
+
+
+def test_fake_larger_frames_stopping_the_decoder_are_a_size_change(fake):
+    text = (
+        "ReconfigureDecoder : \nError code : 801\nError Type : Reconfigure Not supported "
+        "when width/height > maxwidth/maxheight\nat /project/NvDecoder.cpp:1"
+    )  # PyNvVideoCodec 2.2's error where a later sequence is larger
+    path = fake(FakeVideo(fail_at=7, fail_text=text))
+    with pytest.raises(AdmError) as info:
+        list(nvdec.open_nvdec(path))
+    assert str(info.value) == (
+        f"input file '{path}' changes frame size, to a larger one than 40x30, after about 6 "
+        "frames (NVDEC: ReconfigureDecoder; Error code : 801; Error Type : Reconfigure Not "
+        "supported when width/height > maxwidth/maxheight); admcuda scores frames of one "
+        "size: cut it where the size changes, or scale it to one size (ffmpeg -i IN -vf "
+        "scale=40:30 OUT)"
+    )
 
 
 def test_fake_12_bit_samples_later_stop_the_iteration(fake):
@@ -1129,3 +1170,52 @@ def test_fake_reader_estimates_its_frames_as_the_ffmpeg_reader_does(fake):
     assert (
         reader.estimated_frames == VideoReader(real).estimated_frames == FILES[real.name]["frames"]
     )
+
+
+def _annexb_packets(cp, path: Path) -> bytes:
+    """The H.264 packets of ``path`` as the binding's demuxer gives them (Annex B)."""
+    nvc, _ = nvdec._load_binding()
+    out = bytearray()
+    for packet in nvc.CreateDemuxer(filename=str(path)):
+        if packet.bsl == 0:
+            break
+        out += ctypes.string_at(packet.bsl_data, packet.bsl)
+    return bytes(out)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("larger", [False, True])
+def test_nvdec_size_change_stops_the_read(gpu_nvdec, tmp_path, larger):
+    """An H.264 stream of 352x288 frames followed by 320x180 ones: NVDEC names the frame
+    where the size changes, as the ffmpeg decoder does, and the frames before it read.
+    The other way round NVDEC's decoder stops a few frames before the change."""
+    small, large = "h264_8b_320x180.mp4", "h264_8b_352x288.mkv"
+    first, second = (small, large) if larger else (large, small)
+    joined = tmp_path / "joined.h264"
+    joined.write_bytes(
+        _annexb_packets(gpu_nvdec, DATA / first) + _annexb_packets(gpu_nvdec, DATA / second)
+    )
+    n = len(FILES[first]["luma_sha256"])
+    w, h = FILES[first]["width"], FILES[first]["height"]
+    with nvdec.open_nvdec(joined, "distorted") as reader:
+        assert (reader.width, reader.height) == (w, h)
+        with pytest.raises(AdmError) as info:
+            list(reader.iter_luma())
+    tail = (
+        "; admcuda scores frames of one size: cut it where the size changes, or scale it to "
+        f"one size (ffmpeg -i IN -vf scale={w}:{h} OUT)"
+    )
+    message = str(info.value)
+    if larger:
+        assert message.startswith(
+            f"distorted file '{joined}' changes frame size, to a larger one than {w}x{h}, "
+            "after about "
+        ) and message.endswith(tail)
+    else:
+        assert message == (
+            f"distorted file '{joined}' changes frame size at frame {n}: from {w}x{h} to "
+            f"320x180{tail}"
+        )
+        with nvdec.open_nvdec(joined) as reader:
+            hashes = nvdec_hashes(reader.iter_luma(0, n))
+        assert hashes == FILES[first]["luma_sha256"]

@@ -186,3 +186,34 @@ def test_score_on_nvdec_segments_equals_ffmpeg(segment_encodes, name, monkeypatc
     got = admcuda.score(ref, dis, backend="cuda", decoder="nvdec", batch=20)
     assert len(got.frames) == len(want.frames) == 240
     assert got.frames == want.frames
+
+
+def _luma_as_raw(path: Path, out: Path) -> tuple[int, int, int]:
+    """NVDEC's luma planes of ``path`` written as raw 4:0:0 samples; (width, height, depth)."""
+    import cupy as cp
+
+    from admcuda.io.nvdec.reader import open_nvdec
+
+    with open_nvdec(path) as reader, open(out, "wb") as f:
+        for plane in reader.iter_luma():
+            f.write(cp.asnumpy(plane).astype("<u2" if reader.bitdepth > 8 else "u1").tobytes())
+        return reader.width, reader.height, reader.bitdepth
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _nvdec_ok(), reason="needs PyNvVideoCodec, CuPy and a GPU")
+@pytest.mark.parametrize("pair", GOLD["pairs"], ids=lambda p: p["dis"])
+def test_vmaf_on_nvdec_equals_the_cpu_on_the_same_planes(pair, tmp_path):
+    """--model with --decoder nvdec: every output of every frame, and the pooled scores,
+    equal the CPU's on the decoded planes handed over as raw luma."""
+    ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.yuv"
+    w, h, depth = _luma_as_raw(DATA / pair["ref"], ref)
+    assert _luma_as_raw(DATA / pair["dis"], dis) == (w, h, depth)
+    model = "version=vmaf_v0.6.1"
+    got = admcuda.score(DATA / pair["ref"], DATA / pair["dis"], backend="cuda",
+                        decoder="nvdec", model=model, batch=7)  # fmt: skip
+    want = admcuda.score(ref, dis, width=w, height=h, pixel_format="400", bitdepth=depth,
+                         backend="cpu", model=model)  # fmt: skip
+    assert len(got) == pair["frames"] and "vmaf" in got.names
+    assert list(got) == list(want)
+    assert got.pooled == want.pooled

@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.formats import BITDEPTHS, check_geometry, plane_shapes
+from admcuda.io.formats import BITDEPTHS, check_geometry, plane_shapes, size_change
 from admcuda.io.raw import ClosingReader, check_input_file
 
 __all__ = [
@@ -929,12 +929,7 @@ class LumaPipe:
             if changed is not None:
                 r = self.reader
                 size = f"{changed.group(1)}x{changed.group(2)}"
-                raise AdmError(
-                    f"{r.where} changes frame size at frame {self._index}: from "
-                    f"{r.width}x{r.height} to {size}; admcuda scores frames of one size: "
-                    f"cut it where the size changes, or scale it to one size (ffmpeg -i IN "
-                    f"-vf scale={r.width}:{r.height} OUT)"
-                )
+                raise size_change(r.where, self._index, r.width, r.height, size)
             message = _last_error("\n".join(self._tail))
             raise AdmError(
                 f"ffmpeg failed decoding {self.reader.where} after {self._index} frames "

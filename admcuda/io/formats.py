@@ -29,6 +29,7 @@ __all__ = [
     "frame_bytes",
     "frame_mismatch",
     "normalize_format",
+    "size_change",
     "plane_shapes",
     "warn_if_narrower",
     "warn_if_wider",
@@ -333,4 +334,14 @@ def frame_mismatch(dtype: Any, shape: tuple[int, ...], dst: Any) -> str:
     return (
         f"frame is {np.dtype(dtype)}{list(shape)}, expected {dst.dtype}[{dst.shape[0]}, "
         f"{dst.shape[1]}]"
+    )
+
+
+def size_change(where: str, index: int, width: int, height: int, new: str) -> AdmError:
+    """The one-line error for a video whose frames change size at frame ``index`` (from
+    ``width`` x ``height`` to ``new``), whichever decoder found it."""
+    return AdmError(
+        f"{where} changes frame size at frame {index}: from {width}x{height} to {new}; "
+        f"admcuda scores frames of one size: cut it where the size changes, or scale it to "
+        f"one size (ffmpeg -i IN -vf scale={width}:{height} OUT)"
     )

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from admcuda.errors import AdmError
-from admcuda.io.formats import check_geometry
+from admcuda.io.formats import check_geometry, size_change
 from admcuda.io.nvdec.h264 import SPS_NAL_TYPE, SPS_SEARCH_PACKETS, annexb_nals, sps_layout
 from admcuda.io.nvdec.planner import (
     AUTO_SEGMENT_SESSIONS,
@@ -632,9 +632,21 @@ class NvdecReader(ClosingReader):
             self._sessions.discard(session)
 
     def _decode_error(self, exc: BaseException, index: int) -> AdmError:
+        text = _one_line(exc)
+        if "Reconfigure Not supported" in text:
+            # NVDEC takes a later sequence of a smaller size in its decoder (and the
+            # surfaces' size tells it, at that frame); one larger stops the decoder, a few
+            # frames after the last one it showed
+            w, h = self.width, self.height
+            return AdmError(
+                f"{self.where} changes frame size, to a larger one than {w}x{h}, after about "
+                f"{index} frames (NVDEC: {text}); admcuda scores frames of one size: cut it "
+                f"where the size changes, or scale it to one size (ffmpeg -i IN -vf "
+                f"scale={w}:{h} OUT)"
+            )
         return AdmError(
             f"NVDEC failed decoding {self.where} after {index} frames "
-            f"({CODECS[self.codec]} on GPU {self.gpu}): {_one_line(exc)}"
+            f"({CODECS[self.codec]} on GPU {self.gpu}): {text}"
         )
 
     def _frames(self, session: _Session, first_packet: int = 0) -> Iterator[Any]:
@@ -703,6 +715,13 @@ class NvdecReader(ClosingReader):
         w, h = self.width, self.height
         expected = np.uint8 if fmt == "NV12" else np.uint16
         rows = surface.shape[0] if surface.ndim == 2 else -1
+        if (
+            index > 0
+            and surface.dtype == expected
+            and surface.ndim == 2
+            and (surface.shape[1] != w or rows not in (h + h // 2, h + (h + 1) // 2))
+        ):  # a 4:2:0 surface of another size: a later sequence of the stream changed size
+            raise size_change(self.where, index, w, h, f"{surface.shape[1]}x{(2 * rows + 1) // 3}")
         if (
             surface.dtype != expected
             or surface.ndim != 2
