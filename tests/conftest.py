@@ -25,6 +25,9 @@ def pytest_configure(config):
     # scale-3 outputs are undefined; tests of other behaviour (and the worker processes
     # they start) run with that warning off. tests/test_api_names.py checks it is given.
     os.environ["ADMCUDA_SMALL_HEIGHT_WARNING"] = "0"
+    # Command lines the tests start run in their own processes, never in a developer's
+    # running `admcuda serve` (tests/test_serve.py starts its own).
+    os.environ["ADMCUDA_SERVER"] = "off"
     config.addinivalue_line("markers", "cuda: needs CuPy and an NVIDIA GPU (skipped otherwise)")
 
 

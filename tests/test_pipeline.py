@@ -276,6 +276,49 @@ def test_cuda_slots_are_registered_host_memory_with_a_fallback(ladder, monkeypat
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
+def test_kept_blocks_serve_later_arrays_still_registered(ladder):
+    """With keep_blocks (admcuda serve), a released block stays registered and gives a
+    later array of a size it fits; past the limit, or once stopped, blocks are unregistered;
+    scores through kept blocks are the same."""
+    import cupy as cp
+
+    from admcuda.backends.cuda import hostmem
+
+    def registered(arr: np.ndarray) -> bool:
+        try:
+            attrs = cp.cuda.runtime.pointerGetAttributes(arr.ctypes.data)
+        except cp.cuda.runtime.CUDARuntimeError:
+            return False
+        return attrs.type == cp.cuda.runtime.memoryTypeHost
+
+    hostmem.keep_blocks(6 << 20)
+    try:
+        a, block = hostmem.pinned_array((1 << 20,), np.uint8)
+        block.release()
+        assert registered(a)
+        b, again = hostmem.pinned_array((3 << 19,), np.uint8)  # fits: the same block
+        assert again is block and b.ctypes.data == a.ctypes.data and registered(b)
+        c, other = hostmem.pinned_array((4 << 20,), np.uint8)  # too large for it: a new one
+        assert other is not block
+        other.release()
+        again.release()  # 4 MiB + 1 MiB kept; a third block is past the limit
+        d, third = hostmem.pinned_array((5 << 20,), np.uint8)
+        assert third is not block and third is not other
+        third.release()
+        assert not registered(d)
+        ref, rungs, paths = ladder
+        opts = AdmOptions.from_mapping({"debug": "true"})
+        kw = dict(width=W, height=H, options=opts, backend="cuda")
+        want = expected(ref, rungs[0], opts)
+        for _ in range(2):
+            assert_frames_equal(admcuda.score_ladder(paths[0], paths[1:2], **kw)[0], want)
+    finally:
+        hostmem.keep_blocks(0)
+    assert not registered(b) and not registered(c)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
 def test_cuda_iter_source_copies_device_and_host_planes_into_device_slots():
     """GPU frames (NVDEC's) are copied into device slots by one copy call each where they
     are contiguous, strided CuPy views by CuPy's assignment; all land, nothing past them."""

@@ -33,6 +33,7 @@ TOOLS = {
     "bench": ("admcuda.cli.bench", "ADM's frames/s on the backends, beside libvmaf's when given"),
     "batch": ("admcuda.cli.batch", "score many pairs from a manifest (CSV or JSON Lines) on Dask"),
     "warmup": ("admcuda.cli.warmup", "compile the CPU engine's and the GPU's kernels ahead"),
+    "serve": ("admcuda.serve", "keep a scoring process running that later score runs hand over to"),
 }
 
 

@@ -94,6 +94,8 @@ _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
 _FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
 _PLACEHOLDERS = ("{name}", "{index}")
 _LOADED = time.time()
+PROCESS_START: float | None = None
+"""Where set (``admcuda serve``: its client's start), what ``--stats`` counts from."""
 
 
 def _options_epilog() -> str:
@@ -905,7 +907,9 @@ def _notices(args: argparse.Namespace, backend: str, decoded: dict[str, str]) ->
 
 def _process_start_time() -> float:
     """This process's start on the wall clock (Linux: from /proc, 10 ms resolution);
-    elsewhere the time this module was loaded."""
+    elsewhere the time this module was loaded; :data:`PROCESS_START` where set."""
+    if PROCESS_START is not None:
+        return PROCESS_START
     try:
         with open("/proc/self/stat") as f:
             ticks = int(f.read().rsplit(")", 1)[1].split()[19])

@@ -1,0 +1,24 @@
+"""The ``admcuda`` program: ``admcuda score`` goes to a running ``admcuda serve`` where one
+of this admcuda listens (:mod:`admcuda.serve`); anything else, and a score run that no
+server takes, runs here (:mod:`admcuda.cli.main`). Imports nothing more until then."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``admcuda`` command line (``sys.argv[1:]`` by default); the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["score"]:
+        from admcuda.serve import hand_over
+
+        status = hand_over(args)
+        if status is not None:
+            return status
+    from admcuda.cli.main import main as run
+
+    return run(args)
