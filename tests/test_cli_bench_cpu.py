@@ -167,8 +167,9 @@ def test_a_missing_vmaf_is_one_line(tmp_path, capsys):
 
 
 def test_whole_process_rows_beside_both_vmaf_tools(monkeypatch, tmp_path, capsys, fake_vmaf):
-    """``--whole``: admcuda (here on the CPU backend) and both builds of libvmaf's tool,
-    each with the model and with ADM alone, then cat; each row's pooled score read back."""
+    """``--whole``: admcuda (here on the CPU backend) in its own process and handed to an
+    ``admcuda serve``, and both builds of libvmaf's tool, each with the model and with ADM
+    alone, then cat; each row's pooled score read back."""
     exe, log = fake_vmaf
     monkeypatch.setenv("ADMCUDA_CPU_ENGINE", "numpy")
     argv = ["--whole", "48x40x3", "--whole-backend", "cpu", "--rounds", "1"]
@@ -179,12 +180,16 @@ def test_whole_process_rows_beside_both_vmaf_tools(monkeypatch, tmp_path, capsys
     labels = [ln.split("  ")[0] for ln in lines[head + 2 :]]
     cores = bench_cpu_default_threads()
     assert labels == [
-        "admcuda VMAF", "libvmaf vmaf CUDA VMAF", f"libvmaf vmaf CPU VMAF, {cores} threads",
-        "admcuda ADM", "libvmaf vmaf CUDA ADM", f"libvmaf vmaf CPU ADM, {cores} threads",
+        "admcuda VMAF", "admcuda VMAF, handed to admcuda serve", "libvmaf vmaf CUDA VMAF",
+        f"libvmaf vmaf CPU VMAF, {cores} threads",
+        "admcuda ADM", "admcuda ADM, handed to admcuda serve", "libvmaf vmaf CUDA ADM",
+        f"libvmaf vmaf CPU ADM, {cores} threads",
         "cat of both files",
     ]  # fmt: skip
-    ours = lines[head + 2].split()
+    assert any(ln.startswith("admcuda serve ready ") for ln in lines[:head])
+    ours, served = lines[head + 2].split(), lines[head + 3].split()
     assert ours[-2] == "vmaf" and 0 < float(ours[-1]) <= 100
+    assert served[-2:] == ours[-2:]
     calls = log.read_text().splitlines()
     assert [("--model" in c, "adm_cuda" in c, f"--threads {cores}" in c) for c in calls] == [
         (True, False, False), (True, False, True), (False, True, False), (False, False, True),

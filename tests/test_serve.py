@@ -46,10 +46,14 @@ def _client(args: list[str], server: str, **kwargs) -> subprocess.CompletedProce
 @pytest.fixture(scope="module")
 def server():
     """A CPU server on a socket of its own; its log (stderr) lines come in ``log``."""
+    yield from _server("cpu", "CPU")
+
+
+def _server(backend: str, loaded: str):
     folder = tempfile.mkdtemp(prefix="admcuda-serve-", dir="/tmp")  # short: AF_UNIX paths
     path = os.path.join(folder, "s.sock")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "admcuda", "serve", "--socket", path, "--backend", "cpu",
+        [sys.executable, "-m", "admcuda", "serve", "--socket", path, "--backend", backend,
          "--idle", "300"],
         env=_env("off"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
@@ -57,7 +61,7 @@ def server():
     log: list[str] = []
     first = proc.stderr.readline()
     log.append(first)
-    assert first.startswith(f"admcuda serve: ready on {path} (CPU, "), first
+    assert first.startswith(f"admcuda serve: ready on {path} ({loaded}, "), first
     reader = threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True)
     reader.start()
     yield path, proc, log
@@ -275,3 +279,34 @@ def test_the_client_imports_no_numpy():
     done = subprocess.run([sys.executable, "-c", code], env=_env("off"), capture_output=True,
                           text=True, timeout=60)  # fmt: skip
     assert done.stdout == "False\n", done.stderr
+
+
+def _cuda_ok() -> bool:
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no CuPy, driver or device
+        return False
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _cuda_ok(), reason="needs CuPy and a GPU")
+def test_a_served_gpu_run_gives_what_its_own_process_gives(tmp_path):
+    """Two VMAF runs on the GPU in one server (the second with its page-locked slots kept
+    from the first) and one in its own process: the same document, frame for frame."""
+    gen = _server("cuda", "CUDA loaded")
+    path, _, log = next(gen)
+    try:
+        args = ["score", str(REF), str(DIS), *RAW, "--model", "version=vmaf_v0.6.1",
+                "--feature", "psnr", "--backend", "cuda", "--json", "-q", "-o"]  # fmt: skip
+        docs = []
+        for k, where in enumerate((path, path, "off")):
+            done = _client([*args, str(tmp_path / f"{k}.json")], where)
+            assert done.returncode == 0, done.stderr
+            docs.append(_scores((tmp_path / f"{k}.json").read_text()))
+        _wait_for_runs(log, 2)
+        assert _runs(log) == 2
+        assert docs[0] == docs[1] == docs[2] and len(docs[0]["frames"]) == 3
+    finally:
+        next(gen, None)

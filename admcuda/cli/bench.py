@@ -848,6 +848,11 @@ def _parser() -> argparse.ArgumentParser:
         help="with --whole: libvmaf's vmaf tool built with CUDA",
     )
     p.add_argument(
+        "--no-serve",
+        action="store_true",
+        help="with --whole: leave out the rows of admcuda score handed to a running admcuda serve",
+    )
+    p.add_argument(
         "--whole-backend",
         choices=("cuda", "cpu", "auto"),
         default="cuda",
