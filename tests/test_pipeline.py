@@ -296,7 +296,7 @@ def test_kept_blocks_serve_later_arrays_still_registered(ladder):
         a, block = hostmem.pinned_array((1 << 20,), np.uint8)
         block.release()
         assert registered(a)
-        b, again = hostmem.pinned_array((3 << 19,), np.uint8)  # fits: the same block
+        b, again = hostmem.pinned_array((3 << 18,), np.uint8)  # fits: the same block
         assert again is block and b.ctypes.data == a.ctypes.data and registered(b)
         c, other = hostmem.pinned_array((4 << 20,), np.uint8)  # too large for it: a new one
         assert other is not block
