@@ -246,6 +246,7 @@ class FakeVideo:
         other_fmt_from=None,
         size_from=None,
         fail_text="Decode failed\nError code : 7\nat /project/NvDecoder.cpp:1",
+        sps_at=None,
     ):
         self.codec, self.width, self.height, self.fmt = codec, width, height, fmt
         self.frames, self.shift, self.buggy_strides = frames, shift, buggy_strides
@@ -256,6 +257,7 @@ class FakeVideo:
         self.other_fmt_from = other_fmt_from  # frames from here on in the other format
         self.size_from = size_from  # (frame, width, height): frames from there on that size
         self.fail_text = fail_text  # what the binding raises at packet fail_at
+        self.sps_at = sps_at or {}  # packet -> an SPS it carries (besides the first's)
         self.caps = caps if caps is not None else {
             "supported": 1, "num_decoder_engines": 7,
             "width_min": 32, "height_min": 16, "width_max": 8192, "height_max": 8192,
@@ -314,6 +316,8 @@ class FakeDemuxer:
             if n == self.video.fail_at:
                 raise RuntimeError(self.video.fail_text)
             header = b"\0\0\0\1" + self.video.sps if n == 0 and self.video.sps else b""
+            if n in self.video.sps_at:
+                header = b"\0\0\0\1" + self.video.sps_at[n]
             idr = self.video.idr_packets is None or n in self.video.idr_packets
             if self.video.codec == "HEVC":
                 nal = b"\x26\x01" if idr else b"\x02\x01"  # IDR_W_RADL (19) or TRAIL_R (1)
@@ -565,6 +569,33 @@ def test_fake_size_change_stops_the_iteration_naming_the_frame(fake, size):
         "(ffmpeg -i IN -vf scale=40:30 OUT)"
     )
     assert len(list(nvdec.open_nvdec(path).iter_luma(0, 6))) == 6
+
+
+SPS_352X288 = bytes.fromhex("6764000dacd9416096c044000003000400000300f03c50a658")
+
+
+def test_h264_sps_frame_sizes():
+    assert h264.sps_size(SPS_PROGRESSIVE) == (320, 180)  # 192 rows, the last 12 cropped
+    assert h264.sps_size(SPS_352X288) == (352, 288)
+
+
+@pytest.mark.parametrize("sps", [SPS_352X288, SPS_PROGRESSIVE])
+def test_fake_h264_sps_of_another_size_stops_at_its_frame(fake, sps):
+    """A later SPS of another size than the first stops the read at its packet, the new
+    size's first frame; one of the same size is no change."""
+    order = list(range(10))
+    path = fake(FakeVideo(codec="H264", fmt="NV12", order=order, sps_at={6: sps}))
+    reader = nvdec.open_nvdec(path)
+    if sps == SPS_PROGRESSIVE:
+        assert len(list(reader)) == 10
+        return
+    with pytest.raises(AdmError) as info:
+        list(reader)
+    assert str(info.value) == (
+        f"input file '{path}' changes frame size at frame 6: from 40x30 to 352x288; admcuda "
+        "scores frames of one size: cut it where the size changes, or scale it to one size "
+        "(ffmpeg -i IN -vf scale=40:30 OUT)"
+    )
 
 
 def test_fake_larger_frames_stopping_the_decoder_are_a_size_change(fake):
@@ -1186,9 +1217,9 @@ def _annexb_packets(cp, path: Path) -> bytes:
 @pytest.mark.cuda
 @pytest.mark.parametrize("larger", [False, True])
 def test_nvdec_size_change_stops_the_read(gpu_nvdec, tmp_path, larger):
-    """An H.264 stream of 352x288 frames followed by 320x180 ones: NVDEC names the frame
-    where the size changes, as the ffmpeg decoder does, and the frames before it read.
-    The other way round NVDEC's decoder stops a few frames before the change."""
+    """An H.264 stream of 352x288 frames followed by 320x180 ones, and the other way round:
+    the read stops at the frame where the size changes, named as the ffmpeg decoder names
+    it, and the frames before it read."""
     small, large = "h264_8b_320x180.mp4", "h264_8b_352x288.mkv"
     first, second = (small, large) if larger else (large, small)
     joined = tmp_path / "joined.h264"
@@ -1205,17 +1236,11 @@ def test_nvdec_size_change_stops_the_read(gpu_nvdec, tmp_path, larger):
         "; admcuda scores frames of one size: cut it where the size changes, or scale it to "
         f"one size (ffmpeg -i IN -vf scale={w}:{h} OUT)"
     )
-    message = str(info.value)
-    if larger:
-        assert message.startswith(
-            f"distorted file '{joined}' changes frame size, to a larger one than {w}x{h}, "
-            "after about "
-        ) and message.endswith(tail)
-    else:
-        assert message == (
-            f"distorted file '{joined}' changes frame size at frame {n}: from {w}x{h} to "
-            f"320x180{tail}"
-        )
-        with nvdec.open_nvdec(joined) as reader:
-            hashes = nvdec_hashes(reader.iter_luma(0, n))
-        assert hashes == FILES[first]["luma_sha256"]
+    w2, h2 = FILES[second]["width"], FILES[second]["height"]
+    assert str(info.value) == (
+        f"distorted file '{joined}' changes frame size at frame {n}: from {w}x{h} to "
+        f"{w2}x{h2}{tail}"
+    )
+    with nvdec.open_nvdec(joined) as reader:
+        hashes = nvdec_hashes(reader.iter_luma(0, n))
+    assert hashes == FILES[first]["luma_sha256"]

@@ -4,7 +4,7 @@ and the NAL units of an Annex B byte stream."""
 
 from __future__ import annotations
 
-__all__ = ["SPS_NAL_TYPE", "SPS_SEARCH_PACKETS", "annexb_nals", "sps_layout"]
+__all__ = ["SPS_NAL_TYPE", "SPS_SEARCH_PACKETS", "annexb_nals", "sps_layout", "sps_size"]
 
 # profile_idc values whose SPS carries chroma_format_idc, bit depths and scaling matrices
 _HIGH_PROFILES = frozenset({100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135})
@@ -61,6 +61,16 @@ def sps_layout(nal: bytes) -> tuple[int, int, bool]:
     ValueError, IndexError
         If the NAL unit is not a well-formed SPS.
     """
+    return _parse(nal, size=False)[:3]
+
+
+def sps_size(nal: bytes) -> tuple[int, int]:
+    """The frame size an H.264 SPS NAL unit gives, ``(width, height)``, its cropping
+    applied (ValueError, IndexError as :func:`sps_layout`)."""
+    return _parse(nal, size=True)[3:]
+
+
+def _parse(nal: bytes, *, size: bool) -> tuple[int, int, bool, int, int]:
     if not nal or nal[0] & 0x1F != SPS_NAL_TYPE:
         raise ValueError("not an SPS NAL unit")
     bits = _Bits(nal[1:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
@@ -91,6 +101,19 @@ def sps_layout(nal: bytes) -> tuple[int, int, bool]:
             bits.se()  # offset_for_ref_frame
     bits.ue()  # max_num_ref_frames
     bits.u(1)  # gaps_in_frame_num_value_allowed_flag
-    bits.ue()  # pic_width_in_mbs_minus1
-    bits.ue()  # pic_height_in_map_units_minus1
-    return chroma, depth, bool(bits.u(1))
+    width = 16 * (bits.ue() + 1)  # pic_width_in_mbs_minus1
+    map_units = bits.ue() + 1  # pic_height_in_map_units_minus1
+    frames_only = bits.u(1)
+    height = 16 * map_units * (2 - frames_only)
+    if not size:  # the layout alone: read no further
+        return chroma, depth, bool(frames_only), width, height
+    if not frames_only:
+        bits.u(1)  # mb_adaptive_frame_field_flag
+    bits.u(1)  # direct_8x8_inference_flag
+    if bits.u(1):  # frame_cropping_flag: offsets in chroma samples (7.4.2.1.1)
+        left, right, top, bottom = bits.ue(), bits.ue(), bits.ue(), bits.ue()
+        unit_x = 1 if chroma in (0, 3) else 2
+        unit_y = (2 - frames_only) * (2 if chroma == 1 else 1)
+        width -= unit_x * (left + right)
+        height -= unit_y * (top + bottom)
+    return chroma, depth, bool(frames_only), width, height

@@ -71,7 +71,13 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.io.formats import check_geometry, size_change
-from admcuda.io.nvdec.h264 import SPS_NAL_TYPE, SPS_SEARCH_PACKETS, annexb_nals, sps_layout
+from admcuda.io.nvdec.h264 import (
+    SPS_NAL_TYPE,
+    SPS_SEARCH_PACKETS,
+    annexb_nals,
+    sps_layout,
+    sps_size,
+)
 from admcuda.io.nvdec.planner import (
     AUTO_SEGMENT_SESSIONS,
     IDR_NAL_TYPES,
@@ -216,9 +222,17 @@ class _Session:
     copying its frames on ``stream`` (of ``context``), where :attr:`finisher` works too."""
 
     def __init__(
-        self, nvc: Any, path: Path, gpu: int, codec: Any, context: int, stream: Any
+        self,
+        nvc: Any,
+        path: Path,
+        gpu: int,
+        codec: Any,
+        context: int,
+        stream: Any,
+        watch: Any = None,
     ) -> None:
         self.stream = stream
+        self.watch = watch  # called with (packet index, packet) before each decoded packet
         self.finisher: _Finisher | None = None
         self.demuxer = nvc.CreateDemuxer(filename=str(path))
         self.decoder = nvc.CreateDecoder(
@@ -247,6 +261,8 @@ class _Session:
                 return
             if 0 < n < first_packet:
                 continue
+            if self.watch is not None:
+                self.watch(n, packet)
             decoded = self.decoder.Decode(packet)
             for frame in decoded:
                 if self.closed:
@@ -455,6 +471,7 @@ class NvdecReader(ClosingReader):
         if reason:
             raise AdmError(f"{self.where}: NVDEC decoding is not available: {reason}")
         self._nvc = _load_binding()[0]
+        self._sps_size: tuple[int, int] | None = None  # the stream's first H.264 SPS's
         self._check_gpu()
         self._codec, self.codec, self.width, self.height = self._inspect()
         try:
@@ -614,7 +631,8 @@ class NvdecReader(ClosingReader):
             stream = cp.cuda.Stream(non_blocking=True)
             context = cp.cuda.driver.ctxGetCurrent()
         try:
-            session = _Session(self._nvc, self.path, self.gpu, self._codec, context, stream)
+            watch = self._watch_h264 if self.codec == "H264" else None
+            session = _Session(self._nvc, self.path, self.gpu, self._codec, context, stream, watch)
         except Exception as exc:  # noqa: BLE001
             raise AdmError(
                 f"{self.where}: NVDEC cannot open a {CODECS[self.codec]} decoder on GPU "
@@ -626,6 +644,26 @@ class NvdecReader(ClosingReader):
             self._sessions.add(session)
         return session
 
+    def _watch_h264(self, n: int, packet: Any) -> None:
+        """Stop at packet ``n`` where it carries an SPS of another frame size than the
+        stream's first. NVDEC's decoder stops a few frames before a larger size, and a
+        smaller one did not show in its surfaces (H100, PyNvVideoCodec 2.2.4: an H.264
+        stream of 352x288 frames, then 320x180, read to its end). A new size starts at an
+        IDR picture, shown after every packet before it: ``n`` is its frame number."""
+        if packet.bsl == 0 or not getattr(packet, "key", True):
+            return
+        data = ctypes.string_at(packet.bsl_data, packet.bsl)
+        for nal in annexb_nals(data):
+            if nal[0] & 0x1F == SPS_NAL_TYPE:
+                try:
+                    size = sps_size(nal)
+                except (ValueError, IndexError):
+                    continue  # the decoder's to refuse
+                first = self._sps_size = self._sps_size or size
+                if size != first:
+                    new = f"{size[0]}x{size[1]}"
+                    raise size_change(self.where, n, self.width, self.height, new)
+
     def _close_session(self, session: _Session) -> None:
         session.release()
         with self._sessions_lock:
@@ -634,9 +672,8 @@ class NvdecReader(ClosingReader):
     def _decode_error(self, exc: BaseException, index: int) -> AdmError:
         text = _one_line(exc)
         if "Reconfigure Not supported" in text:
-            # NVDEC takes a later sequence of a smaller size in its decoder (and the
-            # surfaces' size tells it, at that frame); one larger stops the decoder, a few
-            # frames after the last one it showed
+            # a later sequence larger than the first stops the decoder, a few frames after
+            # the last one it showed (H.264 stops at the new size's first frame before)
             w, h = self.width, self.height
             return AdmError(
                 f"{self.where} changes frame size, to a larger one than {w}x{h}, after about "
@@ -658,6 +695,8 @@ class NvdecReader(ClosingReader):
                 frame = next(frames)
             except StopIteration:
                 return
+            except AdmError:  # found in the stream itself (a frame-size change)
+                raise
             except Exception as exc:  # noqa: BLE001
                 raise self._decode_error(exc, index) from None
             yield frame
