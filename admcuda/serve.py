@@ -145,6 +145,8 @@ def _open_fds() -> list[int]:
 def hand_over(argv: Sequence[str]) -> int | None:
     """Run the command line ``argv`` (``score ...``) in a listening server; its exit status,
     or None where no server of this admcuda takes it (the caller then runs it itself)."""
+    if os.name != "posix" or not hasattr(socket, "send_fds"):
+        return None
     path = socket_path()
     if path is None or not os.path.exists(path) or not _private(os.path.dirname(path)):
         return None
@@ -419,6 +421,9 @@ def _listen(path: str) -> socket.socket:
 
 
 def _peer_is_us(conn: socket.socket) -> bool:
+    """Whether the client runs as this user (Linux; elsewhere the private folder says so)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     _, uid, _ = struct.unpack("3i", creds)
     return uid == os.getuid()
@@ -426,6 +431,11 @@ def _peer_is_us(conn: socket.socket) -> bool:
 
 def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) -> int:
     """Listen on ``path`` and run score requests until idle for ``idle`` seconds."""
+
+    def say(text: str) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a terminal that has gone away
+            print(f"admcuda serve: {text}", file=log, flush=True)
+
     t0 = time.perf_counter()
     used = _warm(backend, gpu)
     if "cupy" in sys.modules:
@@ -436,8 +446,10 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
     state = _State()
     previous = signal.signal(signal.SIGINT, _on_sigint(state))
     previous_term = signal.signal(signal.SIGTERM, _on_sigterm(state))
-    print(f"admcuda serve: ready on {path} ({used}, {time.perf_counter() - t0:.2f} s to start); "
-          f"idle for {idle:g} s ends it", file=log, flush=True)  # fmt: skip
+    say(
+        f"ready on {path} ({used}, {time.perf_counter() - t0:.2f} s to start); idle for "
+        f"{idle:g} s ends it"
+    )
     runs = 0
     try:
         while True:
@@ -445,7 +457,7 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
             try:
                 conn, _ = sock.accept()
             except TimeoutError:
-                print(f"admcuda serve: idle for {idle:g} s; stopping", file=log, flush=True)
+                say(f"idle for {idle:g} s; stopping")
                 return 0
             conn.settimeout(None)
             with conn:
@@ -460,8 +472,9 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
                         os.close(fd)
                     continue
                 if request.get("stop"):
-                    _send(conn, {"stopped": True})
-                    print("admcuda serve: stopped on request", file=log, flush=True)
+                    with contextlib.suppress(OSError):
+                        _send(conn, {"stopped": True})
+                    say("stopped on request")
                     return 0
                 reason = _refusal(request)
                 if reason is not None:
@@ -470,24 +483,29 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
                     with contextlib.suppress(OSError):
                         _send(conn, {"accepted": False, "reason": reason})
                     continue
-                _send(conn, {"accepted": True, "pid": os.getpid()})
+                try:
+                    _send(conn, {"accepted": True, "pid": os.getpid()})
+                except OSError:  # the client gave up waiting (Ctrl-C while a run went on)
+                    for fd in fds:
+                        os.close(fd)
+                    continue
                 start = time.perf_counter()
                 runs += 1
                 status = _run_job(request, fds, conn, state, runs)
+                say(
+                    f"run {runs} ({len(request['argv'])} arguments) ended with status "
+                    f"{status} in {time.perf_counter() - start:.2f} s"
+                )
                 with contextlib.suppress(OSError):
                     _send(conn, {"status": status})
-                print(f"admcuda serve: run {runs} ({len(request['argv'])} arguments) ended "
-                      f"with status {status} in {time.perf_counter() - start:.2f} s",
-                      file=log, flush=True)  # fmt: skip
             if state.stopping:
-                print("admcuda serve: stopping (SIGTERM)", file=log, flush=True)
+                say("stopping (SIGTERM)")
                 return 0
             if not _gpu_healthy():
-                print("admcuda serve: CUDA failed during the last run; stopping", file=log,
-                      flush=True)  # fmt: skip
+                say("CUDA failed during the last run; stopping")
                 return 1
     except KeyboardInterrupt:
-        print("admcuda serve: stopping", file=log, flush=True)
+        say("stopping")
         return 0
     finally:
         signal.signal(signal.SIGINT, previous)

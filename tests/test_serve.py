@@ -115,9 +115,12 @@ def test_standard_output_input_and_the_client_folder(server, tmp_path):
     shutil.copy(DIS, tmp_path / "dis.yuv")
     args = ["score", "-", "dis.yuv", *RAW, "--json", "-o", "-", "-q"]
     outs = []
+    before = _runs(log)
     for where in (path, "off"):
         with open(REF, "rb") as stdin:
             outs.append(_client(args, where, cwd=tmp_path, stdin=stdin))
+    _wait_for_runs(log, before + 1)
+    assert _runs(log) == before + 1
     served, own = outs
     assert served.returncode == own.returncode == 0, served.stderr
     assert _scores(served.stdout) == _scores(own.stdout)
@@ -176,6 +179,8 @@ def test_ctrl_c_in_the_client_interrupts_the_run_not_the_server(server, tmp_path
     assert "ended with status 130" in log[-1]
     again = _client(["score", str(REF), str(DIS), *RAW, "-q", "--json", "-o", "-"], path)
     assert again.returncode == 0 and _scores(again.stdout)["frames"]
+    _wait_for_runs(log, before + 2)
+    assert "ended with status 0" in log[-1]
 
 
 def test_a_client_that_dies_interrupts_its_run(server, tmp_path):
