@@ -396,6 +396,16 @@ def _warm(backend: str, gpu: int | None) -> str:
     return "CUDA loaded" if "cupy" in sys.modules else "CPU"
 
 
+def _load_cpu_kernels() -> None:
+    """Load the compiled CPU engine's kernels where Numba's cache holds them (a run
+    in its own process spends most of a second loading them); where they are not
+    compiled yet, the first run that needs them compiles them, as without a server."""
+    from admcuda import compiled
+
+    if compiled.available() and compiled.cached() is True:
+        compiled.warm_up((8, 10), ("adm", "vif", "motion"))
+
+
 def _listen(path: str) -> socket.socket:
     from admcuda.errors import AdmError
 
@@ -442,6 +452,8 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
         from admcuda.backends.cuda import hostmem
 
         hostmem.keep_blocks(_KEPT_HOST_MEMORY)
+    else:
+        _load_cpu_kernels()
     sock = _listen(path)
     state = _State()
     previous = signal.signal(signal.SIGINT, _on_sigint(state))
