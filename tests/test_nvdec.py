@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 
 from admcuda.errors import AdmError
-from admcuda.io.nvdec import h264, planner
+from admcuda.io.nvdec import h264, hevc, planner
 from admcuda.io.nvdec import reader as nvdec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -574,25 +574,66 @@ def test_fake_size_change_stops_the_iteration_naming_the_frame(fake, size):
 SPS_352X288 = bytes.fromhex("6764000dacd9416096c044000003000400000300f03c50a658")
 
 
+# HEVC SPS NAL units: testdata/nvdec/hevc_8b_320x180.mp4's, and x265's for 96x64 frames
+# in 3 temporal sub-layers (-x265-params temporal-layers=3)
+HEVC_SPS_320X180 = bytes.fromhex(
+    "42010101600000030090000003000003003ca00a080b9f796566924caf016808000003000800000300f040"
+)
+HEVC_SPS_96X64 = bytes.fromhex(
+    "42010401600000030090000003000003001e0000a0308105965652b295952930bc05a02000000300200000030321"
+)
+
+
 def test_h264_sps_frame_sizes():
     assert h264.sps_size(SPS_PROGRESSIVE) == (320, 180)  # 192 rows, the last 12 cropped
     assert h264.sps_size(SPS_352X288) == (352, 288)
 
 
-@pytest.mark.parametrize("sps", [SPS_352X288, SPS_PROGRESSIVE])
-def test_fake_h264_sps_of_another_size_stops_at_its_frame(fake, sps):
+def test_hevc_sps_frame_sizes():
+    assert hevc.sps_size(HEVC_SPS_320X180) == (320, 180)  # its conformance window applied
+    assert hevc.sps_size(HEVC_SPS_96X64) == (96, 64)  # sub-layers in its profile_tier_level
+    with pytest.raises(ValueError, match="not an SPS"):
+        hevc.sps_size(SPS_PROGRESSIVE)
+
+
+@pytest.mark.parametrize("size", ["322x182", "96x64", "1920x1080"])
+@pytest.mark.parametrize("params", ["", "temporal-layers=3"])
+def test_hevc_sps_frame_sizes_of_x265_streams(tmp_path, size, params):
+    ffmpeg = pytest.importorskip("imageio_ffmpeg").get_ffmpeg_exe()
+    dst = tmp_path / "t.hevc"
+    extra = ["-x265-params", params] if params else []
+    subprocess.run(
+        [ffmpeg, "-hide_banner", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+         f"testsrc=size={size}:rate=25", "-frames:v", "2", "-pix_fmt", "yuv420p", "-c:v",
+         "libx265", "-preset", "ultrafast", *extra, "-f", "hevc", str(dst)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    sps = [n for n in h264.annexb_nals(dst.read_bytes()) if (n[0] >> 1) & 0x3F == 33]
+    assert hevc.sps_size(sps[0]) == tuple(int(v) for v in size.split("x"))
+
+
+@pytest.mark.parametrize(
+    ("codec", "first", "later", "new"),
+    [
+        ("H264", SPS_PROGRESSIVE, SPS_352X288, "352x288"),
+        ("H264", SPS_PROGRESSIVE, SPS_PROGRESSIVE, None),
+        ("HEVC", HEVC_SPS_320X180, HEVC_SPS_96X64, "96x64"),
+        ("HEVC", HEVC_SPS_320X180, HEVC_SPS_320X180, None),
+    ],
+)
+def test_fake_sps_of_another_size_stops_at_its_frame(fake, codec, first, later, new):
     """A later SPS of another size than the first stops the read at its packet, the new
     size's first frame; one of the same size is no change."""
     order = list(range(10))
-    path = fake(FakeVideo(codec="H264", fmt="NV12", order=order, sps_at={6: sps}))
+    path = fake(FakeVideo(codec=codec, fmt="NV12", order=order, sps=first, sps_at={6: later}))
     reader = nvdec.open_nvdec(path)
-    if sps == SPS_PROGRESSIVE:
+    if new is None:
         assert len(list(reader)) == 10
         return
     with pytest.raises(AdmError) as info:
         list(reader)
     assert str(info.value) == (
-        f"input file '{path}' changes frame size at frame 6: from 40x30 to 352x288; admcuda "
+        f"input file '{path}' changes frame size at frame 6: from 40x30 to {new}; admcuda "
         "scores frames of one size: cut it where the size changes, or scale it to one size "
         "(ffmpeg -i IN -vf scale=40:30 OUT)"
     )

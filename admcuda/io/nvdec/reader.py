@@ -71,6 +71,7 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.io.formats import check_geometry, size_change
+from admcuda.io.nvdec import hevc
 from admcuda.io.nvdec.h264 import (
     SPS_NAL_TYPE,
     SPS_SEARCH_PACKETS,
@@ -108,6 +109,12 @@ _SURFACE_BITDEPTH: dict[str, int] = {"NV12": 8, "P016": 10}
 # P016 keeps a 10-bit sample in the high bits of 16: value << 6, the low 6 bits zero.
 P016_SHIFT = 6
 _P016_LOW_BITS = (1 << P016_SHIFT) - 1
+# By codec: (shift, mask) of the type in a NAL unit's first byte, the SPS type, and what
+# reads an SPS's frame size.
+_SPS: dict[str, tuple[int, int, int, Any]] = {
+    "H264": (0, 0x1F, SPS_NAL_TYPE, sps_size),
+    "HEVC": (1, 0x3F, hevc.SPS_NAL_TYPE, hevc.sps_size),
+}
 _NVCUVID = "libnvcuvid.so.1"
 _BINDING = "PyNvVideoCodec"
 _MESSAGE_LIMIT = 300
@@ -471,7 +478,7 @@ class NvdecReader(ClosingReader):
         if reason:
             raise AdmError(f"{self.where}: NVDEC decoding is not available: {reason}")
         self._nvc = _load_binding()[0]
-        self._sps_size: tuple[int, int] | None = None  # the stream's first H.264 SPS's
+        self._sps_size: tuple[int, int] | None = None  # the stream's first SPS's
         self._check_gpu()
         self._codec, self.codec, self.width, self.height = self._inspect()
         try:
@@ -631,7 +638,7 @@ class NvdecReader(ClosingReader):
             stream = cp.cuda.Stream(non_blocking=True)
             context = cp.cuda.driver.ctxGetCurrent()
         try:
-            watch = self._watch_h264 if self.codec == "H264" else None
+            watch = self._watch_sps if self.codec in _SPS else None
             session = _Session(self._nvc, self.path, self.gpu, self._codec, context, stream, watch)
         except Exception as exc:  # noqa: BLE001
             raise AdmError(
@@ -644,19 +651,21 @@ class NvdecReader(ClosingReader):
             self._sessions.add(session)
         return session
 
-    def _watch_h264(self, n: int, packet: Any) -> None:
-        """Stop at packet ``n`` where it carries an SPS of another frame size than the
-        stream's first. NVDEC's decoder stops a few frames before a larger size, and a
-        smaller one did not show in its surfaces (H100, PyNvVideoCodec 2.2.4: an H.264
-        stream of 352x288 frames, then 320x180, read to its end). A new size starts at an
-        IDR picture, shown after every packet before it: ``n`` is its frame number."""
+    def _watch_sps(self, n: int, packet: Any) -> None:
+        """Stop at packet ``n`` where it carries an H.264 or HEVC SPS of another frame size
+        than the stream's first. NVDEC's decoder stops a few frames before a larger size,
+        and a smaller one did not show in its surfaces (H100, PyNvVideoCodec 2.2.4: an
+        H.264 stream of 352x288 frames, then 320x180, read to its end). A new size starts
+        at an IDR (HEVC: IRAP) picture, shown after every packet before it: ``n`` is its
+        frame number."""
         if packet.bsl == 0 or not getattr(packet, "key", True):
             return
+        shift, mask, kind, parse = _SPS[self.codec]
         data = ctypes.string_at(packet.bsl_data, packet.bsl)
         for nal in annexb_nals(data):
-            if nal[0] & 0x1F == SPS_NAL_TYPE:
+            if (nal[0] >> shift) & mask == kind:
                 try:
-                    size = sps_size(nal)
+                    size = parse(nal)
                 except (ValueError, IndexError):
                     continue  # the decoder's to refuse
                 first = self._sps_size = self._sps_size or size
