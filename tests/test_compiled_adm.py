@@ -206,6 +206,31 @@ def test_threads_and_batches_agree():
             numba.set_num_threads(threads)
 
 
+@pytest.mark.parametrize(
+    ("w", "h", "bitdepth", "options"),
+    [
+        (24, 48, 8, {}),  # scale 3 four wide: the distorted's column -1 reads the reference's
+        (31, 64, 10, {"adm_enhn_gain_limit": "1.2"}),
+        (65, 41, 8, {"adm_skip_aim": "true"}),
+        (96, 40, 12, {"adm_skip_scale0": "true"}),
+        (40, 30, 8, {}),  # 17..32 high: each pair's own levels
+    ],
+)
+def test_a_ladder_equals_each_pair(w, h, bitdepth, options):
+    """The reference's levels computed once for several distorted inputs: the integers
+    of each pair computed alone, and the reference's."""
+    opts = AdmOptions.from_mapping(options)
+    pairs = [structured_pair(w, h, bitdepth, seed=s, kind=("noise", "blur")[s % 2])
+             for s in range(3)]  # fmt: skip
+    refs = np.stack([pairs[0][0]] * 3)
+    rungs = [np.stack([p[1] for p in pairs[k:] + pairs[:k]]) for k in range(3)]
+    got = engine.adm_accumulators_ladder(refs, rungs, bitdepth, opts)
+    for rung, acc in zip(rungs, got, strict=True):
+        assert (acc == engine.adm_accumulators_batch(refs, rung, bitdepth, opts)).all()
+        want = [reference_accumulators(refs[f], rung[f], bitdepth, opts) for f in range(3)]
+        assert (acc == np.stack(want)).all()
+
+
 @pytest.mark.parametrize("dtype", [np.int16, np.int32])
 @pytest.mark.parametrize("egl", [1.0, 1.2, 100.0])
 def test_decouple_parity(dtype, egl):

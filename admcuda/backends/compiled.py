@@ -165,11 +165,15 @@ class CompiledEngine:
 
     # -- the batch
 
-    def _adm_outputs(self, ref: np.ndarray, dis: np.ndarray, k: int) -> dict[str, np.ndarray]:
-        from admcuda.compiled.adm import adm_accumulators_batch
+    def _adm_outputs(
+        self, ref: np.ndarray, dis: list[np.ndarray], k: int
+    ) -> list[dict[str, np.ndarray]]:
+        """ADM extractor ``k``'s outputs for each of ``dis``, the reference's wavelet levels
+        computed once for all of them."""
+        from admcuda.compiled.adm import adm_accumulators_ladder
 
         opts, finish = self._adm[k]
-        return finish(adm_accumulators_batch(ref, dis, self.bitdepth, opts))
+        return [finish(acc) for acc in adm_accumulators_ladder(ref, dis, self.bitdepth, opts)]
 
     def _compute(
         self, ref: np.ndarray, dis: list[np.ndarray], n: int, first: int, prevs: list[np.ndarray]
@@ -177,14 +181,14 @@ class CompiledEngine:
         ref = ref[:n]
         dis = [d[:n] for d in dis]
         if self.plan is None:
-            return [self._adm_outputs(ref, d, 0) for d in dis]
+            return self._adm_outputs(ref, dis, 0)
         from admcuda.backends.host import motion_scores, plan_rows
 
         scored = np.array([i for i in range(n) if (first + i) % self.subsample == 0], np.int64)
         ns = len(scored)
         ref_s = ref if ns == n else ref[scored]
         dis_s = dis if ns == n else [d[scored] for d in dis]
-        adm = [[self._adm_outputs(ref_s, d, k) for d in dis_s] for k in range(len(self._adm))]
+        adm = [self._adm_outputs(ref_s, dis_s, k) for k in range(len(self._adm))]
         vif = None
         if self._vif and ns:
             from admcuda.compiled.vif import vif_accumulators_batch

@@ -39,7 +39,13 @@ from admcuda.reference.adm import check_frame
 from admcuda.reference.decouple import COS_1DEG_SQ
 from admcuda.reference.dwt2 import src_indices
 
-__all__ = ["adm_accumulators", "adm_accumulators_batch", "compute_adm", "compute_adm_batch"]
+__all__ = [
+    "adm_accumulators",
+    "adm_accumulators_batch",
+    "adm_accumulators_ladder",
+    "compute_adm",
+    "compute_adm_batch",
+]
 
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -246,6 +252,50 @@ def _dwt123_rows(rs, ds, rdet, ddet, ra, da, iy, ix, vp, hp, rm1, need_a, i0, i1
         _horiz123(rhi, rlo[w - 1], rdet[2, i], ix, _H0, _H1, _H2, _H3, hr, hs)
         _horiz123(dhi, dlo[w - 1], ddet[0, i], ix, _L0, _L1, _L2, _L3, hr, hs)
         _horiz123(dlo, rhi[w - 1], ddet[1, i], ix, _H0, _H1, _H2, _H3, hr, hs)
+        _horiz123(dhi, dlo[w - 1], ddet[2, i], ix, _H0, _H1, _H2, _H3, hr, hs)
+
+
+@njit(**_JIT)
+def _dwt123_ref_rows(rs, rdet, ra, iy, ix, vp, hp, rm1, need_a, last, i0, i1):  # noqa: ANN001, ANN202 - jitted
+    """The reference's half of :func:`_dwt123_rows`, keeping each output row's last
+    vertical high-pass sample in ``last``: the distorted's column -1 reads it."""
+    w = rs.shape[1]
+    rlo, rhi = np.empty(w, np.int32), np.empty(w, np.int32)
+    vr, vs = vp[0], vp[1]
+    hr, hs = hp[0], hp[1]
+    for i in range(i0, i1):
+        r0, r1, r2, r3 = iy[0, i], iy[1, i], iy[2, i], iy[3, i]
+        _vert123(
+            _src_row(rs, rm1, r0), _src_row(rs, rm1, r1), _src_row(rs, rm1, r2),
+            _src_row(rs, rm1, r3), rlo, rhi, vr, vs,
+        )  # fmt: skip
+        last[i] = rhi[w - 1]
+        if need_a:
+            _horiz123(rlo, 0, ra[i], ix, _L0, _L1, _L2, _L3, hr, hs)
+        _horiz123(rhi, rlo[w - 1], rdet[0, i], ix, _L0, _L1, _L2, _L3, hr, hs)
+        _horiz123(rlo, 0, rdet[1, i], ix, _H0, _H1, _H2, _H3, hr, hs)
+        _horiz123(rhi, rlo[w - 1], rdet[2, i], ix, _H0, _H1, _H2, _H3, hr, hs)
+
+
+@njit(**_JIT)
+def _dwt123_dis_rows(ds, ddet, da, iy, ix, vp, hp, need_a, last, i0, i1):  # noqa: ANN001, ANN202 - jitted
+    """The distorted's half of :func:`_dwt123_rows`, the reference's part of it
+    (``last``) computed once for every distorted input."""
+    w = ds.shape[1]
+    dlo, dhi = np.empty(w, np.int32), np.empty(w, np.int32)
+    zero = np.zeros(w, np.int32)
+    vr, vs = vp[0], vp[1]
+    hr, hs = hp[0], hp[1]
+    for i in range(i0, i1):
+        r0, r1, r2, r3 = iy[0, i], iy[1, i], iy[2, i], iy[3, i]
+        _vert123(
+            _src_row(ds, zero, r0), _src_row(ds, zero, r1), _src_row(ds, zero, r2),
+            _src_row(ds, zero, r3), dlo, dhi, vr, vs,
+        )  # fmt: skip
+        if need_a:
+            _horiz123(dlo, last[i], da[i], ix, _L0, _L1, _L2, _L3, hr, hs)
+        _horiz123(dhi, dlo[w - 1], ddet[0, i], ix, _L0, _L1, _L2, _L3, hr, hs)
+        _horiz123(dlo, last[i], ddet[1, i], ix, _H0, _H1, _H2, _H3, hr, hs)
         _horiz123(dhi, dlo[w - 1], ddet[2, i], ix, _H0, _H1, _H2, _H3, hr, hs)
 
 
@@ -572,6 +622,36 @@ def _dwt123_stage(ra, da, rd, dd, ran, dan, iy, ix, vp, hp, rm1, need_a, nb):  #
 
 
 @njit(parallel=True, **_JIT)
+def _dwt0_one(srcs, det, a, iy, ix, rnd, sh, lo_only, nb):  # noqa: ANN001, ANN202 - jitted
+    """Scale-0 DWT of every frame of one input, ``nb`` row blocks each."""
+    n, hh = a.shape[0], a.shape[1]
+    for task in prange(n * nb):
+        f, b = task // nb, task % nb
+        i0, i1 = b * hh // nb, (b + 1) * hh // nb
+        _dwt0_rows(srcs[f], det[f], a[f], iy, ix, rnd, sh, lo_only, i0, i1)
+
+
+@njit(parallel=True, **_JIT)
+def _dwt123_ref_stage(ra, rd, ran, iy, ix, vp, hp, rm1, need_a, last, nb):  # noqa: ANN001, ANN202 - jitted
+    """:func:`_dwt123_ref_rows` of every frame, ``nb`` row blocks each."""
+    n, hh = rd.shape[0], rd.shape[2]
+    for task in prange(n * nb):
+        f, b = task // nb, task % nb
+        i0, i1 = b * hh // nb, (b + 1) * hh // nb
+        _dwt123_ref_rows(ra[f], rd[f], ran[f], iy, ix, vp, hp, rm1[f], need_a, last[f], i0, i1)
+
+
+@njit(parallel=True, **_JIT)
+def _dwt123_dis_stage(da, dd, dan, iy, ix, vp, hp, need_a, last, nb):  # noqa: ANN001, ANN202 - jitted
+    """:func:`_dwt123_dis_rows` of every frame, ``nb`` row blocks each."""
+    n, hh = dd.shape[0], dd.shape[2]
+    for task in prange(n * nb):
+        f, b = task // nb, task % nb
+        i0, i1 = b * hh // nb, (b + 1) * hh // nb
+        _dwt123_dis_rows(da[f], dd[f], dan[f], iy, ix, vp, hp, need_a, last[f], i0, i1)
+
+
+@njit(parallel=True, **_JIT)
 def _masking_stage(rb, db, prm, geo, egl, do_aim, nb, acc, s, rm1):  # noqa: ANN001, ANN202 - jitted
     """:func:`_masking_rows` of scale ``s`` of every frame, its crop in ``nb`` row blocks,
     into ``acc[:, s]``; with ``rm1`` (n, w) not empty, also each frame's scale-3 source
@@ -698,6 +778,75 @@ def adm_accumulators_batch(
         c1 = min(c0 + chunk, n)
         _chunk(ref[c0:c1], dis[c0:c1], plan, acc[c0:c1], threads)
     return acc
+
+
+def adm_accumulators_ladder(
+    ref: np.ndarray, dis: list[np.ndarray], bitdepth: int, opts: AdmOptions | None = None
+) -> list[np.ndarray]:
+    """:func:`adm_accumulators_batch` of ``ref`` against each of ``dis`` (a ladder's
+    rungs, (n, h, w) stacks of one size), the reference's wavelet levels computed once
+    for all of them: the same arrays, one per rung."""
+    ref = np.asarray(ref)
+    dis = [np.asarray(d) for d in dis]
+    if len(dis) < 2 or ref.ndim != 3 or ref.shape[0] == 0:
+        return [adm_accumulators_batch(ref, d, bitdepth, opts) for d in dis]
+    for d in dis:
+        if d.shape != ref.shape:
+            raise ValueError(
+                f"reference {ref.shape} and distorted {d.shape} must be (n, h, w) stacks of "
+                "one size"
+            )
+        opts = _check(ref[0], d[0], bitdepth, opts)
+    plan = _plan(ref.shape[2], ref.shape[1], bitdepth, opts)
+    if plan.tiny:  # frames 17..32 high: the reference's scale 3 reads each pair's row -1
+        return [adm_accumulators_batch(ref, d, bitdepth, opts) for d in dis]
+    n = ref.shape[0]
+    ref = np.ascontiguousarray(ref)
+    dis = [np.ascontiguousarray(d) for d in dis]
+    accs = [np.zeros((n, 4, _ACC_COUNT), dtype=np.int64) for _ in dis]
+    threads = get_num_threads()
+    chunk = max(min(threads, _CHUNK_BYTES // plan.frame_bytes), 1)
+    for c0 in range(0, n, chunk):
+        c1 = min(c0 + chunk, n)
+        _chunk_ladder(ref[c0:c1], [d[c0:c1] for d in dis], plan, [a[c0:c1] for a in accs],
+                      threads)  # fmt: skip
+    return accs
+
+
+def _chunk_ladder(
+    ref: np.ndarray, dis: list[np.ndarray], plan: _Plan, accs: list[np.ndarray], threads: int
+) -> None:
+    """:func:`_chunk` for several distorted inputs: the reference's levels first, kept
+    in the workspace, then each input's levels and masking passes."""
+    n = ref.shape[0]
+    nb = -(-2 * threads // n) if n < threads else 1
+    g = plan.geo
+    levels, m1, _ = _workspace(plan, n)
+    last = [np.empty((n, g[s, _G_HH]), np.int32) for s in range(4)]
+    rd, _, ra, _ = levels[0]
+    _dwt0_one(ref, rd, ra, plan.iys[0], plan.ixs[0], plan.vp[0], plan.vp[1], plan.skip0,
+              min(nb, g[0, _G_HH]))  # fmt: skip
+    for s in range(1, 4):
+        rd, _, ran, _ = levels[s]
+        vv, hp = plan.vp[2 * s : 2 * s + 2], plan.vp[6 + 2 * s : 8 + 2 * s]
+        _dwt123_ref_stage(ra, rd, ran, plan.iys[s], plan.ixs[s], vv, hp, m1[s], s < 3, last[s],
+                          min(nb, g[s, _G_HH]))  # fmt: skip
+        ra = ran
+    for d, acc in zip(dis, accs, strict=True):
+        rd, dd, _, da = levels[0]
+        _dwt0_one(d, dd, da, plan.iys[0], plan.ixs[0], plan.vp[0], plan.vp[1], plan.skip0,
+                  min(nb, g[0, _G_HH]))  # fmt: skip
+        if not plan.skip0:
+            _masking_stage(rd, dd, plan.prm[0], g[0], plan.egl, plan.do_aim,
+                           _mask_blocks(g[0], nb), acc, 0, _NO_ROWS)  # fmt: skip
+        for s in range(1, 4):
+            rd, dd, _, dan = levels[s]
+            vv, hp = plan.vp[2 * s : 2 * s + 2], plan.vp[6 + 2 * s : 8 + 2 * s]
+            _dwt123_dis_stage(da, dd, dan, plan.iys[s], plan.ixs[s], vv, hp, s < 3, last[s],
+                              min(nb, g[s, _G_HH]))  # fmt: skip
+            _masking_stage(rd, dd, plan.prm[s], g[s], plan.egl, plan.do_aim,
+                           _mask_blocks(g[s], nb), acc, s, _NO_ROWS)  # fmt: skip
+            da = dan
 
 
 def _workspace(plan: _Plan, n: int) -> tuple:
