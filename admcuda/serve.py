@@ -191,6 +191,8 @@ def _await_status(sock: socket.socket, pid: Any) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
         sock.close()
+    if message is not None and message.get("failure"):
+        print(f"admcuda: error: the scoring server failed: {message['failure']}", file=sys.stderr)
     if message is None or not isinstance(message.get("status"), int):
         print(
             f"admcuda: error: the scoring server (process {pid}) ended before the run did; "
@@ -315,10 +317,13 @@ def _refusal(request: dict[str, Any]) -> str | None:
     """Why this server does not run ``request``, or None."""
     if request.get("version") != _version() or request.get("package") != _package():
         return f"this server runs admcuda {_version()} from {_package()}"
-    argv = request.get("argv")
+    argv, env, cwd = request.get("argv"), request.get("env"), request.get("cwd")
     if not isinstance(argv, list) or argv[:1] != ["score"]:
         return "only admcuda score runs are served"
-    env = request.get("env") or {}
+    if not all(isinstance(a, str) for a in argv) or not isinstance(env, dict):
+        return "a malformed request"
+    if not isinstance(cwd, str) or not os.path.isdir(cwd):
+        return "the client's folder is not there for the server"
     if any(env.get(k) != os.environ.get(k) for k in _SAME_GPUS):
         return "the client sees other GPUs than the server"
     return None
@@ -503,13 +508,18 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
                     continue
                 start = time.perf_counter()
                 runs += 1
-                status = _run_job(request, fds, conn, state, runs)
+                failure = None
+                try:
+                    status = _run_job(request, fds, conn, state, runs)
+                except Exception as exc:  # noqa: BLE001 - the server's own fault: said, and on
+                    status, failure = 1, f"{type(exc).__name__}: {exc}"
+                    say(f"run {runs} failed in the server: {failure}")
                 say(
                     f"run {runs} ({len(request['argv'])} arguments) ended with status "
                     f"{status} in {time.perf_counter() - start:.2f} s"
                 )
                 with contextlib.suppress(OSError):
-                    _send(conn, {"status": status})
+                    _send(conn, {"status": status, "failure": failure})
             if state.stopping:
                 say("stopping (SIGTERM)")
                 return 0

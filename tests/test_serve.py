@@ -249,11 +249,13 @@ def test_a_socket_in_a_folder_others_may_enter_is_not_used(monkeypatch):
 
 def test_the_server_refuses_what_it_must_not_run(monkeypatch):
     good = {"version": serve._version(), "package": serve._package(), "argv": ["score"],
-            "env": dict(os.environ)}  # fmt: skip
+            "env": dict(os.environ), "cwd": os.getcwd()}  # fmt: skip
     assert serve._refusal(good) is None
     assert "runs admcuda" in serve._refusal({**good, "version": "0.0.1"})
     assert "runs admcuda" in serve._refusal({**good, "package": "/elsewhere/admcuda"})
     assert serve._refusal({**good, "argv": ["bench"]}) == "only admcuda score runs are served"
+    assert serve._refusal({**good, "env": None}) == "a malformed request"
+    assert "folder" in serve._refusal({**good, "cwd": "/nonexistent/folder"})
     other = {**good["env"], "CUDA_VISIBLE_DEVICES": "7"}
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     assert "other GPUs" in serve._refusal({**good, "env": other})
@@ -315,3 +317,22 @@ def test_a_served_gpu_run_gives_what_its_own_process_gives(tmp_path):
         assert docs[0] == docs[1] == docs[2] and len(docs[0]["frames"]) == 3
     finally:
         next(gen, None)
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "said"),
+    [
+        ({"status": 3}, 3, ""),
+        ({"status": 1, "failure": "OSError: gone"}, 1,
+         "admcuda: error: the scoring server failed: OSError: gone\n"),
+        (None, 1, "admcuda: error: the scoring server (process 42) ended before the run did; "
+         "run it again with ADMCUDA_SERVER=off\n"),
+    ],
+)  # fmt: skip
+def test_the_client_reports_what_the_server_sends(capsys, reply, status, said):
+    ours, theirs = socket.socketpair()
+    if reply is not None:
+        serve._send(theirs, reply)
+    theirs.close()
+    assert serve._await_status(ours, 42) == status
+    assert capsys.readouterr().err == said
