@@ -4,7 +4,14 @@ and the NAL units of an Annex B byte stream."""
 
 from __future__ import annotations
 
-__all__ = ["SPS_NAL_TYPE", "SPS_SEARCH_PACKETS", "annexb_nals", "sps_layout", "sps_size"]
+__all__ = [
+    "SPS_NAL_TYPE",
+    "SPS_SEARCH_PACKETS",
+    "BitReader",
+    "annexb_nals",
+    "sps_layout",
+    "sps_size",
+]
 
 # profile_idc values whose SPS carries chroma_format_idc, bit depths and scaling matrices
 _HIGH_PROFILES = frozenset({100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135})
@@ -13,7 +20,7 @@ SPS_NAL_TYPE = 7
 SPS_SEARCH_PACKETS = 16
 
 
-class _Bits:
+class BitReader:
     """MSB-first bit reader with Exp-Golomb codes (H.264 9.1); IndexError past the end."""
 
     def __init__(self, data: bytes) -> None:
@@ -45,7 +52,7 @@ def annexb_nals(data: bytes) -> list[bytes]:
     return [nal for nal in nals if nal]
 
 
-def _skip_scaling_list(bits: _Bits, size: int) -> None:
+def _skip_scaling_list(bits: BitReader, size: int) -> None:
     last = following = 8
     for _ in range(size):
         if following:
@@ -73,7 +80,7 @@ def sps_size(nal: bytes) -> tuple[int, int]:
 def _parse(nal: bytes, *, size: bool) -> tuple[int, int, bool, int, int]:
     if not nal or nal[0] & 0x1F != SPS_NAL_TYPE:
         raise ValueError("not an SPS NAL unit")
-    bits = _Bits(nal[1:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
+    bits = BitReader(nal[1:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
     profile = bits.u(8)
     bits.u(16)  # constraint flags, level_idc
     bits.ue()  # seq_parameter_set_id

@@ -3,7 +3,7 @@ gives: NVDEC does not stop where a stream's frames change size (:mod:`.reader`).
 
 from __future__ import annotations
 
-from admcuda.io.nvdec.h264 import _Bits
+from admcuda.io.nvdec.h264 import BitReader
 
 __all__ = ["SPS_NAL_TYPE", "sps_size"]
 
@@ -21,7 +21,7 @@ def sps_size(nal: bytes) -> tuple[int, int]:
     """
     if len(nal) < 3 or (nal[0] >> 1) & 0x3F != SPS_NAL_TYPE:
         raise ValueError("not an SPS NAL unit")
-    bits = _Bits(nal[2:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
+    bits = BitReader(nal[2:].replace(b"\0\0\3", b"\0\0"))  # emulation prevention bytes out
     bits.u(4)  # sps_video_parameter_set_id
     sub_layers = bits.u(3)  # sps_max_sub_layers_minus1
     bits.u(1)  # sps_temporal_id_nesting_flag
@@ -40,7 +40,7 @@ def sps_size(nal: bytes) -> tuple[int, int]:
     return width, height
 
 
-def _skip_profile_tier_level(bits: _Bits, sub_layers: int) -> None:
+def _skip_profile_tier_level(bits: BitReader, sub_layers: int) -> None:
     """profile_tier_level(1, sps_max_sub_layers_minus1) (7.3.3)."""
     bits.u(32)  # profile space, tier, profile idc, the first 24 compatibility flags
     bits.u(32)  # the last 8 compatibility flags, 4 source flags, 20 constraint bits
