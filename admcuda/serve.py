@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-__all__ = ["ENV", "hand_over", "main", "socket_path"]
+__all__ = ["ENV", "hand_over", "main", "process_start", "socket_path"]
 
 ENV = "ADMCUDA_SERVER"
 _HEADER = struct.Struct(">I")
@@ -121,8 +121,9 @@ def _recv(
 # -- the client
 
 
-def _process_start() -> float | None:
-    """This process's start on the wall clock, as ``admcuda score --stats`` reckons it."""
+def process_start() -> float | None:
+    """This process's start on the wall clock (Linux: from /proc, 10 ms resolution), as
+    ``admcuda score --stats`` reckons from it; None where it cannot be read."""
     try:
         with open("/proc/self/stat") as f:
             ticks = int(f.read().rsplit(")", 1)[1].split()[19])
@@ -161,7 +162,7 @@ def hand_over(argv: Sequence[str]) -> int | None:
             "fds": fds,
             "version": _version(),
             "package": _package(),
-            "started": _process_start(),
+            "started": process_start(),
         }
         _send(sock, request, fds)
         reply, _ = _recv(sock)  # once the server has ended the runs before this one

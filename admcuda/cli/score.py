@@ -910,14 +910,10 @@ def _process_start_time() -> float:
     elsewhere the time this module was loaded; :data:`PROCESS_START` where set."""
     if PROCESS_START is not None:
         return PROCESS_START
-    try:
-        with open("/proc/self/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/uptime") as f:
-            uptime = float(f.read().split()[0])
-        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return _LOADED
+    from admcuda.serve import process_start
+
+    started = process_start()
+    return _LOADED if started is None else started
 
 
 def _stats_line(stats: RunStats, process_start: float) -> str:

@@ -227,32 +227,10 @@ def _dwt123_rows(rs, ds, rdet, ddet, ra, da, iy, ix, vp, hp, rm1, need_a, i0, i1
     """Output rows ``i0 .. i1 - 1`` of the scale 1..3 DWT of reference and distorted
     together (reference.dwt2.dwt2_s123_pair): source row -1 reads ``rm1`` for the
     reference and zeros for the distorted; column -1 reads the neighbouring row buffer's
-    last element as libvmaf's layout has it."""
-    w = rs.shape[1]
-    rlo, rhi = np.empty(w, np.int32), np.empty(w, np.int32)
-    dlo, dhi = np.empty(w, np.int32), np.empty(w, np.int32)
-    zero = np.zeros(w, np.int32)
-    vr, vs = vp[0], vp[1]
-    hr, hs = hp[0], hp[1]
-    for i in range(i0, i1):
-        r0, r1, r2, r3 = iy[0, i], iy[1, i], iy[2, i], iy[3, i]
-        _vert123(
-            _src_row(rs, rm1, r0), _src_row(rs, rm1, r1), _src_row(rs, rm1, r2),
-            _src_row(rs, rm1, r3), rlo, rhi, vr, vs,
-        )  # fmt: skip
-        _vert123(
-            _src_row(ds, zero, r0), _src_row(ds, zero, r1), _src_row(ds, zero, r2),
-            _src_row(ds, zero, r3), dlo, dhi, vr, vs,
-        )  # fmt: skip
-        if need_a:
-            _horiz123(rlo, 0, ra[i], ix, _L0, _L1, _L2, _L3, hr, hs)
-            _horiz123(dlo, rhi[w - 1], da[i], ix, _L0, _L1, _L2, _L3, hr, hs)
-        _horiz123(rhi, rlo[w - 1], rdet[0, i], ix, _L0, _L1, _L2, _L3, hr, hs)
-        _horiz123(rlo, 0, rdet[1, i], ix, _H0, _H1, _H2, _H3, hr, hs)
-        _horiz123(rhi, rlo[w - 1], rdet[2, i], ix, _H0, _H1, _H2, _H3, hr, hs)
-        _horiz123(dhi, dlo[w - 1], ddet[0, i], ix, _L0, _L1, _L2, _L3, hr, hs)
-        _horiz123(dlo, rhi[w - 1], ddet[1, i], ix, _H0, _H1, _H2, _H3, hr, hs)
-        _horiz123(dhi, dlo[w - 1], ddet[2, i], ix, _H0, _H1, _H2, _H3, hr, hs)
+    last element as libvmaf's layout has it (the distorted's, the reference's)."""
+    last = np.empty(i1, np.int32)
+    _dwt123_ref_rows(rs, rdet, ra, iy, ix, vp, hp, rm1, need_a, last, i0, i1)
+    _dwt123_dis_rows(ds, ddet, da, iy, ix, vp, hp, need_a, last, i0, i1)
 
 
 @njit(**_JIT)
