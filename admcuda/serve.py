@@ -33,7 +33,9 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-__all__ = ["ENV", "hand_over", "main", "process_start", "socket_path"]
+from admcuda.clock import process_start
+
+__all__ = ["ENV", "hand_over", "main", "socket_path"]
 
 ENV = "ADMCUDA_SERVER"
 _HEADER = struct.Struct(">I")
@@ -119,19 +121,6 @@ def _recv(
 
 
 # -- the client
-
-
-def process_start() -> float | None:
-    """This process's start on the wall clock (Linux: from /proc, 10 ms resolution), as
-    ``admcuda score --stats`` reckons from it; None where it cannot be read."""
-    try:
-        with open("/proc/self/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/uptime") as f:
-            uptime = float(f.read().split()[0])
-        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _open_fds() -> list[int]:
@@ -403,13 +392,13 @@ def _warm(backend: str, gpu: int | None) -> str:
 
 
 def _load_cpu_kernels() -> None:
-    """Load the compiled CPU engine's kernels where Numba's cache holds them (a run
-    in its own process spends most of a second loading them); where they are not
-    compiled yet, the first run that needs them compiles them, as without a server."""
+    """Load the compiled CPU engine's 8-bit kernels where Numba's cache holds them (a
+    run in its own process spends most of a second loading them); others, and kernels
+    not compiled yet, load in the first run that needs them, as without a server."""
     from admcuda import compiled
 
     if compiled.available() and compiled.cached() is True:
-        compiled.warm_up((8, 10), ("adm", "vif", "motion"))
+        compiled.warm_up((8,), ("adm", "vif", "motion"))
 
 
 def _listen(path: str) -> socket.socket:

@@ -910,7 +910,7 @@ def _process_start_time() -> float:
     elsewhere the time this module was loaded; :data:`PROCESS_START` where set."""
     if PROCESS_START is not None:
         return PROCESS_START
-    from admcuda.serve import process_start
+    from admcuda.clock import process_start
 
     started = process_start()
     return _LOADED if started is None else started
