@@ -239,9 +239,12 @@ class CudaVmaf:
             self._copied[slot].record(self._copy)
             self._compute.wait_event(self._copied[slot])
             with self._compute:
+                # zeroed by memsets: a slice's fill() would load one of CuPy's own kernels
+                memset = cp.cuda.runtime.memsetAsync
+                stream = self._compute.ptr
                 sad = self._dev_sad[:, :n]
                 if self._motion is not None:
-                    sad.fill(0)
+                    memset(self._dev_sad.data.ptr, 0, self._dev_sad.nbytes, stream)
                     self._motion.queue(ref_d, n, sad)
                 ns = len(scored)
                 if ns:
@@ -254,7 +257,7 @@ class CudaVmaf:
                         ticket.adm.append(adm.submit(ref_s, dis_s, ns))
                     if self._vif is not None:
                         acc = self._dev_vif[:sets, :, :ns]
-                        acc.fill(0)
+                        memset(self._dev_vif.data.ptr, 0, self._dev_vif.nbytes, stream)
                         for m, d in enumerate(dis_s):
                             self._vif.queue(ref_s, d, ns, acc[m], self._vif_opts)
                 for adm, t in zip(self._adms, ticket.adm, strict=False):
@@ -263,7 +266,6 @@ class CudaVmaf:
                 self._free[slot].record(self._compute)
                 copy = cp.cuda.runtime.memcpyAsync
                 d2h = cp.cuda.runtime.memcpyDeviceToHost
-                stream = self._compute.ptr
                 if self._vif is not None and ns:
                     copy(self._host_vif[ring].ctypes.data, self._dev_vif.data.ptr,
                          self._dev_vif.nbytes, d2h, stream)  # fmt: skip
