@@ -27,6 +27,7 @@ import numpy as np
 __all__ = [
     "MOMENT_NAMES",
     "SCALERS",
+    "check_plane",
     "compute_moment",
     "first_moment",
     "picture_float",
@@ -46,9 +47,9 @@ SCALERS: dict[int, float] = {8: 1.0, 10: 4.0, 12: 16.0, 16: 256.0}
 at 8 bits)."""
 
 
-def picture_float(plane: np.ndarray, bitdepth: int) -> np.ndarray:
-    """``picture_copy``: a plane's samples as float32, divided by :data:`SCALERS`'s value
-    in float32 (exact: a power of two)."""
+def check_plane(plane: np.ndarray, bitdepth: int) -> None:
+    """Refuse (ValueError) a bit depth ``picture_copy`` does not scale, or a plane that is
+    not a non-empty 2-D array of uint8 at 8 bits, uint16 above."""
     if bitdepth not in SCALERS:
         raise ValueError(f"float_moment takes bit depths 8, 10, 12 and 16, not {bitdepth}")
     want = np.uint8 if bitdepth == 8 else np.uint16
@@ -57,6 +58,12 @@ def picture_float(plane: np.ndarray, bitdepth: int) -> np.ndarray:
             f"float_moment reads a non-empty 2-D plane of {np.dtype(want)} at {bitdepth} "
             f"bits, not {plane.shape} {plane.dtype}"
         )
+
+
+def picture_float(plane: np.ndarray, bitdepth: int) -> np.ndarray:
+    """``picture_copy``: a plane's samples as float32, divided by :data:`SCALERS`'s value
+    in float32 (exact: a power of two)."""
+    check_plane(plane, bitdepth)
     out = plane.astype(np.float32)
     if bitdepth != 8:
         out /= np.float32(SCALERS[bitdepth])

@@ -22,6 +22,7 @@ import numpy as np
 
 from admcuda.errors import AdmError
 from admcuda.reference import moment as _moment
+from admcuda.reference.moment import check_plane, picture_float
 
 __all__ = ["MOMENT_KIND", "MomentOptions", "moment_frame", "output_names", "plane_moments"]
 
@@ -31,6 +32,7 @@ MOMENT_KIND = "float_moment"
 # such a multiple below 2**53 units: a double, exactly. Half that bound leaves room for the
 # rounding of a sum computed in another order when the true sum is near it.
 _EXACT_UNITS = float(2**52)
+_BLOCK_SAMPLES = 1 << 16  # a block's float32 samples (256 KB) stay in cache
 
 
 @dataclass(frozen=True)
@@ -44,17 +46,6 @@ def output_names() -> tuple[str, ...]:
     return _moment.MOMENT_NAMES
 
 
-def _exact_or_sequential(values: np.ndarray, unit: float) -> float:
-    """The running double sum of ``values`` (float32, each a whole multiple of ``1 / unit``,
-    ``unit`` a power of two): NumPy's pairwise sum where the total is below
-    :data:`_EXACT_UNITS` units, since every partial sum in any order is then exact and
-    the running sum is the exact total; the running sum itself elsewhere."""
-    total = float(values.sum(dtype=np.float64))
-    if total * unit < _EXACT_UNITS:
-        return total
-    return _moment.sequential_sum(values)
-
-
 def plane_moments(plane: np.ndarray, bitdepth: int) -> tuple[float, float]:
     """One plane's first and second moments, the doubles of
     :func:`admcuda.reference.moment.first_moment` and
@@ -63,17 +54,35 @@ def plane_moments(plane: np.ndarray, bitdepth: int) -> tuple[float, float]:
     Samples divided by the scaler ``s`` (1, 4, 16 or 256) are whole multiples of ``1/s``;
     their float32 squares are whole multiples of ``1/s**2``: exact below 16 bits (a square
     of a sample below 4096 has at most 24 bits), and at 16 bits a square of at least
-    256 rounds to a float32 whose last bit is worth at least ``2**-15``. So the C's running
-    sum is exact until it passes ``2**53`` such units, which the first moment never does
-    (``2**37`` samples) and the second does at 16 bits only, past ``2**21`` samples near
-    the peak: there the running sum is taken sample after sample.
+    256 rounds to a float32 whose last bit is worth at least ``2**-15``. While a sum of
+    such multiples stays below ``2**53`` of them, every partial sum is a double exactly,
+    so the C's running sum is the exact total, which a sum in any other order gives too.
+    Rows are taken a block of :data:`_BLOCK_SAMPLES` at a time (float32 in a buffer that
+    stays in cache, NumPy's pairwise sum of each block, the blocks' sums added), and a
+    total at or past :data:`_EXACT_UNITS` multiples is taken again as the reference takes
+    it, sample after sample: the first moment never gets there (``2**36`` samples), the
+    second at 16 bits only, past ``2**20`` samples near the peak.
     """
-    picture = _moment.picture_float(plane, bitdepth)
+    check_plane(plane, bitdepth)
+    height, width = plane.shape
     scaler = _moment.SCALERS[bitdepth]
-    n = picture.size
-    first = _exact_or_sequential(picture, scaler) / n
-    second = _exact_or_sequential(np.square(picture), scaler * scaler) / n
-    return first, second
+    rows = max(1, min(height, _BLOCK_SAMPLES // width))
+    buffer = np.empty((rows, width), np.float32)
+    first = second = 0.0
+    for top in range(0, height, rows):
+        block = buffer[: min(rows, height - top)]
+        np.copyto(block, plane[top : top + len(block)])
+        if bitdepth != 8:
+            np.divide(block, np.float32(scaler), out=block)
+        first += float(block.sum(dtype=np.float64))
+        np.square(block, out=block)
+        second += float(block.sum(dtype=np.float64))
+    if first * scaler >= _EXACT_UNITS:
+        first = _moment.sequential_sum(picture_float(plane, bitdepth))
+    if second * scaler * scaler >= _EXACT_UNITS:
+        second = _moment.sequential_sum(np.square(picture_float(plane, bitdepth)))
+    n = plane.size
+    return first / n, second / n
 
 
 def moment_frame(ex: Any, ref: np.ndarray, dis: np.ndarray, bitdepth: int) -> dict[str, float]:
