@@ -44,6 +44,7 @@ from admcuda.reference import motion as _motion
 from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
+from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
 from admcuda.vmaf.speed import SPEED_KIND, speed_chroma_frame
@@ -114,11 +115,10 @@ def score_pair(
     Returns
     -------
     dict of str to float
-        ADM's, VIF's, PSNR's, SSIM's and MS-SSIM's outputs and motion's per-frame score
-        (``score_key`` of each motion extractor; the key :func:`finish_clip` reads),
-        unordered; with PSNR's
-        ``enable_apsnr`` also its squared-error sums, ints that :func:`aggregate_metrics`
-        adds up.
+        Every extractor's outputs (ADM's, VIF's, PSNR's, SSIM's, float_moment's, ...)
+        and motion's per-frame score (``score_key`` of each motion extractor; the key
+        :func:`finish_clip` reads), unordered; with PSNR's ``enable_apsnr`` also its
+        squared-error sums, ints that :func:`aggregate_metrics` adds up.
 
     Raises
     ------
@@ -149,6 +149,8 @@ def score_pair(
                 out.update(ssim_frame(ex, ref, dis, bitdepth))
             elif ex.kind == CAMBI_KIND:
                 out.update(cambi_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == MOMENT_KIND:
+                out.update(moment_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")

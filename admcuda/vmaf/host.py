@@ -1,15 +1,16 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma.
+speed_chroma, float_moment.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
 is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr` (luma
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
-luma planes, and ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes,
-one frame a task on a thread pool: the kernels release the GIL and each frame's numbers
-are computed in the same order whatever thread runs it, so they are the same doubles as
-one frame after another.
+luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
+``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes, one
+frame a task on a thread pool: the kernels and NumPy's sums release the GIL and each
+frame's numbers are computed in the same order whatever thread runs it, so they are the
+same doubles as one frame after another.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
 from admcuda.vmaf.psnr import HostPsnr
 from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
@@ -55,7 +57,8 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring SSIM and MS-SSIM frames side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma and float_moment
+        side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -91,9 +94,10 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        self.ssim = tuple(
-            ex for ex in hosted if ex.kind in (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND)
-        )
+        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, MOMENT_KIND)
+        self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
+        # the extractors run by Numba kernels (float_moment's sums are NumPy's)
+        self.compiled = tuple(ex for ex in self.ssim if ex.kind != MOMENT_KIND)
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -110,16 +114,16 @@ class HostFeatures:
         self._failed: list[BaseException] = []
         self._heatmaps: dict[int, _cambi.Heatmaps] = {}
         self._next = 0  # the index of the next frame computed
-        if self.ssim:
-            for ex in self.ssim:
+        if self.compiled:
+            for ex in self.compiled:
                 if ex.kind == _speed.SPEED_KIND:
                     _speed.check_size(ex.options, width, height, pixel_format)
-            check_size(self.ssim, width, height)
+            check_size(self.compiled, width, height)
             from admcuda.compiled import available
 
             if not available():
                 loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels}
-                for ex in self.ssim:
+                for ex in self.compiled:
                     loaders.get(ex.kind, kernels)()  # one line
             try:
                 for i, ex in enumerate(self.ssim):
@@ -164,19 +168,19 @@ class HostFeatures:
         from admcuda.compiled import cached
 
         module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed"}
-        modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.ssim})
+        modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.compiled})
         if cached(modules) is False:
             _log.warning(
                 "compiling the kernels of %s, once for this machine "
                 "(about 10 s; 'admcuda warmup' does it ahead)",
-                " and ".join(sorted({ex.kind for ex in self.ssim})),
+                " and ".join(sorted({ex.kind for ex in self.compiled})),
             )
 
     def _load(self) -> None:
         try:
             from admcuda.compiled import warm_up
 
-            warm_up((8,), tuple({ex.kind for ex in self.ssim}))
+            warm_up((8,), tuple({ex.kind for ex in self.compiled}))
         except BaseException as exc:  # noqa: BLE001 - raised on the main thread
             self._failed.append(exc)
 
@@ -199,9 +203,8 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim, cambi and speed_chroma read frames on the "
-                "host; decode with "
-                "ffmpeg (--decoder ffmpeg)"
+                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma and float_moment read "
+                "frames on the host; decode with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -226,6 +229,8 @@ class HostFeatures:
                     row.update(_cambi.cambi_frame(ex, ref[k], dis[j][k], self.bitdepth,
                                                   heatmaps=self._heatmaps.get(i),
                                                   index=first + k))  # fmt: skip
+                elif ex.kind == MOMENT_KIND:
+                    row.update(moment_frame(ex, ref[k], dis[j][k], self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row

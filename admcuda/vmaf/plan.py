@@ -8,7 +8,8 @@ computed on the host from the planes read, luma and chroma, whatever the backend
 ``--feature float_ssim``, ``float_ms_ssim`` and ``cambi`` (on the host from the luma
 planes read, with the compiled kernels of :mod:`admcuda.compiled.ssim` and
 :mod:`admcuda.compiled.cambi`), and ``--feature speed_chroma`` (on the host from the
-chroma planes read, with :mod:`admcuda.compiled.speed`). It
+chroma planes read, with :mod:`admcuda.compiled.speed`), and ``--feature float_moment``
+(on the host from the luma planes read, with NumPy: :mod:`admcuda.vmaf.moment`). It
 registers extractors as libvmaf does
 (``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
 each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
@@ -63,9 +64,11 @@ from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import moment as _moment
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
+from admcuda.vmaf.moment import MomentOptions
 from admcuda.vmaf.speed import SpeedChromaOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
@@ -87,6 +90,7 @@ ExtractorOptions: TypeAlias = (
     | MsSsimOptions
     | CambiOptions
     | SpeedChromaOptions
+    | MomentOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -102,11 +106,14 @@ FEATURE_NAMES: Mapping[str, str] = {
     "float_ms_ssim": "float_ms_ssim",
     "cambi": "cambi",
     "speed_chroma": "speed_chroma",
+    "float_moment": "float_moment",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
-# SSIM and MS-SSIM run as compiled kernels on the luma planes.
-HOST_KINDS = frozenset({"psnr", *_ssim.SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND})
+# SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment in NumPy.
+HOST_KINDS = frozenset(
+    {"psnr", *_ssim.SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, _moment.MOMENT_KIND}
+)
 
 # libvmaf 3.2.0's psnr option table (integer_psnr.c): option -> (type, alias, min, max).
 _PSNR_TABLE: Mapping[str, tuple[str, str | None, Any, Any]] = {
@@ -142,11 +149,11 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim``, ``cambi`` or ``speed_chroma``.
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma`` or ``float_moment``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
-    options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions
-        or CambiOptions
+    options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
+        CambiOptions, SpeedChromaOptions or MomentOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -275,7 +282,7 @@ class FeaturePlan:
     @property
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
-        (:data:`HOST_KINDS`: PSNR, SSIM and MS-SSIM)."""
+        (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -373,6 +380,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
     """The extractor libvmaf registers as ``name`` with ``options``: its printed names and
     which of them it writes, in its order."""
     kind = FEATURE_NAMES[name]
+    if kind == _moment.MOMENT_KIND:
+        assert isinstance(options, MomentOptions)
+        outputs = _moment.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _speed.SPEED_KIND:
         assert isinstance(options, SpeedChromaOptions)
         outputs = _speed.output_names(options)
@@ -445,6 +456,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {k: v[:4] for k, v in _cambi.TABLE.items()}
     if kind == _speed.SPEED_KIND:
         return dict(_speed.TABLE)
+    if kind == _moment.MOMENT_KIND:
+        return {}
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -505,9 +518,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
     if name not in FEATURE_NAMES:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
-            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi and "
-            "speed_chroma, with "
-            "options as NAME=KEY=VALUE:KEY=VALUE"
+            "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
+            "speed_chroma and float_moment, with options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -520,6 +532,12 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
                 raise AdmError(f"{where}: option {key} given twice")
             given[key] = value
     table = _table(kind)
+    if given and not table:
+        keys = ", ".join(f"'{key}'" for key in given)
+        raise AdmError(
+            f"{where}: libvmaf's {name} has no options and would ignore {keys}; "
+            f"write --feature {name}"
+        )
     aliases = {spec[1]: opt for opt, spec in table.items() if spec[1]}
     allowed = _CUDA_OPTIONS.get(name)
     for key, value in given.items():
@@ -545,6 +563,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, _cambi.parse_options(where, given, _parse_value)
     if kind == _speed.SPEED_KIND:
         return name, _speed.parse_options(where, given, _parse_value)
+    if kind == _moment.MOMENT_KIND:
+        return name, MomentOptions()
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -623,19 +643,20 @@ def build_plan(
         want = {
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
+            "float_moment": MomentOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
-                "float_ms_ssim, cambi or speed_chroma, with AdmOptions, VifOptions, "
-                "MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, CambiOptions or "
-                "SpeedChromaOptions"
+                "float_ms_ssim, cambi, speed_chroma or float_moment, with AdmOptions, "
+                "VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, "
+                "CambiOptions, SpeedChromaOptions or MomentOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim, float_ms_ssim, cambi or speed_chroma)"
+            "float_ssim, float_ms_ssim, cambi, speed_chroma or float_moment)"
         )
 
     extractors: list[Extractor] = []
