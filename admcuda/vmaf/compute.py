@@ -44,6 +44,7 @@ from admcuda.reference import motion as _motion
 from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
+from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
@@ -115,7 +116,7 @@ def score_pair(
     Returns
     -------
     dict of str to float
-        Every extractor's outputs (ADM's, VIF's, PSNR's, SSIM's, float_moment's, ...)
+        Every extractor's outputs (ADM's, VIF's, PSNR's, SSIM's, float_psnr's, ...)
         and motion's per-frame score (``score_key`` of each motion extractor; the key
         :func:`finish_clip` reads), unordered; with PSNR's ``enable_apsnr`` also its
         squared-error sums, ints that :func:`aggregate_metrics` adds up.
@@ -151,6 +152,8 @@ def score_pair(
                 out.update(cambi_frame(ex, ref, dis, bitdepth))
             elif ex.kind == MOMENT_KIND:
                 out.update(moment_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == FLOAT_PSNR_KIND:
+                out.update(float_psnr_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")

@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment.
+speed_chroma, float_moment, float_psnr.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -7,10 +7,11 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes, one
-frame a task on a thread pool: the kernels and NumPy's sums release the GIL and each
-frame's numbers are computed in the same order whatever thread runs it, so they are the
-same doubles as one frame after another.
+``float_moment`` and ``float_psnr`` by :mod:`admcuda.vmaf.moment` and
+:mod:`admcuda.vmaf.float_psnr` (NumPy, no Numba) on the luma planes, one frame a task
+on a thread pool: the kernels and NumPy's sums release the GIL and each frame's numbers
+are computed in the same order whatever thread runs it, so they are the same doubles as
+one frame after another.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
 from admcuda.vmaf.psnr import HostPsnr
@@ -37,6 +39,9 @@ from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
 __all__ = ["HostFeatures"]
 
 _log = logging.getLogger("admcuda")
+
+# The per-frame host features computed with NumPy alone (no Numba kernels to load).
+_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND})
 
 
 def _cores() -> int:
@@ -57,8 +62,8 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma and float_moment
-        side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment and
+        float_psnr side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -94,10 +99,11 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, MOMENT_KIND)
+        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, *_NUMPY_KINDS)
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
-        # the extractors run by Numba kernels (float_moment's sums are NumPy's)
-        self.compiled = tuple(ex for ex in self.ssim if ex.kind != MOMENT_KIND)
+        # the extractors run by Numba kernels (float_moment's and float_psnr's sums are
+        # NumPy's)
+        self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -203,8 +209,8 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma and float_moment read "
-                "frames on the host; decode with ffmpeg (--decoder ffmpeg)"
+                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment and "
+                "float_psnr read frames on the host; decode with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -231,6 +237,8 @@ class HostFeatures:
                                                   index=first + k))  # fmt: skip
                 elif ex.kind == MOMENT_KIND:
                     row.update(moment_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == FLOAT_PSNR_KIND:
+                    row.update(float_psnr_frame(ex, ref[k], dis[j][k], self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
