@@ -43,7 +43,9 @@ from admcuda.model import POOL_METHODS, output_name, pool
 from admcuda.reference import motion as _motion
 from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
+from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
+from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
@@ -90,6 +92,7 @@ def score_pair(
     scored: bool = True,
     ref_chroma: Sequence[np.ndarray] | None = None,
     dis_chroma: Sequence[np.ndarray] | None = None,
+    prev_ref_chroma: Sequence[np.ndarray] | None = None,
 ) -> dict[str, float]:
     """Every extractor's per-frame outputs for one frame pair, by printed name.
 
@@ -100,7 +103,7 @@ def score_pair(
         Luma planes, uint8 at 8 bits and uint16 above.
     prev_ref : ndarray or None
         The reference plane read before ``ref`` (None for the first frame read); read by
-        motion only.
+        motion and float_motion only.
     bitdepth : int
         8 to 16.
     prev_prev_ref : ndarray or None
@@ -110,13 +113,17 @@ def score_pair(
         computed (``dis`` is not read), and PSNR's with ``enable_apsnr``.
     ref_chroma, dis_chroma : sequence of two ndarray, optional
         The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on) and
-        speed_chroma.
+        speed_chroma; the reference's by float_motion with ``motion_add_uv``.
+    prev_ref_chroma : sequence of two ndarray, optional
+        The Cb and Cr planes of the reference frame read before ``ref``, for float_motion
+        with ``motion_add_uv``.
 
     Returns
     -------
     dict of str to float
-        Every extractor's outputs (ADM's, VIF's, PSNR's, SSIM's, float_moment's, ...)
-        and motion's per-frame score (``score_key`` of each motion extractor; the key
+        Every extractor's outputs (ADM's, VIF's, PSNR's, SSIM's, float_psnr's, ...)
+        and motion's per-frame score (``score_key`` of each motion extractor, and
+        :func:`admcuda.vmaf.float_motion.score_key` of each float_motion one: the keys
         :func:`finish_clip` reads), unordered; with PSNR's ``enable_apsnr`` also its
         squared-error sums, ints that :func:`aggregate_metrics` adds up.
 
@@ -138,6 +145,17 @@ def score_pair(
                 out[ex.score_key] = score
                 if ex.options.debug:  # type: ignore[union-attr]
                     out[ex.names[_motion.MOTION]] = score
+            elif ex.kind == _float_motion.FLOAT_MOTION_KIND:
+                cur = [ref, *(ref_chroma or ())]
+                prev = None if prev_ref is None else [prev_ref, *(prev_ref_chroma or ())]
+                if ex.options.motion_add_uv and (  # type: ignore[union-attr]
+                    len(cur) != 3 or (prev is not None and len(prev) != 3)
+                ):
+                    raise AdmError(
+                        "float_motion's motion_add_uv reads chroma: give the Y, Cb and Cr "
+                        "planes of the reference frame and of the one before"
+                    )
+                out.update(_float_motion.float_motion_frame(ex, cur, prev, bitdepth))
             elif ex.kind == "psnr":
                 if scored or ex.aggregate_outputs:
                     refs = [ref, *(ref_chroma or ())]
@@ -151,6 +169,8 @@ def score_pair(
                 out.update(cambi_frame(ex, ref, dis, bitdepth))
             elif ex.kind == MOMENT_KIND:
                 out.update(moment_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == FLOAT_PSNR_KIND:
+                out.update(float_psnr_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")
@@ -175,7 +195,9 @@ def finish_clip(
     """Every scored frame's outputs, as libvmaf prints them, once the clip is read.
 
     Adds motion's ``integer_motion2`` and ``integer_motion3`` (libvmaf's ``flush``:
-    :func:`admcuda.reference.motion.flush_scores` over every frame's score), keeps frames
+    :func:`admcuda.reference.motion.flush_scores` over every frame's score) and
+    float_motion's ``motion2``, ``motion`` and ``motion3``
+    (:func:`admcuda.vmaf.float_motion.finish`), keeps frames
     ``0, subsample, 2*subsample, ...``, and adds each model's score under its name
     (``vmaf`` by default) unless the plan does not predict.
 
@@ -204,6 +226,9 @@ def finish_clip(
         raise AdmError(f"subsample must be a positive integer, got {subsample!r}")
     rows = [dict(f) for f in frames]
     for ex in plan.extractors:
+        if ex.kind == _float_motion.FLOAT_MOTION_KIND:
+            _float_motion.finish(ex, rows)
+            continue
         if ex.kind != "motion":
             continue
         try:
@@ -282,6 +307,7 @@ def score_clip(
     frames: list[dict[str, float]] = []
     prev: np.ndarray | None = None
     prev_prev: np.ndarray | None = None
+    prev_chroma: list[np.ndarray] | None = None
     for i, (ref_planes, dis_planes) in enumerate(pairs):
         ref, ref_chroma = _split(ref_planes)
         dis, dis_chroma = _split(dis_planes)
@@ -297,9 +323,10 @@ def score_clip(
                 scored=scored,
                 ref_chroma=ref_chroma,
                 dis_chroma=dis_chroma,
+                prev_ref_chroma=prev_chroma,
             )  # fmt: skip
         )
-        prev_prev, prev = prev, ref
+        prev_prev, prev, prev_chroma = prev, ref, ref_chroma
     return finish_clip(plan, frames, subsample=subsample)
 
 

@@ -127,8 +127,9 @@ class VmafExtractor(Closing):
         planes :meth:`extract` then takes as ``ref_chroma`` and ``dis_chroma``. ``"400"``
         scores PSNR on luma alone, as libvmaf does. None (the default): luma planes only.
         The host features (``psnr``, ``float_ssim``, ``float_ms_ssim``, ``cambi``,
-        ``speed_chroma``, ``float_moment``) are computed on the host beside the engine,
-        as :func:`admcuda.score` computes them, with either backend.
+        ``speed_chroma``, ``float_moment``, ``float_psnr``, ``float_motion``) are computed
+        on the host beside the engine, as :func:`admcuda.score` computes them, with either
+        backend.
 
     Attributes
     ----------
@@ -199,7 +200,7 @@ class VmafExtractor(Closing):
             pixel_format = normalize_format(pixel_format)
             self.plan = self.plan.for_pixel_format(pixel_format)
         kinds = {ex.kind for ex in self.plan.extractors}
-        chroma = sorted({ex.kind for ex in self.plan.host_extractors} & {"psnr", "speed_chroma"})
+        chroma = _chroma_readers(self.plan)
         if pixel_format is None and self.plan.chroma_wanted("420"):
             raise AdmError(
                 f"{' and '.join(chroma)} read the chroma planes: give pixel_format ('420', "
@@ -230,6 +231,8 @@ class VmafExtractor(Closing):
                 warn_small_height(self.width, self.height, ex.options)  # type: ignore[arg-type]
         motion = [ex for ex in self.plan.extractors if ex.kind == "motion"]
         five = any(ex.options.motion_five_frame_window for ex in motion)  # type: ignore[union-attr]
+        # float_motion's motion2 and motion3 read the next frame's score, as motion's do
+        motion += [ex for ex in self.plan.extractors if ex.kind == "float_motion"]
         # A frame is final once frame max(i + 1, first) has been read, where ``first`` is
         # motion's first scored index; finishing a window of ``_lead`` frames before the
         # first frame to finish gives flush's numbers (its motion2 reads one frame back
@@ -342,9 +345,9 @@ class VmafExtractor(Closing):
             :class:`admcuda.AdmExtractor` takes (CuPy and DLPack device arrays stay on
             the GPU with the CUDA backend, and are copied to the host with the CPU's);
             ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
-            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``) read the luma
-            on the host: with the CUDA backend, device planes are copied to the host for
-            them, and only where one of them runs.
+            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``float_psnr``,
+            ``float_motion``) read the luma on the host: with the CUDA backend, device planes
+            are copied to the host for them, and only where one of them runs.
         ref_chroma, dis_chroma : pair of arrays, optional
             Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
             array), of the ``pixel_format``'s chroma size as a file holds it (an odd side
@@ -523,8 +526,8 @@ class VmafExtractor(Closing):
         ref_chroma: list[np.ndarray] | None = None,
         dis_chroma: list[np.ndarray] | None = None,
     ) -> list[dict[str, float]]:
-        """The engine's and the host features' outputs of the frames, in order; the state
-        changes only once all are scored (the host features first: they keep none)."""
+        """The engine's and the host features' outputs of the frames, in order (the host
+        features first, so that a plane they refuse leaves the engine's state as it was)."""
         hosted = self._score_host(refs, dis, ref_chroma, dis_chroma)
         if not self._engine_plan.extractors:
             rows: list[dict[str, Any]] = [{} for _ in refs]
@@ -643,9 +646,7 @@ class VmafExtractor(Closing):
 
     def _chroma_pair(self, pair: Any, what: str) -> np.ndarray:
         ch, cw = self._chroma_shape  # type: ignore[misc]
-        kinds = " and ".join(
-            sorted({ex.kind for ex in self.plan.host_extractors} & {"psnr", "speed_chroma"})
-        )
+        kinds = " and ".join(_chroma_readers(self.plan))
         if pair is None:
             raise AdmError(
                 f"{kinds} read{'s' if ' and ' not in kinds else ''} the chroma planes: give "
@@ -687,6 +688,17 @@ def _frames_of(chroma: Any, n: int, what: str) -> Sequence[Any]:
     if len(chroma) != n:
         raise AdmError(f"{what} holds {len(chroma)} frames, the luma {n}")
     return chroma  # type: ignore[no-any-return]
+
+
+def _chroma_readers(plan: FeaturePlan) -> list[str]:
+    """The host features that read chroma planes: psnr, speed_chroma, float_motion with
+    its ``motion_add_uv``."""
+    kinds = {
+        ex.kind
+        for ex in plan.host_extractors
+        if ex.kind != "float_motion" or ex.options.motion_add_uv  # type: ignore[union-attr]
+    }
+    return sorted(kinds & {"psnr", "speed_chroma", "float_motion"})
 
 
 def _on_host(plane: Any) -> np.ndarray:

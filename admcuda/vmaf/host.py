@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment.
+speed_chroma, float_moment, float_psnr, float_motion.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -7,10 +7,14 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes, one
-frame a task on a thread pool: the kernels and NumPy's sums release the GIL and each
-frame's numbers are computed in the same order whatever thread runs it, so they are the
-same doubles as one frame after another.
+``float_moment`` and ``float_psnr`` by :mod:`admcuda.vmaf.moment` and
+:mod:`admcuda.vmaf.float_psnr` (NumPy, no Numba) on the luma planes, one frame a task
+on a thread pool: the kernels and NumPy's sums release the GIL and each frame's numbers
+are computed in the same order whatever thread runs it, so they are the same doubles as
+one frame after another. ``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`)
+reads the reference alone, frame after frame: the frames of a batch are blurred side by
+side, a few at a time, and each frame's score takes the previous frame's blurred
+pictures, kept from one batch to the next.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ import numpy as np
 from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
 from admcuda.vmaf.psnr import HostPsnr
@@ -37,6 +43,9 @@ from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
 __all__ = ["HostFeatures"]
 
 _log = logging.getLogger("admcuda")
+
+# The per-frame host features computed with NumPy alone (no Numba kernels to load).
+_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND})
 
 
 def _cores() -> int:
@@ -57,8 +66,8 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma and float_moment
-        side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment and
+        float_psnr side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -94,10 +103,15 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, MOMENT_KIND)
+        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, *_NUMPY_KINDS)
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
-        # the extractors run by Numba kernels (float_moment's sums are NumPy's)
-        self.compiled = tuple(ex for ex in self.ssim if ex.kind != MOMENT_KIND)
+        # the extractors run by Numba kernels (float_moment's and float_psnr's sums are
+        # NumPy's)
+        self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
+        motion = [ex for ex in hosted if ex.kind == _float_motion.FLOAT_MOTION_KIND]
+        for ex in motion:
+            _float_motion.check_size(ex.options, width, height, pixel_format)  # type: ignore[arg-type]
+        self.motion = tuple(_float_motion.MotionRun(ex, bitdepth) for ex in motion)
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -203,14 +217,15 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma and float_moment read "
-                "frames on the host; decode with ffmpeg (--decoder ffmpeg)"
+                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
+                "float_psnr and float_motion read frames on the host; decode with ffmpeg "
+                "(--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
             results = self.psnr.compute(ref, ref_chroma, dis, dis_chroma, frames)
         if not self.ssim or frames <= 0:
-            return results
+            return self._add_motion(results, ref, ref_chroma, frames)
         self._ready()
         tasks = [(j, k) for j in range(len(dis)) for k in range(frames)]
 
@@ -231,6 +246,8 @@ class HostFeatures:
                                                   index=first + k))  # fmt: skip
                 elif ex.kind == MOMENT_KIND:
                     row.update(moment_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == FLOAT_PSNR_KIND:
+                    row.update(float_psnr_frame(ex, ref[k], dis[j][k], self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
@@ -246,15 +263,50 @@ class HostFeatures:
             mine = rows[j * frames : (j + 1) * frames]
             for n in names:
                 out[n] = np.array([r[n] for r in mine], dtype=np.float64)
+        return self._add_motion(results, ref, ref_chroma, frames)
+
+    def _add_motion(
+        self,
+        results: list[dict[str, np.ndarray]],
+        ref: np.ndarray,
+        ref_chroma: np.ndarray | None,
+        frames: int,
+    ) -> list[dict[str, np.ndarray]]:
+        """float_motion's outputs of the first ``frames`` reference frames of the slot,
+        the same for every distorted input; ``threads`` frames at a time, so that only
+        their blurred pictures are held."""
+        if not self.motion or frames <= 0:
+            return results
+        step = min(self.threads, frames)
+        outputs: dict[str, list[np.ndarray]] = {}
+        with ThreadPoolExecutor(step, thread_name_prefix="admcuda-motion") as pool:
+            mapper = pool.map if step > 1 else map
+            for run in self.motion:
+                uv = run.ex.options.motion_add_uv
+                for k0 in range(0, frames, step):
+                    planes = [
+                        [ref[k], *self._chroma(ref_chroma, k)] if uv else [ref[k]]
+                        for k in range(k0, min(k0 + step, frames))
+                    ]
+                    for name, values in run.scores(planes, mapper).items():
+                        outputs.setdefault(name, []).append(values)
+        for name, parts in outputs.items():
+            values = np.concatenate(parts)
+            for out in results:
+                out[name] = values.copy()
         return results
 
     def _chroma(self, chroma: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Frame ``k``'s Cb and Cr planes from a slot's flat chroma."""
         if chroma is None or not self.chroma_size:
-            raise AdmError("speed_chroma reads the chroma planes, which this input does not give")
+            raise AdmError(
+                "speed_chroma and float_motion's motion_add_uv read the chroma planes, which "
+                "this input does not give"
+            )
         ch, cw = self.shapes[1]
         return chroma[k, : ch * cw].reshape(ch, cw), chroma[k, ch * cw :].reshape(ch, cw)
 
     def __repr__(self) -> str:
         kinds = [ex.name for ex in self.ssim] + (["psnr"] if self.psnr is not None else [])
+        kinds += [run.ex.name for run in self.motion]
         return f"HostFeatures({', '.join(kinds)}, threads={self.threads})"

@@ -9,15 +9,17 @@ computed on the host from the planes read, luma and chroma, whatever the backend
 planes read, with the compiled kernels of :mod:`admcuda.compiled.ssim` and
 :mod:`admcuda.compiled.cambi`), and ``--feature speed_chroma`` (on the host from the
 chroma planes read, with :mod:`admcuda.compiled.speed`), and ``--feature float_moment``
-(on the host from the luma planes read, with NumPy: :mod:`admcuda.vmaf.moment`). It
-registers extractors as libvmaf does
-(``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
-each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
-the same name and feature parameters, so ``vmaf_v0.6.1`` and ``vmaf_4k_v0.6.1`` share
-theirs while ``vmaf_v0.6.1neg``'s ``adm_enhn_gain_limit=1`` ADM is another, and
-``--feature adm=debug=true`` beside ``vmaf_v0.6.1`` adds nothing, ``debug`` being no feature
-parameter). :meth:`FeaturePlan.output_order` gives the keys libvmaf's output files print
-per frame and in ``pooled_metrics``, in their order.
+and ``float_psnr`` (on the host from the luma planes read, with NumPy:
+:mod:`admcuda.vmaf.moment`, :mod:`admcuda.vmaf.float_psnr`), and ``--feature
+float_motion`` (on the host from the reference planes read, luma and with its
+``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`). It registers
+extractors as libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
+``vmaf_use_feature`` for each feature; ``feature_extractor_vector_append`` keeps the first
+of two extractors with the same name and feature parameters, so ``vmaf_v0.6.1`` and
+``vmaf_4k_v0.6.1`` share theirs while ``vmaf_v0.6.1neg``'s ``adm_enhn_gain_limit=1`` ADM is
+another, and ``--feature adm=debug=true`` beside ``vmaf_v0.6.1`` adds nothing, ``debug``
+being no feature parameter). :meth:`FeaturePlan.output_order` gives the keys libvmaf's
+output files print per frame and in ``pooled_metrics``, in their order.
 
 The ``*_cuda`` names compute the same numbers as the CPU extractors (libvmaf's CPU scalar
 path: admcuda's numbers do not depend on the device) and print what libvmaf's CUDA
@@ -64,10 +66,14 @@ from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import float_motion as _float_motion
+from admcuda.vmaf import float_psnr as _float_psnr
 from admcuda.vmaf import moment as _moment
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
+from admcuda.vmaf.float_motion import FloatMotionOptions
+from admcuda.vmaf.float_psnr import FloatPsnrOptions
 from admcuda.vmaf.moment import MomentOptions
 from admcuda.vmaf.speed import SpeedChromaOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
@@ -91,6 +97,8 @@ ExtractorOptions: TypeAlias = (
     | CambiOptions
     | SpeedChromaOptions
     | MomentOptions
+    | FloatPsnrOptions
+    | FloatMotionOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -107,12 +115,23 @@ FEATURE_NAMES: Mapping[str, str] = {
     "cambi": "cambi",
     "speed_chroma": "speed_chroma",
     "float_moment": "float_moment",
+    "float_psnr": "float_psnr",
+    "float_motion": "float_motion",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
-# SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment in NumPy.
+# SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment, float_psnr
+# and float_motion in NumPy.
 HOST_KINDS = frozenset(
-    {"psnr", *_ssim.SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, _moment.MOMENT_KIND}
+    {
+        "psnr",
+        *_ssim.SSIM_KINDS,
+        _cambi.CAMBI_KIND,
+        _speed.SPEED_KIND,
+        _moment.MOMENT_KIND,
+        _float_psnr.FLOAT_PSNR_KIND,
+        _float_motion.FLOAT_MOTION_KIND,
+    }
 )
 
 # libvmaf 3.2.0's psnr option table (integer_psnr.c): option -> (type, alias, min, max).
@@ -149,23 +168,30 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim``, ``cambi``, ``speed_chroma`` or ``float_moment``.
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr`` or
+        ``float_motion``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
-        CambiOptions, SpeedChromaOptions or MomentOptions
+        CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions or
+        FloatMotionOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
         feature names) -> the name libvmaf prints for it with these options.
     extract_outputs : tuple of str
-        The printed names written frame by frame, in libvmaf's order.
+        The printed names written frame by frame, in libvmaf's order (as frame 0 is
+        extracted).
     flush_outputs : tuple of str
         The printed names written when the clip ends (motion's ``integer_motion2`` and
         ``integer_motion3``).
     aggregate_outputs : tuple of str
         The clip's single values libvmaf writes under ``aggregate_metrics`` (PSNR's
         ``apsnr_y``, ``apsnr_cb``, ``apsnr_cr`` with ``enable_apsnr``).
+    later_outputs : tuple of str
+        The printed names first written as frame 1 is extracted, after every extractor's
+        frame 0 and before any flush (``float_motion``'s ``motion3``, which it writes for
+        frame 0 then; in a clip of one frame it is written at flush instead).
     """
 
     kind: str
@@ -175,11 +201,12 @@ class Extractor:
     extract_outputs: tuple[str, ...]
     flush_outputs: tuple[str, ...]
     aggregate_outputs: tuple[str, ...] = ()
+    later_outputs: tuple[str, ...] = ()
 
     @property
     def outputs(self) -> tuple[str, ...]:
         """Every name it prints, in libvmaf's order for this extractor alone."""
-        return self.extract_outputs + self.flush_outputs
+        return self.extract_outputs + self.later_outputs + self.flush_outputs
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -188,6 +215,8 @@ class Extractor:
         PSNR, SSIM and MS-SSIM, whose options rename nothing, by all their options (two
         of them with other options print one name twice: refused, where libvmaf would
         keep the first and drop the second's options unsaid)."""
+        if self.kind == _float_motion.FLOAT_MOTION_KIND:
+            return self.name, self.names[_float_motion.MOTION2]
         if self.kind in HOST_KINDS:
             return self.name, repr(self.options)
         first = {"adm": "integer_adm2", "vif": "integer_vif_scale0", "motion": _motion.MOTION2}
@@ -206,6 +235,8 @@ class Extractor:
     def history(self) -> int:
         """How many previous reference planes a frame's score reads: 0, 1 or (motion's
         five-frame window) 2."""
+        if self.kind == _float_motion.FLOAT_MOTION_KIND:
+            return 0 if self.options.motion_force_zero else 1  # type: ignore[union-attr]
         if self.kind != "motion" or self.options.motion_force_zero:  # type: ignore[union-attr]
             return 0
         return 2 if self.options.motion_five_frame_window else 1  # type: ignore[union-attr]
@@ -259,6 +290,7 @@ class FeaturePlan:
         in another order; this is its order without threads.)
         """
         order = [n for ex in self.extractors for n in ex.extract_outputs]
+        order += [n for ex in self.extractors for n in ex.later_outputs]
         order += [n for ex in self.extractors for n in ex.flush_outputs]
         return order + list(self.model_outputs) + list(self.collection_outputs)
 
@@ -270,7 +302,8 @@ class FeaturePlan:
         :func:`admcuda.vmaf.compute.score_pair` with ``scored=False``. PSNR's
         ``enable_apsnr`` too: its clip value sums every frame read."""
         return any(
-            ex.kind == "motion" or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
+            ex.kind in ("motion", _float_motion.FLOAT_MOTION_KIND)
+            or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
             for ex in self.extractors
         )
 
@@ -282,7 +315,8 @@ class FeaturePlan:
     @property
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
-        (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment)."""
+        (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
+        float_psnr)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -307,7 +341,9 @@ class FeaturePlan:
         """Whether a run over ``pixel_format`` inputs reads chroma planes (PSNR's,
         speed_chroma's)."""
         return str(pixel_format) != "400" and any(
-            ex.kind == _speed.SPEED_KIND or (ex.kind == "psnr" and ex.options.enable_chroma)  # type: ignore[union-attr]
+            ex.kind == _speed.SPEED_KIND
+            or (ex.kind == "psnr" and ex.options.enable_chroma)  # type: ignore[union-attr]
+            or (ex.kind == _float_motion.FLOAT_MOTION_KIND and ex.options.motion_add_uv)  # type: ignore[union-attr]
             for ex in self.host_extractors
         )
 
@@ -326,6 +362,11 @@ class FeaturePlan:
             if ex.kind == "psnr":
                 keys += ex.extract_outputs
                 keys += psnr_sse_keys(ex)
+                continue
+            if ex.kind == _float_motion.FLOAT_MOTION_KIND:
+                keys.append(_float_motion.score_key(ex))
+                if ex.options.debug:  # type: ignore[union-attr]
+                    keys.append(ex.names[_float_motion.MOTION])
                 continue
             if ex.kind != "motion":
                 keys += ex.extract_outputs
@@ -384,6 +425,15 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         assert isinstance(options, MomentOptions)
         outputs = _moment.output_names()
         return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _float_psnr.FLOAT_PSNR_KIND:
+        assert isinstance(options, FloatPsnrOptions)
+        outputs = _float_psnr.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _float_motion.FLOAT_MOTION_KIND:
+        assert isinstance(options, FloatMotionOptions)
+        first, later = _float_motion.first_names(options), _float_motion.later_names(options)
+        names = _float_motion.names(options)
+        return Extractor(kind, name, options, names, first, (), later_outputs=later)
     if kind == _speed.SPEED_KIND:
         assert isinstance(options, SpeedChromaOptions)
         outputs = _speed.output_names(options)
@@ -456,8 +506,10 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {k: v[:4] for k, v in _cambi.TABLE.items()}
     if kind == _speed.SPEED_KIND:
         return dict(_speed.TABLE)
-    if kind == _moment.MOMENT_KIND:
+    if kind in (_moment.MOMENT_KIND, _float_psnr.FLOAT_PSNR_KIND):
         return {}
+    if kind == _float_motion.FLOAT_MOTION_KIND:
+        return dict(_float_motion.TABLE)
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -519,7 +571,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
-            "speed_chroma and float_moment, with options as NAME=KEY=VALUE:KEY=VALUE"
+            "speed_chroma, float_moment, float_psnr and float_motion, with options as "
+            "NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -565,6 +618,10 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, _speed.parse_options(where, given, _parse_value)
     if kind == _moment.MOMENT_KIND:
         return name, MomentOptions()
+    if kind == _float_psnr.FLOAT_PSNR_KIND:
+        return name, FloatPsnrOptions()
+    if kind == _float_motion.FLOAT_MOTION_KIND:
+        return name, _float_motion.parse_options(where, given, _parse_value)
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -643,20 +700,23 @@ def build_plan(
         want = {
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
-            "float_moment": MomentOptions,
+            "float_moment": MomentOptions, "float_psnr": FloatPsnrOptions,
+            "float_motion": FloatMotionOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
-                "float_ms_ssim, cambi, speed_chroma or float_moment, with AdmOptions, "
-                "VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, "
-                "CambiOptions, SpeedChromaOptions or MomentOptions"
+                "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr or "
+                "float_motion, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
+                "SsimOptions, MsSsimOptions, CambiOptions, SpeedChromaOptions, "
+                "MomentOptions, FloatPsnrOptions or FloatMotionOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim, float_ms_ssim, cambi, speed_chroma or float_moment)"
+            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr or "
+            "float_motion)"
         )
 
     extractors: list[Extractor] = []
