@@ -166,6 +166,11 @@ class SeekableSource:
                         pixel_format=self.reader.pixel_format, colorspace=self._colorspace,
                     )  # fmt: skip
 
+    @property
+    def exhausted(self) -> bool:
+        """Whether every selected frame has been asked for."""
+        return self._next >= self.scored
+
     def has_more(self) -> bool:
         """Consume one more frame, if the selection has one (for length checks)."""
         if self.read < self.available:
@@ -423,18 +428,45 @@ def run(
         on_gpu = getattr(getattr(source, "reader", None), "kind", None) == "nvdec"
         return (engine.device_empty if on_gpu else engine.host_empty)(shape, dtype)
 
-    def next_slot() -> _Slot | None:
-        """A free slot; the ring's slots are made on first need, by the reader, so that
-        page-locking them overlaps the first batches instead of delaying them."""
-        if made[0] < max(slots, 2) and free.empty():
-            made[0] += 1
+    def make_slot() -> _Slot:
+        try:
+            if not chroma:
+                return _Slot(buffer(ref), [buffer(d) for d in dis])
+            planes = [np.empty((batch, chroma), dtype) for _ in range(1 + len(dis))]
+            return _Slot(buffer(ref), [buffer(d) for d in dis], planes[0], planes[1:])
+        except MemoryError:
+            raise memory_error(width, height, dtype, batch, 1 + len(dis)) from None
+
+    # Page-locking a slot (a GPU engine's host memory) takes about as long as reading it
+    # from the page cache: where the reference's length shows that the run needs more
+    # than one slot, a thread of its own page-locks the next ones while the reader fills
+    # the first.
+    ahead_count = _slots_ahead(engine, ref, dis, batch, max(slots, 2))
+    ahead: queue.Queue[Any] = queue.Queue()
+
+    def maker() -> None:
+        for _ in range(ahead_count):
+            if stop.is_set():
+                ahead.put(None)  # the reader may be waiting for it
+                break
             try:
-                if not chroma:
-                    return _Slot(buffer(ref), [buffer(d) for d in dis])
-                planes = [np.empty((batch, chroma), dtype) for _ in range(1 + len(dis))]
-                return _Slot(buffer(ref), [buffer(d) for d in dis], planes[0], planes[1:])
-            except MemoryError:
-                raise memory_error(width, height, dtype, batch, 1 + len(dis)) from None
+                ahead.put(make_slot())
+            except BaseException as exc:  # noqa: BLE001 - handed to the reader
+                ahead.put(exc)
+                break
+
+    def next_slot() -> _Slot | None:
+        """A free slot; the ring's slots are made on first need (the first by the reader,
+        the next ones ahead by the maker thread where there is one), so that page-locking
+        them overlaps reading and the first batches instead of delaying them."""
+        if made[0] < max(slots, 2) and (free.empty() or made[0] <= ahead_count):
+            made[0] += 1
+            if 1 < made[0] <= ahead_count + 1:
+                item = ahead.get()
+                if isinstance(item, BaseException):
+                    raise item
+                return item  # None once the run stops
+            return make_slot()
         return free.get()
 
     def reader() -> None:
@@ -464,6 +496,8 @@ def run(
                         failures[k] = str(exc)
                         counts[k] = 0
                 ended = [k for k in active if counts[k] < batch or n_ref < batch]
+                if isinstance(ref, SeekableSource) and ref.exhausted:
+                    ended = list(active)  # no slot for nothing after a whole last batch
                 active = [k for k in active if k not in ended]
                 filled.put(_Filled(slot, n_ref, counts, not active, ended))
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
@@ -497,6 +531,9 @@ def run(
     reserve = getattr(engine, "reserve", None)
     if reserve is not None:
         reserve(len(dis))  # before the reader starts page-locking its slots
+    making = threading.Thread(target=maker, name="admcuda-slots", daemon=True)
+    if ahead_count:
+        making.start()
     thread.start()
     try:
         while True:
@@ -535,11 +572,26 @@ def run(
         stop.set()
         free.put(None)
         thread.join(timeout=60)
+        if ahead_count:
+            making.join(timeout=60)  # its slots are the engine's to release
         pool.shutdown(wait=True, cancel_futures=True)
     if stats is not None:
         stats.end = time.time()
     failed = failures or {}
     return [{} if k in failed else _concat(p) for k, p in enumerate(parts)]
+
+
+def _slots_ahead(engine: Any, ref: Any, dis: Sequence[Any], batch: int, slots: int) -> int:
+    """How many ring slots after the first a thread makes ahead of the reader: for an
+    engine whose host buffers are page-locked (a GPU engine's ``pinned_empty``) and a
+    reference of known length read into host memory, the slots its batches will use;
+    otherwise none (made by the reader on first need)."""
+    if getattr(engine, "pinned_empty", None) is None or not isinstance(ref, SeekableSource):
+        return 0
+    if any(getattr(s, "device_buffer", None) is not None for s in (ref, *dis)):
+        return 0
+    batches = -(-ref.scored // max(batch, 1))
+    return max(min(slots, batches) - 1, 0)
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -108,6 +108,66 @@ def test_engine_reserves_every_rungs_outputs_before_the_reader_makes_slots(ladde
     assert "slot" in calls[1:]
 
 
+def _page_locking_engine(monkeypatch, made, fail_at=None):
+    """CpuEngine posing as an engine with page-locked slots (``pinned_empty``): each slot
+    buffer it makes is recorded with the thread that made it."""
+    import threading
+
+    real = CpuEngine.host_empty
+
+    def host_empty(self, *a):
+        made.append(threading.current_thread().name)
+        if fail_at is not None and len(made) >= fail_at:
+            raise MemoryError
+        return real(self, *a)
+
+    monkeypatch.setattr(CpuEngine, "host_empty", host_empty)
+    monkeypatch.setattr(CpuEngine, "pinned_empty", host_empty, raising=False)
+
+
+def test_page_locked_slots_after_the_first_are_made_ahead_of_the_reader(ladder, monkeypatch):
+    ref, rungs, paths = ladder
+    made = []
+    _page_locking_engine(monkeypatch, made)
+    got = admcuda.score_ladder(paths[0], paths[1:3], width=W, height=H, backend="cpu")
+    for g, r in zip(got, rungs[:2], strict=True):
+        assert_frames_equal(g, expected(ref, r, AdmOptions()))
+    # 41 frames in batches of 8: three slots of three planes each, the first by the
+    # reader, the next two by the thread that page-locks ahead
+    assert sorted(made) == ["admcuda-reader"] * 3 + ["admcuda-slots"] * 6
+
+
+def test_a_slot_made_ahead_that_fails_is_the_run_s_one_line_error(ladder, monkeypatch):
+    _, _, paths = ladder
+    made = []
+    _page_locking_engine(monkeypatch, made, fail_at=5)
+    with pytest.raises(AdmError, match="out of memory for the frame buffers"):
+        admcuda.score_files(paths[0], paths[1], width=W, height=H, backend="cpu")
+
+
+def test_a_run_that_fails_while_slots_are_made_ahead_ends(ladder, monkeypatch):
+    _, _, paths = ladder
+    made = []
+    _page_locking_engine(monkeypatch, made)
+
+    def submit(self, r, d, frames):
+        raise AdmError("the engine failed")
+
+    monkeypatch.setattr(CpuEngine, "submit", submit)
+    with pytest.raises(AdmError, match="the engine failed"):
+        admcuda.score_files(paths[0], paths[1], width=W, height=H, backend="cpu")
+
+
+def test_a_single_batch_makes_one_slot(ladder, monkeypatch):
+    """A clip of one batch (its length a whole number of batches) makes no second slot:
+    the reader knows that the reference has no frame left."""
+    _, _, paths = ladder
+    made = []
+    _page_locking_engine(monkeypatch, made)
+    admcuda.score_files(paths[0], paths[1], width=W, height=H, backend="cpu", frame_cnt=5)
+    assert made == ["admcuda-reader"] * 2
+
+
 @pytest.mark.parametrize(
     "kw",
     [
