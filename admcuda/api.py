@@ -279,8 +279,8 @@ def score_files(
         libvmaf's ``--feature`` strings: ``"vif"``, ``"motion=motion_force_zero=true"``,
         ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), ``"psnr"`` (its
         ``apsnr_*`` in the result's :attr:`~AdmResult.aggregate`), ``"float_ssim"``,
-        ``"float_ms_ssim=enable_lcs=true"`` (with Numba), ``"float_moment"``, after the
-        models'.
+        ``"float_ms_ssim=enable_lcs=true"`` (with Numba), ``"float_moment"``, ``"ciede"``
+        (with Numba), after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
     autorotate : bool, optional

@@ -44,6 +44,7 @@ from admcuda.reference import motion as _motion
 from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
+from admcuda.vmaf.ciede import CIEDE_KIND, ciede_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
@@ -109,8 +110,8 @@ def score_pair(
         False for a frame that ``--subsample`` passes over: only motion's score is
         computed (``dis`` is not read), and PSNR's with ``enable_apsnr``.
     ref_chroma, dis_chroma : sequence of two ndarray, optional
-        The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on) and
-        speed_chroma.
+        The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on),
+        speed_chroma and ciede.
 
     Returns
     -------
@@ -155,6 +156,10 @@ def score_pair(
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")
                 out.update(speed_chroma_frame(ex, tuple(ref_chroma), tuple(dis_chroma), bitdepth))
+            elif ex.kind == CIEDE_KIND:
+                if not ref_chroma or not dis_chroma:
+                    raise AdmError("ciede reads chroma: give the Y, Cb and Cr planes")
+                out.update(ciede_frame(ex, (ref, *ref_chroma), (dis, *dis_chroma), bitdepth))
             elif ex.kind == "adm":
                 values = compute_adm(ref, dis, bitdepth, ex.options)
                 for base, name in ex.names.items():

@@ -53,6 +53,8 @@ from admcuda.vmaf.psnr import aggregate_metrics
 
 __all__ = ["VmafExtractor"]
 
+_CHROMA_KINDS = frozenset({"psnr", "speed_chroma", "ciede"})  # host features reading chroma
+
 ModelArg = str | os.PathLike | ModelSpec | Model
 
 
@@ -123,12 +125,13 @@ class VmafExtractor(Closing):
         cores).
     pixel_format : {"420", "422", "444", "400"}, optional
         The frames' chroma layout, needed where a feature reads chroma (``psnr`` with its
-        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models), whose
-        planes :meth:`extract` then takes as ``ref_chroma`` and ``dis_chroma``. ``"400"``
-        scores PSNR on luma alone, as libvmaf does. None (the default): luma planes only.
-        The host features (``psnr``, ``float_ssim``, ``float_ms_ssim``, ``cambi``,
-        ``speed_chroma``, ``float_moment``) are computed on the host beside the engine,
-        as :func:`admcuda.score` computes them, with either backend.
+        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models, and
+        ``ciede``), whose planes :meth:`extract` then takes as ``ref_chroma`` and
+        ``dis_chroma``. ``"400"`` scores PSNR on luma alone, as libvmaf does. None (the
+        default): luma planes only. The host features (``psnr``, ``float_ssim``,
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``ciede``) are
+        computed on the host beside the engine, as :func:`admcuda.score` computes them,
+        with either backend.
 
     Attributes
     ----------
@@ -199,7 +202,7 @@ class VmafExtractor(Closing):
             pixel_format = normalize_format(pixel_format)
             self.plan = self.plan.for_pixel_format(pixel_format)
         kinds = {ex.kind for ex in self.plan.extractors}
-        chroma = sorted({ex.kind for ex in self.plan.host_extractors} & {"psnr", "speed_chroma"})
+        chroma = sorted({ex.kind for ex in self.plan.host_extractors} & _CHROMA_KINDS)
         if pixel_format is None and self.plan.chroma_wanted("420"):
             raise AdmError(
                 f"{' and '.join(chroma)} read the chroma planes: give pixel_format ('420', "
@@ -342,16 +345,16 @@ class VmafExtractor(Closing):
             :class:`admcuda.AdmExtractor` takes (CuPy and DLPack device arrays stay on
             the GPU with the CUDA backend, and are copied to the host with the CPU's);
             ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
-            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``) read the luma
-            on the host: with the CUDA backend, device planes are copied to the host for
-            them, and only where one of them runs.
+            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``ciede``) read
+            the luma on the host: with the CUDA backend, device planes are copied to the
+            host for them, and only where one of them runs.
         ref_chroma, dis_chroma : pair of arrays, optional
             Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
             array), of the ``pixel_format``'s chroma size as a file holds it (an odd side
             rounded up) and the luma's dtype. Needed where a feature reads chroma
             (``psnr`` with its ``enable_chroma``, ``speed_chroma``, so the
-            ``vmaf_v1.0.16`` models) and unread elsewhere; always read on the host (device
-            arrays are copied there).
+            ``vmaf_v1.0.16`` models, and ``ciede``) and unread elsewhere; always read on
+            the host (device arrays are copied there).
 
         Returns
         -------
@@ -643,9 +646,7 @@ class VmafExtractor(Closing):
 
     def _chroma_pair(self, pair: Any, what: str) -> np.ndarray:
         ch, cw = self._chroma_shape  # type: ignore[misc]
-        kinds = " and ".join(
-            sorted({ex.kind for ex in self.plan.host_extractors} & {"psnr", "speed_chroma"})
-        )
+        kinds = " and ".join(sorted({ex.kind for ex in self.plan.host_extractors} & _CHROMA_KINDS))
         if pair is None:
             raise AdmError(
                 f"{kinds} read{'s' if ' and ' not in kinds else ''} the chroma planes: give "

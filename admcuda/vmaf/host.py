@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment.
+speed_chroma, float_moment, ciede.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -7,8 +7,9 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes, one
-frame a task on a thread pool: the kernels and NumPy's sums release the GIL and each
+``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes, and
+``ciede`` by :mod:`admcuda.compiled.ciede` on the luma and chroma planes, one frame a
+task on a thread pool: the kernels and NumPy's sums release the GIL and each
 frame's numbers are computed in the same order whatever thread runs it, so they are the
 same doubles as one frame after another.
 """
@@ -28,6 +29,7 @@ import numpy as np
 from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import ciede as _ciede
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
@@ -57,8 +59,8 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma and float_moment
-        side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment and
+        ciede side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -70,13 +72,14 @@ class HostFeatures:
     ----------
     chroma_size : int
         Samples of both chroma planes of a frame the pipeline reads beside the luma plane
-        (PSNR's, speed_chroma's); 0 where no extractor reads chroma.
+        (PSNR's, speed_chroma's, ciede's); 0 where no extractor reads chroma.
 
     Raises
     ------
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
-        176 samples a side, ``heatmaps_path`` where it cannot be written.
+        176 samples a side, ``heatmaps_path`` where it cannot be written, an input ciede
+        does not score (:func:`admcuda.vmaf.ciede.check_size`).
     """
 
     def __init__(
@@ -94,7 +97,9 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, MOMENT_KIND)
+        per_frame = (
+            *SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, MOMENT_KIND, _ciede.CIEDE_KIND
+        )  # fmt: skip
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
         # the extractors run by Numba kernels (float_moment's sums are NumPy's)
         self.compiled = tuple(ex for ex in self.ssim if ex.kind != MOMENT_KIND)
@@ -118,11 +123,14 @@ class HostFeatures:
             for ex in self.compiled:
                 if ex.kind == _speed.SPEED_KIND:
                     _speed.check_size(ex.options, width, height, pixel_format)
+                if ex.kind == _ciede.CIEDE_KIND:
+                    _ciede.check_size(width, height, pixel_format, bitdepth)
             check_size(self.compiled, width, height)
             from admcuda.compiled import available
 
             if not available():
-                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels}
+                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels,
+                           _ciede.CIEDE_KIND: _ciede.kernels}  # fmt: skip
                 for ex in self.compiled:
                     loaders.get(ex.kind, kernels)()  # one line
             try:
@@ -167,7 +175,8 @@ class HostFeatures:
             return
         from admcuda.compiled import cached
 
-        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed"}
+        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed",
+                  _ciede.CIEDE_KIND: "ciede"}  # fmt: skip
         modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.compiled})
         if cached(modules) is False:
             _log.warning(
@@ -203,8 +212,8 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma and float_moment read "
-                "frames on the host; decode with ffmpeg (--decoder ffmpeg)"
+                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment and ciede "
+                "read frames on the host; decode with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -231,6 +240,10 @@ class HostFeatures:
                                                   index=first + k))  # fmt: skip
                 elif ex.kind == MOMENT_KIND:
                     row.update(moment_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == _ciede.CIEDE_KIND:
+                    a = (ref[k], *self._chroma(ref_chroma, k, ex.kind))
+                    b = (dis[j][k], *self._chroma(dis_chroma[j], k, ex.kind))
+                    row.update(_ciede.ciede_frame(ex, a, b, self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
@@ -248,10 +261,12 @@ class HostFeatures:
                 out[n] = np.array([r[n] for r in mine], dtype=np.float64)
         return results
 
-    def _chroma(self, chroma: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _chroma(
+        self, chroma: np.ndarray | None, k: int, kind: str = _speed.SPEED_KIND
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Frame ``k``'s Cb and Cr planes from a slot's flat chroma."""
         if chroma is None or not self.chroma_size:
-            raise AdmError("speed_chroma reads the chroma planes, which this input does not give")
+            raise AdmError(f"{kind} reads the chroma planes, which this input does not give")
         ch, cw = self.shapes[1]
         return chroma[k, : ch * cw].reshape(ch, cw), chroma[k, ch * cw :].reshape(ch, cw)
 
