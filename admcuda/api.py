@@ -280,7 +280,7 @@ def score_files(
         ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), ``"psnr"`` (its
         ``apsnr_*`` in the result's :attr:`~AdmResult.aggregate`), ``"float_ssim"``,
         ``"float_ms_ssim=enable_lcs=true"`` (with Numba), ``"float_moment"``, ``"ciede"``
-        (with Numba), after the models'.
+        (with Numba), ``"psnr_hvs"``, after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
     autorotate : bool, optional

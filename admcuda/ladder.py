@@ -258,8 +258,8 @@ def _video_decoder(decoder: str, backend: str, scale: str | None, *, host: bool 
     if host:
         if decoder == "nvdec":
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment and ciede "
-                "read frames in host memory: use --decoder ffmpeg or auto"
+                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, ciede and "
+                "psnr_hvs read frames in host memory: use --decoder ffmpeg or auto"
             )
         return "ffmpeg"
     cuda = backends.select_backend(backend)[0] == "cuda"

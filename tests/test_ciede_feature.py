@@ -211,7 +211,7 @@ def test_names_and_registration():
         ("ciede=debug=true", "ciede has no options and would ignore 'debug'"),
         ("ciede=a=1:b=2", "would ignore 'a', 'b'; write --feature ciede"),
         ("ciede=", "bad option string ''"),
-        ("ciedes", "float_moment and ciede, with options"),
+        ("ciedes", "ciede and psnr_hvs, with options"),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):

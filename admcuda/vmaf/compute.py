@@ -48,6 +48,7 @@ from admcuda.vmaf.ciede import CIEDE_KIND, ciede_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
+from admcuda.vmaf.psnr_hvs import PSNR_HVS_KIND, psnr_hvs_frame
 from admcuda.vmaf.speed import SPEED_KIND, speed_chroma_frame
 from admcuda.vmaf.ssim import SSIM_KINDS, ssim_frame
 
@@ -111,7 +112,7 @@ def score_pair(
         computed (``dis`` is not read), and PSNR's with ``enable_apsnr``.
     ref_chroma, dis_chroma : sequence of two ndarray, optional
         The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on),
-        speed_chroma and ciede.
+        speed_chroma, ciede and psnr_hvs.
 
     Returns
     -------
@@ -160,6 +161,11 @@ def score_pair(
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("ciede reads chroma: give the Y, Cb and Cr planes")
                 out.update(ciede_frame(ex, (ref, *ref_chroma), (dis, *dis_chroma), bitdepth))
+            elif ex.kind == PSNR_HVS_KIND:
+                if not ref_chroma or not dis_chroma:
+                    raise AdmError("psnr_hvs reads chroma: give the Y, Cb and Cr planes")
+                frames = (ref, *ref_chroma), (dis, *dis_chroma)
+                out.update(psnr_hvs_frame(ex, *frames, bitdepth))
             elif ex.kind == "adm":
                 values = compute_adm(ref, dis, bitdepth, ex.options)
                 for base, name in ex.names.items():

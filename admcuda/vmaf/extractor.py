@@ -53,7 +53,7 @@ from admcuda.vmaf.psnr import aggregate_metrics
 
 __all__ = ["VmafExtractor"]
 
-_CHROMA_KINDS = frozenset({"psnr", "speed_chroma", "ciede"})  # host features reading chroma
+_CHROMA_KINDS = frozenset({"psnr", "speed_chroma", "ciede", "psnr_hvs"})  # reading chroma
 
 ModelArg = str | os.PathLike | ModelSpec | Model
 
@@ -125,13 +125,13 @@ class VmafExtractor(Closing):
         cores).
     pixel_format : {"420", "422", "444", "400"}, optional
         The frames' chroma layout, needed where a feature reads chroma (``psnr`` with its
-        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models, and
-        ``ciede``), whose planes :meth:`extract` then takes as ``ref_chroma`` and
+        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models, ``ciede``
+        and ``psnr_hvs``), whose planes :meth:`extract` then takes as ``ref_chroma`` and
         ``dis_chroma``. ``"400"`` scores PSNR on luma alone, as libvmaf does. None (the
         default): luma planes only. The host features (``psnr``, ``float_ssim``,
-        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``ciede``) are
-        computed on the host beside the engine, as :func:`admcuda.score` computes them,
-        with either backend.
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``ciede``,
+        ``psnr_hvs``) are computed on the host beside the engine, as :func:`admcuda.score`
+        computes them, with either backend.
 
     Attributes
     ----------
@@ -345,16 +345,16 @@ class VmafExtractor(Closing):
             :class:`admcuda.AdmExtractor` takes (CuPy and DLPack device arrays stay on
             the GPU with the CUDA backend, and are copied to the host with the CPU's);
             ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
-            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``ciede``) read
-            the luma on the host: with the CUDA backend, device planes are copied to the
-            host for them, and only where one of them runs.
+            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``ciede``,
+            ``psnr_hvs``) read the luma on the host: with the CUDA backend, device planes
+            are copied to the host for them, and only where one of them runs.
         ref_chroma, dis_chroma : pair of arrays, optional
             Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
             array), of the ``pixel_format``'s chroma size as a file holds it (an odd side
             rounded up) and the luma's dtype. Needed where a feature reads chroma
             (``psnr`` with its ``enable_chroma``, ``speed_chroma``, so the
-            ``vmaf_v1.0.16`` models, and ``ciede``) and unread elsewhere; always read on
-            the host (device arrays are copied there).
+            ``vmaf_v1.0.16`` models, ``ciede`` and ``psnr_hvs``) and unread elsewhere;
+            always read on the host (device arrays are copied there).
 
         Returns
         -------

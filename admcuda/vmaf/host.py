@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment, ciede.
+speed_chroma, float_moment, ciede, psnr_hvs.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -7,11 +7,11 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes, and
-``ciede`` by :mod:`admcuda.compiled.ciede` on the luma and chroma planes, one frame a
-task on a thread pool: the kernels and NumPy's sums release the GIL and each
-frame's numbers are computed in the same order whatever thread runs it, so they are the
-same doubles as one frame after another.
+``float_moment`` by :mod:`admcuda.vmaf.moment` (NumPy, no Numba) on the luma planes,
+``ciede`` by :mod:`admcuda.compiled.ciede` and ``psnr_hvs`` by :mod:`admcuda.vmaf.psnr_hvs`
+(NumPy) on the luma and chroma planes, one frame a task on a thread pool: the kernels and
+NumPy's array work release the GIL and each frame's numbers are computed in the same
+order whatever thread runs it, so they are the same doubles as one frame after another.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ciede as _ciede
+from admcuda.vmaf import psnr_hvs as _psnr_hvs
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
@@ -39,6 +40,9 @@ from admcuda.vmaf.ssim import SSIM_KINDS, check_size, kernels, ssim_frame
 __all__ = ["HostFeatures"]
 
 _log = logging.getLogger("admcuda")
+
+# The per-frame host features computed with NumPy alone (no Numba kernels to load).
+_NUMPY_KINDS = frozenset({MOMENT_KIND, _psnr_hvs.PSNR_HVS_KIND})
 
 
 def _cores() -> int:
@@ -59,8 +63,8 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment and
-        ciede side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
+        ciede and psnr_hvs side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -72,14 +76,15 @@ class HostFeatures:
     ----------
     chroma_size : int
         Samples of both chroma planes of a frame the pipeline reads beside the luma plane
-        (PSNR's, speed_chroma's, ciede's); 0 where no extractor reads chroma.
+        (PSNR's, speed_chroma's, ciede's, psnr_hvs'); 0 where no extractor reads chroma.
 
     Raises
     ------
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
         176 samples a side, ``heatmaps_path`` where it cannot be written, an input ciede
-        does not score (:func:`admcuda.vmaf.ciede.check_size`).
+        or psnr_hvs does not score (:func:`admcuda.vmaf.ciede.check_size`,
+        :func:`admcuda.vmaf.psnr_hvs.check_size`).
     """
 
     def __init__(
@@ -98,11 +103,14 @@ class HostFeatures:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
         per_frame = (
-            *SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, MOMENT_KIND, _ciede.CIEDE_KIND
+            *SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, _ciede.CIEDE_KIND, *_NUMPY_KINDS
         )  # fmt: skip
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
-        # the extractors run by Numba kernels (float_moment's sums are NumPy's)
-        self.compiled = tuple(ex for ex in self.ssim if ex.kind != MOMENT_KIND)
+        # the extractors run by Numba kernels (float_moment's and psnr_hvs' are NumPy's)
+        self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
+        for ex in self.ssim:
+            if ex.kind == _psnr_hvs.PSNR_HVS_KIND:
+                _psnr_hvs.check_size(pixel_format, bitdepth)
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -212,8 +220,8 @@ class HostFeatures:
         slot (float64; PSNR's squared-error sums uint64)."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
-                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment and ciede "
-                "read frames on the host; decode with ffmpeg (--decoder ffmpeg)"
+                "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, ciede and "
+                "psnr_hvs read frames on the host; decode with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -244,6 +252,10 @@ class HostFeatures:
                     a = (ref[k], *self._chroma(ref_chroma, k, ex.kind))
                     b = (dis[j][k], *self._chroma(dis_chroma[j], k, ex.kind))
                     row.update(_ciede.ciede_frame(ex, a, b, self.bitdepth))
+                elif ex.kind == _psnr_hvs.PSNR_HVS_KIND:
+                    a = (ref[k], *self._chroma(ref_chroma, k, ex.kind))
+                    b = (dis[j][k], *self._chroma(dis_chroma[j], k, ex.kind))
+                    row.update(_psnr_hvs.psnr_hvs_frame(ex, a, b, self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row

@@ -11,7 +11,9 @@ planes read, with the compiled kernels of :mod:`admcuda.compiled.ssim` and
 chroma planes read, with :mod:`admcuda.compiled.speed`), and ``--feature float_moment``
 (on the host from the luma planes read, with NumPy: :mod:`admcuda.vmaf.moment`), and
 ``--feature ciede`` (on the host from the luma and chroma planes read, with
-:mod:`admcuda.compiled.ciede`). It registers extractors as libvmaf does
+:mod:`admcuda.compiled.ciede`), and ``--feature psnr_hvs`` (on the host from the luma and
+chroma planes read, with NumPy: :mod:`admcuda.vmaf.psnr_hvs`). It registers extractors
+as libvmaf does
 (``vmaf_use_features_from_model`` for each model in order, then ``vmaf_use_feature`` for
 each feature; ``feature_extractor_vector_append`` keeps the first of two extractors with
 the same name and feature parameters, so ``vmaf_v0.6.1`` and ``vmaf_4k_v0.6.1`` share
@@ -67,11 +69,13 @@ from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ciede as _ciede
 from admcuda.vmaf import moment as _moment
+from admcuda.vmaf import psnr_hvs as _psnr_hvs
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
 from admcuda.vmaf.ciede import CiedeOptions
 from admcuda.vmaf.moment import MomentOptions
+from admcuda.vmaf.psnr_hvs import PsnrHvsOptions
 from admcuda.vmaf.speed import SpeedChromaOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
@@ -95,6 +99,7 @@ ExtractorOptions: TypeAlias = (
     | SpeedChromaOptions
     | MomentOptions
     | CiedeOptions
+    | PsnrHvsOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -112,11 +117,12 @@ FEATURE_NAMES: Mapping[str, str] = {
     "speed_chroma": "speed_chroma",
     "float_moment": "float_moment",
     "ciede": "ciede",
+    "psnr_hvs": "psnr_hvs",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment in NumPy,
-# ciede as a compiled kernel on the luma and chroma planes.
+# ciede as a compiled kernel on the luma and chroma planes, psnr_hvs in NumPy on them.
 HOST_KINDS = frozenset(
     {
         "psnr",
@@ -125,6 +131,7 @@ HOST_KINDS = frozenset(
         _speed.SPEED_KIND,
         _moment.MOMENT_KIND,
         _ciede.CIEDE_KIND,
+        _psnr_hvs.PSNR_HVS_KIND,
     }
 )
 
@@ -162,11 +169,12 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment`` or ``ciede``.
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``ciede`` or
+        ``psnr_hvs``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
-        CambiOptions, SpeedChromaOptions, MomentOptions or CiedeOptions
+        CambiOptions, SpeedChromaOptions, MomentOptions, CiedeOptions or PsnrHvsOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -296,7 +304,7 @@ class FeaturePlan:
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
         (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        ciede)."""
+        ciede, psnr_hvs)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -319,9 +327,9 @@ class FeaturePlan:
 
     def chroma_wanted(self, pixel_format: str) -> bool:
         """Whether a run over ``pixel_format`` inputs reads chroma planes (PSNR's,
-        speed_chroma's, ciede's)."""
+        speed_chroma's, ciede's, psnr_hvs')."""
         return str(pixel_format) != "400" and any(
-            ex.kind in (_speed.SPEED_KIND, _ciede.CIEDE_KIND)
+            ex.kind in (_speed.SPEED_KIND, _ciede.CIEDE_KIND, _psnr_hvs.PSNR_HVS_KIND)
             or (ex.kind == "psnr" and ex.options.enable_chroma)  # type: ignore[union-attr]
             for ex in self.host_extractors
         )
@@ -403,6 +411,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         assert isinstance(options, CiedeOptions)
         outputs = _ciede.output_names()
         return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _psnr_hvs.PSNR_HVS_KIND:
+        assert isinstance(options, PsnrHvsOptions)
+        outputs = _psnr_hvs.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _speed.SPEED_KIND:
         assert isinstance(options, SpeedChromaOptions)
         outputs = _speed.output_names(options)
@@ -475,7 +487,7 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {k: v[:4] for k, v in _cambi.TABLE.items()}
     if kind == _speed.SPEED_KIND:
         return dict(_speed.TABLE)
-    if kind in (_moment.MOMENT_KIND, _ciede.CIEDE_KIND):
+    if kind in (_moment.MOMENT_KIND, _ciede.CIEDE_KIND, _psnr_hvs.PSNR_HVS_KIND):
         return {}
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
@@ -538,7 +550,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
-            "speed_chroma, float_moment and ciede, with options as NAME=KEY=VALUE:KEY=VALUE"
+            "speed_chroma, float_moment, ciede and psnr_hvs, with options as "
+            "NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -586,6 +599,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, MomentOptions()
     if kind == _ciede.CIEDE_KIND:
         return name, CiedeOptions()
+    if kind == _psnr_hvs.PSNR_HVS_KIND:
+        return name, PsnrHvsOptions()
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -664,20 +679,21 @@ def build_plan(
         want = {
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
-            "float_moment": MomentOptions, "ciede": CiedeOptions,
+            "float_moment": MomentOptions, "ciede": CiedeOptions, "psnr_hvs": PsnrHvsOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
-                "float_ms_ssim, cambi, speed_chroma, float_moment or ciede, with AdmOptions, "
-                "VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, "
-                "CambiOptions, SpeedChromaOptions, MomentOptions or CiedeOptions"
+                "float_ms_ssim, cambi, speed_chroma, float_moment, ciede or psnr_hvs, with "
+                "AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, "
+                "MsSsimOptions, CambiOptions, SpeedChromaOptions, MomentOptions, CiedeOptions "
+                "or PsnrHvsOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment or ciede)"
+            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, ciede or psnr_hvs)"
         )
 
     extractors: list[Extractor] = []
