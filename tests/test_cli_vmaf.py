@@ -293,7 +293,7 @@ def test_adm_alone_without_model(tmp_path):
         (["--model", "path=/nonexistent/model.json"], "/nonexistent/model.json"),
         (["--model", "version=vmaf_v0.6.1:bogus"], "bogus"),
         (["--feature", "motion=motion_fps_weight=9"], "motion_fps_weight"),
-        (["--feature", "ciede"], "--feature ciede"),
+        (["--feature", "float_ansnr"], "--feature float_ansnr"),
         (["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], "named 'vmaf'"),
     ],
 )

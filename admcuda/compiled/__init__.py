@@ -12,7 +12,8 @@ one the GPU path uses on the host, so every output is the reference's double:
 - :mod:`.ssim`: libvmaf's ``float_ssim`` and ``float_ms_ssim`` of a frame, which the
   pipeline computes on the host beside any engine (:mod:`admcuda.vmaf.host`);
 - :mod:`.cambi`: libvmaf's ``cambi`` banding score of a plane, on the host likewise;
-- :mod:`.speed`: libvmaf's ``speed_chroma`` of a chroma plane pair, on the host likewise.
+- :mod:`.speed`: libvmaf's ``speed_chroma`` of a chroma plane pair, on the host likewise;
+- :mod:`.ciede`: libvmaf's ``ciede`` colour difference of a frame pair, on the host likewise.
 
 Numba is optional (``pip install ".[fast]"``): :func:`available` says whether it
 imports, and without it the CPU backend runs the NumPy reference. Kernels compile on
@@ -40,7 +41,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __all__ = ["ALL_KINDS", "available", "cached", "kernels_for", "skip_blas_probe", "warm_up"]
 
-ALL_KINDS = ("adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi", "speed_chroma")
+ALL_KINDS = (
+    "adm", "vif", "motion", "float_ssim", "float_ms_ssim", "cambi", "speed_chroma", "ciede"
+)  # fmt: skip
 """Every kind of feature with compiled kernels (``admcuda warmup`` loads them all)."""
 
 
@@ -129,6 +132,13 @@ def warm_up(
                     )  # fmt: skip
                 speed.speed_score(side, side, np.float32(0.29), np.float32(0.0), 0)
             done.append("speed_chroma")
+        if "ciede" in kinds:
+            from . import ciede
+
+            for dtype in (np.uint8, np.uint16):
+                plane = (np.arange(64) * 37 % 200).astype(dtype).reshape(8, 8)
+                ciede.ciede_sum(plane, plane.T.copy(), plane, plane[::-1].copy(), plane, plane, 8)
+            done.append("ciede")
     return done
 
 

@@ -45,10 +45,12 @@ from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
+from admcuda.vmaf.ciede import CIEDE_KIND, ciede_frame
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
+from admcuda.vmaf.psnr_hvs import PSNR_HVS_KIND, psnr_hvs_frame
 from admcuda.vmaf.speed import SPEED_KIND, speed_chroma_frame
 from admcuda.vmaf.ssim import SSIM_KINDS, ssim_frame
 
@@ -112,8 +114,9 @@ def score_pair(
         False for a frame that ``--subsample`` passes over: only motion's score is
         computed (``dis`` is not read), and PSNR's with ``enable_apsnr``.
     ref_chroma, dis_chroma : sequence of two ndarray, optional
-        The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on) and
-        speed_chroma; the reference's by float_motion with ``motion_add_uv``.
+        The Cb and Cr planes, read by PSNR (where its ``enable_chroma`` is on),
+        speed_chroma, ciede and psnr_hvs; the reference's by float_motion with
+        ``motion_add_uv``.
     prev_ref_chroma : sequence of two ndarray, optional
         The Cb and Cr planes of the reference frame read before ``ref``, for float_motion
         with ``motion_add_uv``.
@@ -175,6 +178,15 @@ def score_pair(
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")
                 out.update(speed_chroma_frame(ex, tuple(ref_chroma), tuple(dis_chroma), bitdepth))
+            elif ex.kind == CIEDE_KIND:
+                if not ref_chroma or not dis_chroma:
+                    raise AdmError("ciede reads chroma: give the Y, Cb and Cr planes")
+                out.update(ciede_frame(ex, (ref, *ref_chroma), (dis, *dis_chroma), bitdepth))
+            elif ex.kind == PSNR_HVS_KIND:
+                if not ref_chroma or not dis_chroma:
+                    raise AdmError("psnr_hvs reads chroma: give the Y, Cb and Cr planes")
+                frames = (ref, *ref_chroma), (dis, *dis_chroma)
+                out.update(psnr_hvs_frame(ex, *frames, bitdepth))
             elif ex.kind == "adm":
                 values = compute_adm(ref, dis, bitdepth, ex.options)
                 for base, name in ex.names.items():

@@ -53,6 +53,9 @@ from admcuda.vmaf.psnr import aggregate_metrics
 
 __all__ = ["VmafExtractor"]
 
+# reading chroma (float_motion with its motion_add_uv)
+_CHROMA_KINDS = frozenset({"psnr", "speed_chroma", "float_motion", "ciede", "psnr_hvs"})
+
 ModelArg = str | os.PathLike | ModelSpec | Model
 
 
@@ -123,13 +126,13 @@ class VmafExtractor(Closing):
         cores).
     pixel_format : {"420", "422", "444", "400"}, optional
         The frames' chroma layout, needed where a feature reads chroma (``psnr`` with its
-        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models), whose
-        planes :meth:`extract` then takes as ``ref_chroma`` and ``dis_chroma``. ``"400"``
-        scores PSNR on luma alone, as libvmaf does. None (the default): luma planes only.
-        The host features (``psnr``, ``float_ssim``, ``float_ms_ssim``, ``cambi``,
-        ``speed_chroma``, ``float_moment``, ``float_psnr``, ``float_motion``) are computed
-        on the host beside the engine, as :func:`admcuda.score` computes them, with either
-        backend.
+        ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models, ``ciede``
+        and ``psnr_hvs``), whose planes :meth:`extract` then takes as ``ref_chroma`` and
+        ``dis_chroma``. ``"400"`` scores PSNR on luma alone, as libvmaf does. None (the
+        default): luma planes only. The host features (``psnr``, ``float_ssim``,
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
+        ``float_motion``, ``ciede``, ``psnr_hvs``) are computed on the host beside the
+        engine, as :func:`admcuda.score` computes them, with either backend.
 
     Attributes
     ----------
@@ -346,15 +349,17 @@ class VmafExtractor(Closing):
             the GPU with the CUDA backend, and are copied to the host with the CPU's);
             ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
             ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``float_psnr``,
-            ``float_motion``) read the luma on the host: with the CUDA backend, device planes
+            ``float_motion``, ``ciede``, ``psnr_hvs``) read the luma on the host: with the
+            CUDA backend, device planes are copied to the host for them, and only where one
+            of them runs.
             are copied to the host for them, and only where one of them runs.
         ref_chroma, dis_chroma : pair of arrays, optional
             Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
             array), of the ``pixel_format``'s chroma size as a file holds it (an odd side
             rounded up) and the luma's dtype. Needed where a feature reads chroma
             (``psnr`` with its ``enable_chroma``, ``speed_chroma``, so the
-            ``vmaf_v1.0.16`` models) and unread elsewhere; always read on the host (device
-            arrays are copied there).
+            ``vmaf_v1.0.16`` models, ``ciede`` and ``psnr_hvs``) and unread elsewhere;
+            always read on the host (device arrays are copied there).
 
         Returns
         -------
@@ -692,13 +697,13 @@ def _frames_of(chroma: Any, n: int, what: str) -> Sequence[Any]:
 
 def _chroma_readers(plan: FeaturePlan) -> list[str]:
     """The host features that read chroma planes: psnr, speed_chroma, float_motion with
-    its ``motion_add_uv``."""
+    its ``motion_add_uv``, ciede, psnr_hvs."""
     kinds = {
         ex.kind
         for ex in plan.host_extractors
         if ex.kind != "float_motion" or ex.options.motion_add_uv  # type: ignore[union-attr]
     }
-    return sorted(kinds & {"psnr", "speed_chroma", "float_motion"})
+    return sorted(kinds & _CHROMA_KINDS)
 
 
 def _on_host(plane: Any) -> np.ndarray:

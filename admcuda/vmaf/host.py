@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment, float_psnr, float_motion.
+speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -8,13 +8,15 @@ and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``camb
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
 ``float_moment`` and ``float_psnr`` by :mod:`admcuda.vmaf.moment` and
-:mod:`admcuda.vmaf.float_psnr` (NumPy, no Numba) on the luma planes, one frame a task
-on a thread pool: the kernels and NumPy's sums release the GIL and each frame's numbers
-are computed in the same order whatever thread runs it, so they are the same doubles as
-one frame after another. ``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`)
-reads the reference alone, frame after frame: the frames of a batch are blurred side by
-side, a few at a time, and each frame's score takes the previous frame's blurred
-pictures, kept from one batch to the next.
+:mod:`admcuda.vmaf.float_psnr` (NumPy, no Numba) on the luma planes, ``ciede`` by
+:mod:`admcuda.compiled.ciede` and ``psnr_hvs`` by :mod:`admcuda.vmaf.psnr_hvs` (NumPy) on
+the luma and chroma planes, one frame a task on a thread pool: the kernels and NumPy's
+array work release the GIL and each frame's numbers are computed in the same order
+whatever thread runs it, so they are the same doubles as one frame after another.
+``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`) reads the reference alone,
+frame after frame: the frames of a batch are blurred side by side, a few at a time, and
+each frame's score takes the previous frame's blurred pictures, kept from one batch to the
+next.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ import numpy as np
 from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import ciede as _ciede
 from admcuda.vmaf import float_motion as _float_motion
+from admcuda.vmaf import psnr_hvs as _psnr_hvs
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
@@ -45,7 +49,7 @@ __all__ = ["HostFeatures"]
 _log = logging.getLogger("admcuda")
 
 # The per-frame host features computed with NumPy alone (no Numba kernels to load).
-_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND})
+_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND, _psnr_hvs.PSNR_HVS_KIND})
 
 
 def _cores() -> int:
@@ -66,8 +70,8 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment and
-        float_psnr side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
+        float_psnr, ciede and psnr_hvs side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -79,13 +83,17 @@ class HostFeatures:
     ----------
     chroma_size : int
         Samples of both chroma planes of a frame the pipeline reads beside the luma plane
-        (PSNR's, speed_chroma's); 0 where no extractor reads chroma.
+        (PSNR's, speed_chroma's, float_motion's with ``motion_add_uv``, ciede's,
+        psnr_hvs'); 0 where no extractor reads chroma.
 
     Raises
     ------
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
-        176 samples a side, ``heatmaps_path`` where it cannot be written.
+        176 samples a side, ``heatmaps_path`` where it cannot be written, an input
+        float_motion, ciede or psnr_hvs does not score
+        (:func:`admcuda.vmaf.float_motion.check_size`, :func:`admcuda.vmaf.ciede.check_size`,
+        :func:`admcuda.vmaf.psnr_hvs.check_size`).
     """
 
     def __init__(
@@ -103,11 +111,16 @@ class HostFeatures:
     ) -> None:
         hosted = plan.host_extractors
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
-        per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, *_NUMPY_KINDS)
+        per_frame = (
+            *SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, _ciede.CIEDE_KIND, *_NUMPY_KINDS
+        )  # fmt: skip
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
-        # the extractors run by Numba kernels (float_moment's and float_psnr's sums are
-        # NumPy's)
+        # the extractors run by Numba kernels (float_moment's, float_psnr's and psnr_hvs'
+        # are NumPy's)
         self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
+        for ex in self.ssim:
+            if ex.kind == _psnr_hvs.PSNR_HVS_KIND:
+                _psnr_hvs.check_size(pixel_format, bitdepth)
         motion = [ex for ex in hosted if ex.kind == _float_motion.FLOAT_MOTION_KIND]
         for ex in motion:
             _float_motion.check_size(ex.options, width, height, pixel_format)  # type: ignore[arg-type]
@@ -132,11 +145,14 @@ class HostFeatures:
             for ex in self.compiled:
                 if ex.kind == _speed.SPEED_KIND:
                     _speed.check_size(ex.options, width, height, pixel_format)
+                if ex.kind == _ciede.CIEDE_KIND:
+                    _ciede.check_size(width, height, pixel_format, bitdepth)
             check_size(self.compiled, width, height)
             from admcuda.compiled import available
 
             if not available():
-                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels}
+                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels,
+                           _ciede.CIEDE_KIND: _ciede.kernels}  # fmt: skip
                 for ex in self.compiled:
                     loaders.get(ex.kind, kernels)()  # one line
             try:
@@ -181,7 +197,8 @@ class HostFeatures:
             return
         from admcuda.compiled import cached
 
-        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed"}
+        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed",
+                  _ciede.CIEDE_KIND: "ciede"}  # fmt: skip
         modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.compiled})
         if cached(modules) is False:
             _log.warning(
@@ -218,8 +235,8 @@ class HostFeatures:
         if not isinstance(ref, np.ndarray):
             raise AdmError(
                 "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
-                "float_psnr and float_motion read frames on the host; decode with ffmpeg "
-                "(--decoder ffmpeg)"
+                "float_psnr, float_motion, ciede and psnr_hvs read frames on the host; decode "
+                "with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -248,6 +265,14 @@ class HostFeatures:
                     row.update(moment_frame(ex, ref[k], dis[j][k], self.bitdepth))
                 elif ex.kind == FLOAT_PSNR_KIND:
                     row.update(float_psnr_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == _ciede.CIEDE_KIND:
+                    a = (ref[k], *self._chroma(ref_chroma, k, ex.kind))
+                    b = (dis[j][k], *self._chroma(dis_chroma[j], k, ex.kind))
+                    row.update(_ciede.ciede_frame(ex, a, b, self.bitdepth))
+                elif ex.kind == _psnr_hvs.PSNR_HVS_KIND:
+                    a = (ref[k], *self._chroma(ref_chroma, k, ex.kind))
+                    b = (dis[j][k], *self._chroma(dis_chroma[j], k, ex.kind))
+                    row.update(_psnr_hvs.psnr_hvs_frame(ex, a, b, self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
@@ -283,9 +308,10 @@ class HostFeatures:
             mapper = pool.map if step > 1 else map
             for run in self.motion:
                 uv = run.ex.options.motion_add_uv
+                what = "float_motion's motion_add_uv"
                 for k0 in range(0, frames, step):
                     planes = [
-                        [ref[k], *self._chroma(ref_chroma, k)] if uv else [ref[k]]
+                        [ref[k], *self._chroma(ref_chroma, k, what)] if uv else [ref[k]]
                         for k in range(k0, min(k0 + step, frames))
                     ]
                     for name, values in run.scores(planes, mapper).items():
@@ -296,13 +322,12 @@ class HostFeatures:
                 out[name] = values.copy()
         return results
 
-    def _chroma(self, chroma: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _chroma(
+        self, chroma: np.ndarray | None, k: int, kind: str = _speed.SPEED_KIND
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Frame ``k``'s Cb and Cr planes from a slot's flat chroma."""
         if chroma is None or not self.chroma_size:
-            raise AdmError(
-                "speed_chroma and float_motion's motion_add_uv read the chroma planes, which "
-                "this input does not give"
-            )
+            raise AdmError(f"{kind} reads the chroma planes, which this input does not give")
         ch, cw = self.shapes[1]
         return chroma[k, : ch * cw].reshape(ch, cw), chroma[k, ch * cw :].reshape(ch, cw)
 

@@ -12,8 +12,11 @@ chroma planes read, with :mod:`admcuda.compiled.speed`), and ``--feature float_m
 and ``float_psnr`` (on the host from the luma planes read, with NumPy:
 :mod:`admcuda.vmaf.moment`, :mod:`admcuda.vmaf.float_psnr`), and ``--feature
 float_motion`` (on the host from the reference planes read, luma and with its
-``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`). It registers
-extractors as libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
+``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`), and ``--feature
+ciede`` (on the host from the luma and chroma planes read, with
+:mod:`admcuda.compiled.ciede`), and ``--feature psnr_hvs`` (on the host from the luma and
+chroma planes read, with NumPy: :mod:`admcuda.vmaf.psnr_hvs`). It registers extractors as
+libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
 ``vmaf_use_feature`` for each feature; ``feature_extractor_vector_append`` keeps the first
 of two extractors with the same name and feature parameters, so ``vmaf_v0.6.1`` and
 ``vmaf_4k_v0.6.1`` share theirs while ``vmaf_v0.6.1neg``'s ``adm_enhn_gain_limit=1`` ADM is
@@ -66,15 +69,19 @@ from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import ciede as _ciede
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import float_psnr as _float_psnr
 from admcuda.vmaf import moment as _moment
+from admcuda.vmaf import psnr_hvs as _psnr_hvs
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
+from admcuda.vmaf.ciede import CiedeOptions
 from admcuda.vmaf.float_motion import FloatMotionOptions
 from admcuda.vmaf.float_psnr import FloatPsnrOptions
 from admcuda.vmaf.moment import MomentOptions
+from admcuda.vmaf.psnr_hvs import PsnrHvsOptions
 from admcuda.vmaf.speed import SpeedChromaOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
@@ -99,6 +106,8 @@ ExtractorOptions: TypeAlias = (
     | MomentOptions
     | FloatPsnrOptions
     | FloatMotionOptions
+    | CiedeOptions
+    | PsnrHvsOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -117,11 +126,14 @@ FEATURE_NAMES: Mapping[str, str] = {
     "float_moment": "float_moment",
     "float_psnr": "float_psnr",
     "float_motion": "float_motion",
+    "ciede": "ciede",
+    "psnr_hvs": "psnr_hvs",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment, float_psnr
-# and float_motion in NumPy.
+# and float_motion in NumPy, ciede as a compiled kernel on the luma and chroma planes,
+# psnr_hvs in NumPy on them.
 HOST_KINDS = frozenset(
     {
         "psnr",
@@ -131,6 +143,8 @@ HOST_KINDS = frozenset(
         _moment.MOMENT_KIND,
         _float_psnr.FLOAT_PSNR_KIND,
         _float_motion.FLOAT_MOTION_KIND,
+        _ciede.CIEDE_KIND,
+        _psnr_hvs.PSNR_HVS_KIND,
     }
 )
 
@@ -168,13 +182,13 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr`` or
-        ``float_motion``.
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
+        ``float_motion``, ``ciede`` or ``psnr_hvs``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
-        CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions or
-        FloatMotionOptions
+        CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions,
+        FloatMotionOptions, CiedeOptions or PsnrHvsOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -316,7 +330,7 @@ class FeaturePlan:
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
         (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr)."""
+        float_psnr, float_motion, ciede, psnr_hvs)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -339,9 +353,9 @@ class FeaturePlan:
 
     def chroma_wanted(self, pixel_format: str) -> bool:
         """Whether a run over ``pixel_format`` inputs reads chroma planes (PSNR's,
-        speed_chroma's)."""
+        speed_chroma's, float_motion's with ``motion_add_uv``, ciede's, psnr_hvs')."""
         return str(pixel_format) != "400" and any(
-            ex.kind == _speed.SPEED_KIND
+            ex.kind in (_speed.SPEED_KIND, _ciede.CIEDE_KIND, _psnr_hvs.PSNR_HVS_KIND)
             or (ex.kind == "psnr" and ex.options.enable_chroma)  # type: ignore[union-attr]
             or (ex.kind == _float_motion.FLOAT_MOTION_KIND and ex.options.motion_add_uv)  # type: ignore[union-attr]
             for ex in self.host_extractors
@@ -434,6 +448,14 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         first, later = _float_motion.first_names(options), _float_motion.later_names(options)
         names = _float_motion.names(options)
         return Extractor(kind, name, options, names, first, (), later_outputs=later)
+    if kind == _ciede.CIEDE_KIND:
+        assert isinstance(options, CiedeOptions)
+        outputs = _ciede.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _psnr_hvs.PSNR_HVS_KIND:
+        assert isinstance(options, PsnrHvsOptions)
+        outputs = _psnr_hvs.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _speed.SPEED_KIND:
         assert isinstance(options, SpeedChromaOptions)
         outputs = _speed.output_names(options)
@@ -506,7 +528,12 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {k: v[:4] for k, v in _cambi.TABLE.items()}
     if kind == _speed.SPEED_KIND:
         return dict(_speed.TABLE)
-    if kind in (_moment.MOMENT_KIND, _float_psnr.FLOAT_PSNR_KIND):
+    if kind in (
+        _moment.MOMENT_KIND,
+        _float_psnr.FLOAT_PSNR_KIND,
+        _ciede.CIEDE_KIND,
+        _psnr_hvs.PSNR_HVS_KIND,
+    ):
         return {}
     if kind == _float_motion.FLOAT_MOTION_KIND:
         return dict(_float_motion.TABLE)
@@ -571,7 +598,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
-            "speed_chroma, float_moment, float_psnr and float_motion, with options as "
+            "speed_chroma, float_moment, float_psnr, float_motion, ciede and psnr_hvs, with "
+            "options as NAME=KEY=VALUE:KEY=VALUE"
             "NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
@@ -622,6 +650,10 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, FloatPsnrOptions()
     if kind == _float_motion.FLOAT_MOTION_KIND:
         return name, _float_motion.parse_options(where, given, _parse_value)
+    if kind == _ciede.CIEDE_KIND:
+        return name, CiedeOptions()
+    if kind == _psnr_hvs.PSNR_HVS_KIND:
+        return name, PsnrHvsOptions()
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -701,22 +733,24 @@ def build_plan(
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
             "float_moment": MomentOptions, "float_psnr": FloatPsnrOptions,
-            "float_motion": FloatMotionOptions,
+            "float_motion": FloatMotionOptions, "ciede": CiedeOptions,
+            "psnr_hvs": PsnrHvsOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
-                "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr or "
-                "float_motion, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
+                "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, float_motion, "
+                "ciede or psnr_hvs, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
                 "SsimOptions, MsSsimOptions, CambiOptions, SpeedChromaOptions, "
-                "MomentOptions, FloatPsnrOptions or FloatMotionOptions"
+                "MomentOptions, FloatPsnrOptions, FloatMotionOptions, CiedeOptions or "
+                "PsnrHvsOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr or "
-            "float_motion)"
+            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
+            "float_motion, ciede or psnr_hvs)"
         )
 
     extractors: list[Extractor] = []
