@@ -280,7 +280,8 @@ def score_files(
         ``"adm=adm_enhn_gain_limit=1.0"`` (``*_cuda`` names too), ``"psnr"`` (its
         ``apsnr_*`` in the result's :attr:`~AdmResult.aggregate`), ``"float_ssim"``,
         ``"float_ms_ssim=enable_lcs=true"`` (with Numba), ``"float_moment"``,
-        ``"float_psnr"``, ``"float_motion=motion_filter_size=3"``, after the models'.
+        ``"float_psnr"``, ``"float_motion=motion_filter_size=3"``,
+        ``"speed_temporal=speed_use_ref_diff=true"`` (with Numba), after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
     autorotate : bool, optional

@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment, float_psnr, float_motion.
+speed_chroma, float_moment, float_psnr, float_motion, speed_temporal.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -14,7 +14,11 @@ are computed in the same order whatever thread runs it, so they are the same dou
 one frame after another. ``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`)
 reads the reference alone, frame after frame: the frames of a batch are blurred side by
 side, a few at a time, and each frame's score takes the previous frame's blurred
-pictures, kept from one batch to the next.
+pictures, kept from one batch to the next. ``speed_temporal``
+(:class:`admcuda.vmaf.speed_temporal.TemporalRun`, the kernels of
+:mod:`admcuda.compiled.speed`) scores each frame of a batch against the frame before, on
+the threads side by side, keeping the last reference and distorted frames for the next
+batch; the frames ``subsample`` passes over are not computed.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf import speed_temporal as _speed_temporal
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
@@ -66,14 +71,17 @@ class HostFeatures:
     pixel_format : {"420", "422", "444", "400"}
     bitdepth : int
     threads : int, optional
-        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment and
-        float_psnr side by side (default: the usable cores).
+        Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
+        float_psnr and speed_temporal side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
         distorted input (``distorted``) scoring every frame (``subsample`` 1). Call
         :meth:`close` when the run ends.
     distorted, subsample : int, optional
+        ``subsample``: libvmaf's ``--subsample``, the frames handed to :meth:`compute` being
+        every frame read where a temporal feature runs; speed_temporal leaves the others
+        out (NaN).
 
     Attributes
     ----------
@@ -105,13 +113,20 @@ class HostFeatures:
         psnr = tuple(ex for ex in hosted if ex.kind == "psnr")
         per_frame = (*SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, *_NUMPY_KINDS)
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
-        # the extractors run by Numba kernels (float_moment's and float_psnr's sums are
-        # NumPy's)
+        # the extractors run by Numba kernels, speed_temporal's too (float_moment's and
+        # float_psnr's sums are NumPy's)
+        temporal = [ex for ex in hosted if ex.kind == _speed_temporal.SPEED_TEMPORAL_KIND]
         self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
+        self.compiled += tuple(temporal)
         motion = [ex for ex in hosted if ex.kind == _float_motion.FLOAT_MOTION_KIND]
         for ex in motion:
             _float_motion.check_size(ex.options, width, height, pixel_format)  # type: ignore[arg-type]
         self.motion = tuple(_float_motion.MotionRun(ex, bitdepth) for ex in motion)
+        for ex in temporal:
+            _speed_temporal.check_size(ex.options, width, height)  # type: ignore[arg-type]
+        self.temporal = tuple(
+            _speed_temporal.TemporalRun(ex, bitdepth, subsample) for ex in temporal
+        )
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -136,7 +151,11 @@ class HostFeatures:
             from admcuda.compiled import available
 
             if not available():
-                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels}
+                loaders = {
+                    _cambi.CAMBI_KIND: _cambi.kernels,
+                    _speed.SPEED_KIND: _speed.kernels,
+                    _speed_temporal.SPEED_TEMPORAL_KIND: _speed_temporal.kernels,
+                }
                 for ex in self.compiled:
                     loaders.get(ex.kind, kernels)()  # one line
             try:
@@ -181,7 +200,8 @@ class HostFeatures:
             return
         from admcuda.compiled import cached
 
-        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed"}
+        module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed",
+                  _speed_temporal.SPEED_TEMPORAL_KIND: "speed"}  # fmt: skip
         modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.compiled})
         if cached(modules) is False:
             _log.warning(
@@ -212,20 +232,23 @@ class HostFeatures:
         dis: Sequence[np.ndarray],
         dis_chroma: Sequence[np.ndarray | None],
         frames: int,
+        order: Sequence[int] | None = None,
     ) -> list[dict[str, np.ndarray]]:
         """Per distorted input, each host output over the first ``frames`` frames of the
-        slot (float64; PSNR's squared-error sums uint64)."""
+        slot (float64; PSNR's squared-error sums uint64). ``order``: each distorted
+        input's index among the run's (default 0, 1, ...), by which speed_temporal keeps
+        each input's last frame while inputs that end drop out of later batches."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
                 "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
-                "float_psnr and float_motion read frames on the host; decode with ffmpeg "
-                "(--decoder ffmpeg)"
+                "float_psnr, float_motion and speed_temporal read frames on the host; decode "
+                "with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
             results = self.psnr.compute(ref, ref_chroma, dis, dis_chroma, frames)
         if not self.ssim or frames <= 0:
-            return self._add_motion(results, ref, ref_chroma, frames)
+            return self._temporal(results, ref, ref_chroma, dis, frames, order)
         self._ready()
         tasks = [(j, k) for j in range(len(dis)) for k in range(frames)]
 
@@ -263,7 +286,20 @@ class HostFeatures:
             mine = rows[j * frames : (j + 1) * frames]
             for n in names:
                 out[n] = np.array([r[n] for r in mine], dtype=np.float64)
-        return self._add_motion(results, ref, ref_chroma, frames)
+        return self._temporal(results, ref, ref_chroma, dis, frames, order)
+
+    def _temporal(
+        self,
+        results: list[dict[str, np.ndarray]],
+        ref: np.ndarray,
+        ref_chroma: np.ndarray | None,
+        dis: Sequence[np.ndarray],
+        frames: int,
+        order: Sequence[int] | None,
+    ) -> list[dict[str, np.ndarray]]:
+        """The temporal features' outputs: float_motion's, then speed_temporal's."""
+        results = self._add_motion(results, ref, ref_chroma, frames)
+        return self._add_speed_temporal(results, ref, dis, frames, order)
 
     def _add_motion(
         self,
@@ -296,6 +332,33 @@ class HostFeatures:
                 out[name] = values.copy()
         return results
 
+    def _add_speed_temporal(
+        self,
+        results: list[dict[str, np.ndarray]],
+        ref: np.ndarray,
+        dis: Sequence[np.ndarray],
+        frames: int,
+        order: Sequence[int] | None,
+    ) -> list[dict[str, np.ndarray]]:
+        """speed_temporal's score of the first ``frames`` frames of the slot per distorted
+        input, the frames side by side on the threads."""
+        if not self.temporal or frames <= 0:
+            return results
+        self._ready()
+        inputs = list(range(len(dis))) if order is None else list(order)
+        step = min(self.threads, frames)
+        pool = ThreadPoolExecutor(step, thread_name_prefix="admcuda-speed") if step > 1 else None
+        try:
+            mapper = pool.map if pool is not None else map
+            for run in self.temporal:
+                scores = run.scores(ref, dis, frames, inputs, mapper)
+                for out, values in zip(results, scores, strict=True):
+                    out[run.ex.outputs[0]] = values
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        return results
+
     def _chroma(self, chroma: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Frame ``k``'s Cb and Cr planes from a slot's flat chroma."""
         if chroma is None or not self.chroma_size:
@@ -309,4 +372,5 @@ class HostFeatures:
     def __repr__(self) -> str:
         kinds = [ex.name for ex in self.ssim] + (["psnr"] if self.psnr is not None else [])
         kinds += [run.ex.name for run in self.motion]
+        kinds += [run.ex.name for run in self.temporal]
         return f"HostFeatures({', '.join(kinds)}, threads={self.threads})"

@@ -12,7 +12,9 @@ chroma planes read, with :mod:`admcuda.compiled.speed`), and ``--feature float_m
 and ``float_psnr`` (on the host from the luma planes read, with NumPy:
 :mod:`admcuda.vmaf.moment`, :mod:`admcuda.vmaf.float_psnr`), and ``--feature
 float_motion`` (on the host from the reference planes read, luma and with its
-``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`). It registers
+``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`), and ``--feature
+speed_temporal`` (on the host from the luma planes read, each frame against the one read
+before, with :mod:`admcuda.compiled.speed`: :mod:`admcuda.vmaf.speed_temporal`). It registers
 extractors as libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
 ``vmaf_use_feature`` for each feature; ``feature_extractor_vector_append`` keeps the first
 of two extractors with the same name and feature parameters, so ``vmaf_v0.6.1`` and
@@ -70,12 +72,14 @@ from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import float_psnr as _float_psnr
 from admcuda.vmaf import moment as _moment
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf import speed_temporal as _speed_temporal
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
 from admcuda.vmaf.float_motion import FloatMotionOptions
 from admcuda.vmaf.float_psnr import FloatPsnrOptions
 from admcuda.vmaf.moment import MomentOptions
 from admcuda.vmaf.speed import SpeedChromaOptions
+from admcuda.vmaf.speed_temporal import SpeedTemporalOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
 __all__ = [
@@ -99,6 +103,7 @@ ExtractorOptions: TypeAlias = (
     | MomentOptions
     | FloatPsnrOptions
     | FloatMotionOptions
+    | SpeedTemporalOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -117,11 +122,12 @@ FEATURE_NAMES: Mapping[str, str] = {
     "float_moment": "float_moment",
     "float_psnr": "float_psnr",
     "float_motion": "float_motion",
+    "speed_temporal": "speed_temporal",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment, float_psnr
-# and float_motion in NumPy.
+# and float_motion in NumPy, speed_temporal as compiled kernels on the luma planes.
 HOST_KINDS = frozenset(
     {
         "psnr",
@@ -131,6 +137,7 @@ HOST_KINDS = frozenset(
         _moment.MOMENT_KIND,
         _float_psnr.FLOAT_PSNR_KIND,
         _float_motion.FLOAT_MOTION_KIND,
+        _speed_temporal.SPEED_TEMPORAL_KIND,
     }
 )
 
@@ -168,13 +175,13 @@ class Extractor:
     ----------
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
-        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr`` or
-        ``float_motion``.
+        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
+        ``float_motion`` or ``speed_temporal``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
-        CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions or
-        FloatMotionOptions
+        CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions,
+        FloatMotionOptions or SpeedTemporalOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -235,6 +242,8 @@ class Extractor:
     def history(self) -> int:
         """How many previous reference planes a frame's score reads: 0, 1 or (motion's
         five-frame window) 2."""
+        if self.kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+            return 1
         if self.kind == _float_motion.FLOAT_MOTION_KIND:
             return 0 if self.options.motion_force_zero else 1  # type: ignore[union-attr]
         if self.kind != "motion" or self.options.motion_force_zero:  # type: ignore[union-attr]
@@ -296,14 +305,15 @@ class FeaturePlan:
 
     @property
     def needs_every_frame(self) -> bool:
-        """True when motion runs: libvmaf runs it on every frame read, those ``--subsample``
+        """True when motion runs (or float_motion or speed_temporal, libvmaf's other
+        temporal extractors): libvmaf runs it on every frame read, those ``--subsample``
         passes over included (a scored frame's motion compares it with the frame read just
         before, and its motion2 reads the next frame read). Feed those frames to
         :func:`admcuda.vmaf.compute.score_pair` with ``scored=False``. PSNR's
         ``enable_apsnr`` too: its clip value sums every frame read."""
+        temporal = ("motion", _float_motion.FLOAT_MOTION_KIND, _speed_temporal.SPEED_TEMPORAL_KIND)
         return any(
-            ex.kind in ("motion", _float_motion.FLOAT_MOTION_KIND)
-            or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
+            ex.kind in temporal or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
             for ex in self.extractors
         )
 
@@ -316,7 +326,7 @@ class FeaturePlan:
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
         (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr)."""
+        float_psnr, float_motion, speed_temporal)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -438,6 +448,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         assert isinstance(options, SpeedChromaOptions)
         outputs = _speed.output_names(options)
         return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+        assert isinstance(options, SpeedTemporalOptions)
+        outputs = _speed_temporal.output_names(options)
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _cambi.CAMBI_KIND:
         assert isinstance(options, CambiOptions)
         outputs = _cambi.output_names(options)
@@ -510,6 +524,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {}
     if kind == _float_motion.FLOAT_MOTION_KIND:
         return dict(_float_motion.TABLE)
+    if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+        return dict(_speed_temporal.TABLE)
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -571,8 +587,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
-            "speed_chroma, float_moment, float_psnr and float_motion, with options as "
-            "NAME=KEY=VALUE:KEY=VALUE"
+            "speed_chroma, float_moment, float_psnr, float_motion and speed_temporal, with "
+            "options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -622,6 +638,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, FloatPsnrOptions()
     if kind == _float_motion.FLOAT_MOTION_KIND:
         return name, _float_motion.parse_options(where, given, _parse_value)
+    if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+        return name, _speed_temporal.parse_options(where, given, _parse_value)
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -701,22 +719,22 @@ def build_plan(
             "adm": AdmOptions, "vif": VifOptions, "motion": MotionOptions, "psnr": PsnrOptions,
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
             "float_moment": MomentOptions, "float_psnr": FloatPsnrOptions,
-            "float_motion": FloatMotionOptions,
+            "float_motion": FloatMotionOptions, "speed_temporal": SpeedTemporalOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
-                "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr or "
-                "float_motion, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
-                "SsimOptions, MsSsimOptions, CambiOptions, SpeedChromaOptions, "
-                "MomentOptions, FloatPsnrOptions or FloatMotionOptions"
+                "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
+                "float_motion or speed_temporal, with AdmOptions, VifOptions, MotionOptions, "
+                "PsnrOptions, SsimOptions, MsSsimOptions, CambiOptions, SpeedChromaOptions, "
+                "MomentOptions, FloatPsnrOptions, FloatMotionOptions or SpeedTemporalOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
-            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr or "
-            "float_motion)"
+            "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
+            "float_motion or speed_temporal)"
         )
 
     extractors: list[Extractor] = []
