@@ -391,3 +391,28 @@ def test_a_frame_needs_the_distorted_frame_before():
         T.speed_temporal_frame(ex, refs[1], diss[1], refs[0], diss[0][:-1], 8)
     with pytest.raises(AdmError, match="non-empty 2-D plane of uint16 at 10 bits"):
         T.speed_temporal_frame(ex, refs[1], diss[1], refs[0], diss[0], 10)
+
+
+# --- the kernels' stages ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernelscale", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("shape", [(80, 80), (97, 161), (243, 1999)])
+def test_the_filter_at_every_16th_sample_is_the_whole_filters(kernelscale, shape):
+    """The anti-alias filter computed at the samples decimation keeps: the same float32
+    as the whole filtered picture read at every 16th row and column."""
+    rng = np.random.default_rng(shape[1])
+    pic = (rng.integers(-4096, 4096, shape) / np.float32(16.0)).astype(np.float32)
+    taps = filters(float(np.float32(kernelscale))).antialias
+    whole = K._filter1d(taps, pic)[: shape[0] >> 4 << 4 : 16, : shape[1] >> 4 << 4 : 16]
+    assert np.array_equal(K._filter1d_every16(taps, pic), whole)
+
+
+@pytest.mark.parametrize("bitdepth", [8, 10, 12, 16])
+def test_the_picture_difference_is_picture_copys(bitdepth):
+    rng = np.random.default_rng(bitdepth)
+    dtype = np.uint8 if bitdepth == 8 else np.uint16
+    a, b = (rng.integers(0, 1 << bitdepth, (37, 53)).astype(dtype) for _ in "ab")
+    want = K.picture(a, bitdepth) - K.picture(b, bitdepth)
+    assert want.dtype == np.float32
+    assert np.array_equal(K.picture_difference(a, b, bitdepth), want)

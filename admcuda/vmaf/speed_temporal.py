@@ -121,12 +121,15 @@ def kernels() -> Any:
     return _speed.kernels(SPEED_TEMPORAL_KIND)
 
 
-def _picture(plane: np.ndarray, bitdepth: int) -> np.ndarray:
+def _difference(before: np.ndarray, after: np.ndarray, bitdepth: int) -> np.ndarray:
+    """The float32 picture of ``before`` less that of ``after`` (``picture_copy``, then
+    ``subtract_image``)."""
     try:
-        check_plane(plane, bitdepth, SPEED_TEMPORAL_KIND)
+        for plane in (before, after):
+            check_plane(plane, bitdepth, SPEED_TEMPORAL_KIND)
     except ValueError as exc:
         raise AdmError(str(exc)) from None
-    return kernels().picture(plane, bitdepth)  # type: ignore[no-any-return]
+    return kernels().picture_difference(before, after, bitdepth)  # type: ignore[no-any-return]
 
 
 def frame_scores(
@@ -150,13 +153,12 @@ def frame_scores(
             antialias=taps.antialias, gauss=taps.gauss, sigma_nn=sigma_nn,
         )  # fmt: skip
 
-    current = _picture(ref, bitdepth)
-    ref_side = side(_picture(prev_ref, bitdepth) - current)
+    ref_side = side(_difference(prev_ref, ref, bitdepth))
     scores = []
     for before, plane in zip(prev_dis, dis, strict=True):
-        now = current if options.speed_use_ref_diff else _picture(plane, bitdepth)
-        score, _ = speed.speed_score(ref_side, side(_picture(before, bitdepth) - now),
-                                     sigma_nn, nn_floor, 0)  # fmt: skip
+        now = ref if options.speed_use_ref_diff else plane
+        dis_side = side(_difference(before, now, bitdepth))
+        score, _ = speed.speed_score(ref_side, dis_side, sigma_nn, nn_floor, 0)
         scores.append(float(score))
     return scores
 
