@@ -47,6 +47,7 @@ from admcuda.reference.adm import compute_adm
 from admcuda.reference.vif import compute_vif
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
+from admcuda.vmaf.float_ansnr import FLOAT_ANSNR_KIND, float_ansnr_frame
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
@@ -180,6 +181,8 @@ def score_pair(
                 out.update(float_psnr_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_TEMPORAL_KIND:
                 out.update(speed_temporal_frame(ex, ref, dis, prev_ref, prev_dis, bitdepth))
+            elif ex.kind == FLOAT_ANSNR_KIND:
+                out.update(float_ansnr_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")

@@ -1,5 +1,5 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment, float_psnr, float_motion, speed_temporal.
+speed_chroma, float_moment, float_psnr, float_motion, speed_temporal, float_ansnr.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -7,15 +7,15 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment`` and ``float_psnr`` by :mod:`admcuda.vmaf.moment` and
-:mod:`admcuda.vmaf.float_psnr` (NumPy, no Numba) on the luma planes, one frame a task
-on a thread pool: the kernels and NumPy's sums release the GIL and each frame's numbers
-are computed in the same order whatever thread runs it, so they are the same doubles as
-one frame after another. ``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`)
-reads the reference alone, frame after frame: the frames of a batch are blurred side by
-side, a few at a time, and each frame's score takes the previous frame's blurred
-pictures, kept from one batch to the next. ``speed_temporal``
-(:class:`admcuda.vmaf.speed_temporal.TemporalRun`, the kernels of
+``float_moment``, ``float_psnr`` and ``float_ansnr`` by :mod:`admcuda.vmaf.moment`,
+:mod:`admcuda.vmaf.float_psnr` and :mod:`admcuda.vmaf.float_ansnr` (NumPy, no Numba) on
+the luma planes, one frame a task on a thread pool: the kernels and NumPy's sums release
+the GIL and each frame's numbers are computed in the same order whatever thread runs it,
+so they are the same doubles as one frame after another. ``float_motion``
+(:class:`admcuda.vmaf.float_motion.MotionRun`) reads the reference alone, frame after
+frame: the frames of a batch are blurred side by side, a few at a time, and each frame's
+score takes the previous frame's blurred pictures, kept from one batch to the next.
+``speed_temporal`` (:class:`admcuda.vmaf.speed_temporal.TemporalRun`, the kernels of
 :mod:`admcuda.compiled.speed`) scores each frame of a batch against the frame before, on
 the threads side by side, keeping the last reference and distorted frames for the next
 batch; the frames ``subsample`` passes over are not computed.
@@ -36,6 +36,7 @@ import numpy as np
 from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import float_ansnr as _float_ansnr
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import speed_temporal as _speed_temporal
@@ -50,7 +51,7 @@ __all__ = ["HostFeatures"]
 _log = logging.getLogger("admcuda")
 
 # The per-frame host features computed with NumPy alone (no Numba kernels to load).
-_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND})
+_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND, _float_ansnr.FLOAT_ANSNR_KIND})
 
 
 def _cores() -> int:
@@ -72,7 +73,8 @@ class HostFeatures:
     bitdepth : int
     threads : int, optional
         Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr and speed_temporal side by side (default: the usable cores).
+        float_psnr, speed_temporal and float_ansnr side by side (default: the usable
+        cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -93,7 +95,8 @@ class HostFeatures:
     ------
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
-        176 samples a side, ``heatmaps_path`` where it cannot be written.
+        176 samples a side, ``heatmaps_path`` where it cannot be written, a size
+        speed_temporal or float_ansnr does not score.
     """
 
     def __init__(
@@ -118,6 +121,8 @@ class HostFeatures:
         temporal = [ex for ex in hosted if ex.kind == _speed_temporal.SPEED_TEMPORAL_KIND]
         self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
         self.compiled += tuple(temporal)
+        if any(ex.kind == _float_ansnr.FLOAT_ANSNR_KIND for ex in hosted):
+            _float_ansnr.check_size(width, height)
         motion = [ex for ex in hosted if ex.kind == _float_motion.FLOAT_MOTION_KIND]
         for ex in motion:
             _float_motion.check_size(ex.options, width, height, pixel_format)  # type: ignore[arg-type]
@@ -241,8 +246,8 @@ class HostFeatures:
         if not isinstance(ref, np.ndarray):
             raise AdmError(
                 "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
-                "float_psnr, float_motion and speed_temporal read frames on the host; decode "
-                "with ffmpeg (--decoder ffmpeg)"
+                "float_psnr, float_motion, speed_temporal and float_ansnr read frames on the "
+                "host; decode with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -271,6 +276,9 @@ class HostFeatures:
                     row.update(moment_frame(ex, ref[k], dis[j][k], self.bitdepth))
                 elif ex.kind == FLOAT_PSNR_KIND:
                     row.update(float_psnr_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == _float_ansnr.FLOAT_ANSNR_KIND:
+                    row.update(_float_ansnr.float_ansnr_frame(ex, ref[k], dis[j][k],
+                                                              self.bitdepth))  # fmt: skip
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row

@@ -14,7 +14,9 @@ and ``float_psnr`` (on the host from the luma planes read, with NumPy:
 float_motion`` (on the host from the reference planes read, luma and with its
 ``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`), and ``--feature
 speed_temporal`` (on the host from the luma planes read, each frame against the one read
-before, with :mod:`admcuda.compiled.speed`: :mod:`admcuda.vmaf.speed_temporal`). It registers
+before, with :mod:`admcuda.compiled.speed`: :mod:`admcuda.vmaf.speed_temporal`), and
+``--feature float_ansnr`` (on the host from the luma planes read, with NumPy:
+:mod:`admcuda.vmaf.float_ansnr`). It registers
 extractors as libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
 ``vmaf_use_feature`` for each feature; ``feature_extractor_vector_append`` keeps the first
 of two extractors with the same name and feature parameters, so ``vmaf_v0.6.1`` and
@@ -68,6 +70,7 @@ from admcuda.reference.motion import MotionOptions
 from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
+from admcuda.vmaf import float_ansnr as _float_ansnr
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import float_psnr as _float_psnr
 from admcuda.vmaf import moment as _moment
@@ -75,6 +78,7 @@ from admcuda.vmaf import speed as _speed
 from admcuda.vmaf import speed_temporal as _speed_temporal
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
+from admcuda.vmaf.float_ansnr import FloatAnsnrOptions
 from admcuda.vmaf.float_motion import FloatMotionOptions
 from admcuda.vmaf.float_psnr import FloatPsnrOptions
 from admcuda.vmaf.moment import MomentOptions
@@ -104,6 +108,7 @@ ExtractorOptions: TypeAlias = (
     | FloatPsnrOptions
     | FloatMotionOptions
     | SpeedTemporalOptions
+    | FloatAnsnrOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -123,11 +128,13 @@ FEATURE_NAMES: Mapping[str, str] = {
     "float_psnr": "float_psnr",
     "float_motion": "float_motion",
     "speed_temporal": "speed_temporal",
+    "float_ansnr": "float_ansnr",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment, float_psnr
-# and float_motion in NumPy, speed_temporal as compiled kernels on the luma planes.
+# and float_motion in NumPy, speed_temporal as compiled kernels on the luma planes,
+# float_ansnr in NumPy.
 HOST_KINDS = frozenset(
     {
         "psnr",
@@ -138,6 +145,7 @@ HOST_KINDS = frozenset(
         _float_psnr.FLOAT_PSNR_KIND,
         _float_motion.FLOAT_MOTION_KIND,
         _speed_temporal.SPEED_TEMPORAL_KIND,
+        _float_ansnr.FLOAT_ANSNR_KIND,
     }
 )
 
@@ -176,12 +184,12 @@ class Extractor:
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
         ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
-        ``float_motion`` or ``speed_temporal``.
+        ``float_motion``, ``speed_temporal`` or ``float_ansnr``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
         CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions,
-        FloatMotionOptions or SpeedTemporalOptions
+        FloatMotionOptions, SpeedTemporalOptions or FloatAnsnrOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -326,7 +334,7 @@ class FeaturePlan:
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
         (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr, float_motion, speed_temporal)."""
+        float_psnr, float_motion, speed_temporal, float_ansnr)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -452,6 +460,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         assert isinstance(options, SpeedTemporalOptions)
         outputs = _speed_temporal.output_names(options)
         return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _float_ansnr.FLOAT_ANSNR_KIND:
+        assert isinstance(options, FloatAnsnrOptions)
+        outputs = _float_ansnr.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _cambi.CAMBI_KIND:
         assert isinstance(options, CambiOptions)
         outputs = _cambi.output_names(options)
@@ -526,6 +538,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return dict(_float_motion.TABLE)
     if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
         return dict(_speed_temporal.TABLE)
+    if kind == _float_ansnr.FLOAT_ANSNR_KIND:
+        return {}
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -587,8 +601,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
-            "speed_chroma, float_moment, float_psnr, float_motion and speed_temporal, with "
-            "options as NAME=KEY=VALUE:KEY=VALUE"
+            "speed_chroma, float_moment, float_psnr, float_motion, speed_temporal and "
+            "float_ansnr, with options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -640,6 +654,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, _float_motion.parse_options(where, given, _parse_value)
     if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
         return name, _speed_temporal.parse_options(where, given, _parse_value)
+    if kind == _float_ansnr.FLOAT_ANSNR_KIND:
+        return name, FloatAnsnrOptions()
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -720,21 +736,23 @@ def build_plan(
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
             "float_moment": MomentOptions, "float_psnr": FloatPsnrOptions,
             "float_motion": FloatMotionOptions, "speed_temporal": SpeedTemporalOptions,
+            "float_ansnr": FloatAnsnrOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
                 "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
-                "float_motion or speed_temporal, with AdmOptions, VifOptions, MotionOptions, "
-                "PsnrOptions, SsimOptions, MsSsimOptions, CambiOptions, SpeedChromaOptions, "
-                "MomentOptions, FloatPsnrOptions, FloatMotionOptions or SpeedTemporalOptions"
+                "float_motion, speed_temporal or float_ansnr, with AdmOptions, VifOptions, "
+                "MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, CambiOptions, "
+                "SpeedChromaOptions, MomentOptions, FloatPsnrOptions, FloatMotionOptions, "
+                "SpeedTemporalOptions or FloatAnsnrOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
             "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
-            "float_motion or speed_temporal)"
+            "float_motion, speed_temporal or float_ansnr)"
         )
 
     extractors: list[Extractor] = []
