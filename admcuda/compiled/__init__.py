@@ -130,6 +130,7 @@ def warm_up(
                         gauss=taps, sigma_nn=np.float32(0.29),
                     )  # fmt: skip
                 speed.speed_score(side, side, np.float32(0.29), np.float32(0.0), 0)
+                speed.picture_difference(plane, plane[::-1], depth)  # speed_temporal's
             done += speeds
     return done
 
