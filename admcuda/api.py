@@ -281,7 +281,8 @@ def score_files(
         ``apsnr_*`` in the result's :attr:`~AdmResult.aggregate`), ``"float_ssim"``,
         ``"float_ms_ssim=enable_lcs=true"`` (with Numba), ``"float_moment"``,
         ``"float_psnr"``, ``"float_motion=motion_filter_size=3"``, ``"ciede"`` (with Numba),
-        ``"psnr_hvs"``, after the models'.
+        ``"psnr_hvs"``, ``"speed_temporal=speed_use_ref_diff=true"`` (with Numba),
+        ``"float_ansnr"``, after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
     autorotate : bool, optional

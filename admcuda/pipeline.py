@@ -17,7 +17,7 @@ An engine has ``batch`` (frames per batch), ``host_empty(shape, dtype)``,
 distorted input]``; :class:`admcuda.backends.cuda.CudaAdm` and
 :class:`admcuda.backends.cpu.CpuEngine` are the two.
 
-Host features (``host``, :class:`admcuda.vmaf.psnr.HostPsnr`: PSNR) are computed on the
+Host features (``host``, :class:`admcuda.vmaf.host.HostFeatures`) are computed on the
 main thread from each slot after it is submitted, while the engine works, and their
 arrays join the engine's.
 
@@ -380,11 +380,13 @@ def run(
         Where given, a distorted input whose reading fails (an AdmError) is dropped and its
         one-line error stored here under its index, and the others go on; its results
         are empty. Otherwise the error is raised.
-    host : HostPsnr, optional
-        Features computed on the host from each slot (:class:`admcuda.vmaf.psnr.HostPsnr`):
-        its ``chroma_size`` chroma samples a frame are read beside the luma (raw YUV and
-        Y4M sources, and streams opened for chroma: :func:`admcuda.sources.make_source`'s
-        ``chroma``), and its ``compute`` arrays join the engine's.
+    host : HostFeatures, optional
+        Features computed on the host from each slot
+        (:class:`admcuda.vmaf.host.HostFeatures`): its ``chroma_size`` chroma samples a
+        frame are read beside the luma (raw YUV and Y4M sources, and streams opened for
+        chroma: :func:`admcuda.sources.make_source`'s ``chroma``), and its ``compute``
+        arrays join the engine's (given the slot's inputs and each distorted one's index,
+        for the features that keep a frame from one slot to the next).
 
     Returns
     -------
@@ -553,7 +555,7 @@ def run(
                 slot = item.slot
                 extra = host.compute(
                     slot.ref, slot.ref_chroma, [slot.dis[k] for k in order],
-                    [slot.dis_chroma[k] if chroma else None for k in order], n,
+                    [slot.dis_chroma[k] if chroma else None for k in order], n, order,
                 )  # fmt: skip
             inflight.append((ticket, item, order, extra))
             if len(inflight) > 1:

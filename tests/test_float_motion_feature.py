@@ -227,7 +227,7 @@ def test_names_and_registration():
         ("float_motion=motion_add_uv=1", "expects true or false"),
         ("float_motion=motion_fps_weight=-0", "reads as -0"),
         ("float_motion=", "bad option string ''"),
-        ("float_motions", "float_psnr, float_motion, ciede and psnr_hvs, with options"),
+        ("float_motions", "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal"),
         ("float_motion=motion_add_uv=true:motion_add_scale1=true", "wrong row stride"),
     ],
 )

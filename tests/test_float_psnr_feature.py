@@ -179,7 +179,7 @@ def test_names_and_registration():
         ("float_psnr=a=1:b=2", "would ignore 'a', 'b'; write --feature float_psnr"),
         ("float_psnr=", "bad option string ''"),
         ("float_psnr=x", "bad option string 'x'"),
-        ("float_psnrs", "float_psnr, float_motion, ciede and psnr_hvs, with options"),
+        ("float_psnrs", "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal"),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):

@@ -178,7 +178,10 @@ def test_names_and_registration():
         ("float_moment=a=1:b=2", "would ignore 'a', 'b'; write --feature float_moment"),
         ("float_moment=", "bad option string ''"),
         ("float_moment=x", "bad option string 'x'"),
-        ("float_moments", "float_moment, float_psnr, float_motion, ciede and psnr_hvs, with"),
+        (
+            "float_moments",
+            "float_moment, float_psnr, float_motion, ciede, psnr_hvs, speed_temporal",
+        ),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):

@@ -12,7 +12,8 @@ one the GPU path uses on the host, so every output is the reference's double:
 - :mod:`.ssim`: libvmaf's ``float_ssim`` and ``float_ms_ssim`` of a frame, which the
   pipeline computes on the host beside any engine (:mod:`admcuda.vmaf.host`);
 - :mod:`.cambi`: libvmaf's ``cambi`` banding score of a plane, on the host likewise;
-- :mod:`.speed`: libvmaf's ``speed_chroma`` of a chroma plane pair, on the host likewise;
+- :mod:`.speed`: libvmaf's ``speed_chroma`` of a chroma plane pair and ``speed_temporal``
+  of two consecutive frame pairs, on the host likewise;
 - :mod:`.ciede`: libvmaf's ``ciede`` colour difference of a frame pair, on the host likewise.
 
 Numba is optional (``pip install ".[fast]"``): :func:`available` says whether it
@@ -119,7 +120,8 @@ def warm_up(
                 sizes = {"enc_width": side, "enc_height": side, "enc_bitdepth": depth}
                 cambi.cambi_frame(plane, depth, tables, topk=0.6, **sizes)
             done.append("cambi")
-        if "speed_chroma" in kinds:
+        speeds = [k for k in ("speed_chroma", "speed_temporal") if k in kinds]
+        if speeds:
             from . import speed
 
             taps = speed.gaussian_taps(3, 0.6)
@@ -131,7 +133,8 @@ def warm_up(
                         gauss=taps, sigma_nn=np.float32(0.29),
                     )  # fmt: skip
                 speed.speed_score(side, side, np.float32(0.29), np.float32(0.0), 0)
-            done.append("speed_chroma")
+                speed.picture_difference(plane, plane[::-1], depth)  # speed_temporal's
+            done += speeds
         if "ciede" in kinds:
             from . import ciede
 

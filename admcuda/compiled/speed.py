@@ -1,12 +1,14 @@
-"""libvmaf's ``speed_chroma`` (SpEED-QA on the chroma planes) as Numba kernels.
+"""libvmaf's SpEED-QA (``speed_chroma`` on the chroma planes, ``speed_temporal`` on the
+difference of consecutive luma frames) as Numba kernels.
 
 Each output is the double libvmaf 3.2.0's scalar C writes (``src/feature/speed.c``, its
-``speed_chroma`` extractor, with ``vif_tools.c``'s filters and scalers and
-``picture_copy.c``): every operation in the C's precision and order. Per chroma plane
-(``speed_chroma_plane``):
+``speed_chroma`` and ``speed_temporal`` extractors, with ``vif_tools.c``'s filters and
+scalers and ``picture_copy.c``): every operation in the C's precision and order. Per
+picture (``speed_side``: a chroma plane's, or the float32 difference of two luma
+pictures, the previous frame's less the current one's):
 
 - samples become float32 less 128, divided by 4, 16 or 256 first at 10, 12 and 16 bits
-  (``picture_copy`` with offset -128);
+  (``picture_copy`` with offset -128: :func:`picture`);
 - an optional prescale (``speed_prescale`` away from 1 by 1e-3 or more) by nearest or
   bilinear sampling, in float32 with the C's float64 steps (``vif_scale_frame_*``);
 - a separable Gaussian anti-alias filter (float32 taps, float32 sums, vertical pass then
@@ -44,8 +46,11 @@ __all__ = [
     "VALID_KERNELSCALES",
     "filter_size",
     "gaussian_taps",
+    "picture",
+    "picture_difference",
     "speed_chroma_plane",
     "speed_score",
+    "speed_side",
 ]
 
 BLOCK = 5
@@ -199,17 +204,48 @@ def _scale_nearest(src, dw, dh):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _filter1d_every16(f, src):  # pragma: no cover - compiled
+    """``vif_filter1d_s`` then ``vif_dec16_s``: the filtered samples at every 16th row and
+    column alone, each the sum the whole filter gives it (the vertical pass on those rows,
+    every column; the horizontal pass at those columns)."""
+    h, w = src.shape
+    fw = f.shape[0]
+    dh = h >> NUM_SCALES
+    dw = w >> NUM_SCALES
+    dst = np.empty((dh, dw), dtype=np.float32)
+    tmp = np.empty(w, dtype=np.float32)
+    for di in range(dh):
+        i = di << NUM_SCALES
+        for j in range(w):
+            acc = _F0
+            for fi in range(fw):
+                ii = i - fw // 2 + fi
+                if ii < 0:
+                    ii = -ii
+                elif ii >= h:
+                    ii = 2 * h - ii - 2
+                acc = acc + f[fi] * src[ii, j]
+            tmp[j] = acc
+        for dj in range(dw):
+            j = dj << NUM_SCALES
+            acc = _F0
+            for fj in range(fw):
+                jj = j - fw // 2 + fj
+                if jj < 0:
+                    jj = -jj
+                elif jj >= w:
+                    jj = 2 * w - jj - 2
+                acc = acc + f[fj] * tmp[jj]
+            dst[di, dj] = acc
+    return dst
+
+
+@njit(cache=True, nogil=True)
 def _downscale(frame, antialias, gauss):  # pragma: no cover - compiled
     """``filter_and_downscale`` after the prescale: anti-alias, every 16th sample, less
     its local Gaussian mean."""
-    h, w = frame.shape
-    blurred = _filter1d(antialias, frame)
-    dh = h >> NUM_SCALES
-    dw = w >> NUM_SCALES
-    small = np.empty((dh, dw), dtype=np.float32)
-    for i in range(h // 16):
-        for j in range(w // 16):
-            small[i, j] = blurred[i * 16, j * 16]
+    small = _filter1d_every16(antialias, frame)
+    dh, dw = small.shape
     mean = _filter1d(gauss, small)
     for i in range(dh):
         for j in range(dw):
@@ -601,6 +637,65 @@ def speed_score(
     return np.float32(score), not (ref[2] and dis[2])
 
 
+@njit(cache=True, nogil=True)
+def _difference(before, after, scaler):  # pragma: no cover - compiled
+    """``picture_copy`` of two planes (less 128; divided by ``scaler`` first unless it is
+    0, the 8-bit path) and ``subtract_image``: float32 throughout."""
+    h, w = before.shape
+    out = np.empty((h, w), dtype=np.float32)
+    offset = np.float32(128.0)
+    for i in range(h):
+        for j in range(w):
+            if scaler == _F0:
+                a = np.float32(before[i, j]) - offset
+                b = np.float32(after[i, j]) - offset
+            else:
+                a = np.float32(before[i, j]) / scaler - offset
+                b = np.float32(after[i, j]) / scaler - offset
+            out[i, j] = a - b
+    return out
+
+
+def picture_difference(before: np.ndarray, after: np.ndarray, bitdepth: int) -> np.ndarray:
+    """``picture(before, bitdepth) - picture(after, bitdepth)`` in one pass: what
+    ``speed_temporal`` hands ``speed_side``."""
+    scaler = np.float32({8: 0.0, 10: 4.0, 12: 16.0, 16: 256.0}[bitdepth])
+    return _difference(np.ascontiguousarray(before), np.ascontiguousarray(after), scaler)
+
+
+def picture(plane: np.ndarray, bitdepth: int) -> np.ndarray:
+    """``picture_copy`` with offset -128: the plane's samples as float32, divided by 4, 16
+    or 256 at 10, 12 and 16 bits, less 128, each step in float32."""
+    if bitdepth == 8:
+        return plane.astype(np.float32) - np.float32(128.0)
+    scaler = np.float32({10: 4.0, 12: 16.0, 16: 256.0}[bitdepth])
+    return plane.astype(np.float32) / scaler - np.float32(128.0)
+
+
+def speed_side(
+    frame: np.ndarray,
+    *,
+    prescale: float,
+    method: str,
+    antialias: np.ndarray,
+    gauss: np.ndarray,
+    sigma_nn: np.float32,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """One float32 picture through ``filter_and_downscale`` (the prescale where
+    ``prescale`` is 1e-3 or more away from 1) and ``est_params``:
+    ``(entropies, variances, ok)``."""
+    h, w = frame.shape
+    if not abs(prescale - 1.0) < 1.0e-3:
+        sw = int(w * prescale + 0.5)
+        sh = int(h * prescale + 0.5)
+        if method == "bilinear":
+            frame = _scale_bilinear(frame, sw, sh)
+        else:
+            frame = _scale_nearest(frame, sw, sh)
+    small = _downscale(np.ascontiguousarray(frame), antialias, gauss)
+    return _est_params(small, sigma_nn)
+
+
 def speed_chroma_plane(
     plane: np.ndarray,
     *,
@@ -613,18 +708,5 @@ def speed_chroma_plane(
 ) -> tuple[np.ndarray, np.ndarray, bool]:
     """One side of one chroma plane through ``picture_copy``, ``filter_and_downscale``
     and ``est_params``: ``(entropies, variances, ok)``."""
-    h, w = plane.shape
-    if bitdepth == 8:
-        frame = plane.astype(np.float32) - np.float32(128.0)
-    else:
-        scaler = np.float32({10: 4.0, 12: 16.0, 16: 256.0}[bitdepth])
-        frame = plane.astype(np.float32) / scaler - np.float32(128.0)
-    if not abs(prescale - 1.0) < 1.0e-3:
-        sw = int(w * prescale + 0.5)
-        sh = int(h * prescale + 0.5)
-        if method == "bilinear":
-            frame = _scale_bilinear(frame, sw, sh)
-        else:
-            frame = _scale_nearest(frame, sw, sh)
-    small = _downscale(np.ascontiguousarray(frame), antialias, gauss)
-    return _est_params(small, sigma_nn)
+    return speed_side(picture(plane, bitdepth), prescale=prescale, method=method,
+                      antialias=antialias, gauss=gauss, sigma_nn=sigma_nn)  # fmt: skip

@@ -19,7 +19,9 @@ What the caller feeds, when the plan runs motion (:attr:`FeaturePlan.needs_every
   :attr:`FeaturePlan.history` is 2, motion's five-frame window); None for the first frame
   read, and for the second's ``prev_prev_ref``. libvmaf scores frame 0 (and frame 1 with
   the five-frame window) as 0 whatever the planes; a missing previous plane later scores 0
-  here too, where libvmaf fails, so never leave one out.
+  here too, where libvmaf fails, so never leave one out. speed_temporal also reads the
+  distorted plane read before ``dis``, as ``prev_dis``: its scored frame is the difference
+  of the two frames on each side.
 - ``--frame_skip_ref K``: libvmaf's tool drops the first K reference frames before it hands
   any to the library, so the first frame scored has no previous plane: ``prev_ref=None``.
   ``--frame_skip_dist`` moves the distorted file only.
@@ -46,12 +48,14 @@ from admcuda.reference.vif import compute_vif
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
 from admcuda.vmaf.ciede import CIEDE_KIND, ciede_frame
+from admcuda.vmaf.float_ansnr import FLOAT_ANSNR_KIND, float_ansnr_frame
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import Extractor, FeaturePlan
 from admcuda.vmaf.psnr import aggregate_metrics, psnr_frame
 from admcuda.vmaf.psnr_hvs import PSNR_HVS_KIND, psnr_hvs_frame
 from admcuda.vmaf.speed import SPEED_KIND, speed_chroma_frame
+from admcuda.vmaf.speed_temporal import SPEED_TEMPORAL_KIND, speed_temporal_frame
 from admcuda.vmaf.ssim import SSIM_KINDS, ssim_frame
 
 __all__ = ["aggregate_metrics", "finish_clip", "pooled", "score_clip", "score_pair"]
@@ -95,6 +99,7 @@ def score_pair(
     ref_chroma: Sequence[np.ndarray] | None = None,
     dis_chroma: Sequence[np.ndarray] | None = None,
     prev_ref_chroma: Sequence[np.ndarray] | None = None,
+    prev_dis: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Every extractor's per-frame outputs for one frame pair, by printed name.
 
@@ -105,7 +110,7 @@ def score_pair(
         Luma planes, uint8 at 8 bits and uint16 above.
     prev_ref : ndarray or None
         The reference plane read before ``ref`` (None for the first frame read); read by
-        motion and float_motion only.
+        motion, float_motion and speed_temporal only.
     bitdepth : int
         8 to 16.
     prev_prev_ref : ndarray or None
@@ -120,6 +125,9 @@ def score_pair(
     prev_ref_chroma : sequence of two ndarray, optional
         The Cb and Cr planes of the reference frame read before ``ref``, for float_motion
         with ``motion_add_uv``.
+    prev_dis : ndarray, optional
+        The distorted plane read before ``dis``, for speed_temporal (given with
+        ``prev_ref``).
 
     Returns
     -------
@@ -174,6 +182,10 @@ def score_pair(
                 out.update(moment_frame(ex, ref, dis, bitdepth))
             elif ex.kind == FLOAT_PSNR_KIND:
                 out.update(float_psnr_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == SPEED_TEMPORAL_KIND:
+                out.update(speed_temporal_frame(ex, ref, dis, prev_ref, prev_dis, bitdepth))
+            elif ex.kind == FLOAT_ANSNR_KIND:
+                out.update(float_ansnr_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")
@@ -320,6 +332,7 @@ def score_clip(
     prev: np.ndarray | None = None
     prev_prev: np.ndarray | None = None
     prev_chroma: list[np.ndarray] | None = None
+    prev_dis: np.ndarray | None = None
     for i, (ref_planes, dis_planes) in enumerate(pairs):
         ref, ref_chroma = _split(ref_planes)
         dis, dis_chroma = _split(dis_planes)
@@ -336,9 +349,10 @@ def score_clip(
                 ref_chroma=ref_chroma,
                 dis_chroma=dis_chroma,
                 prev_ref_chroma=prev_chroma,
+                prev_dis=prev_dis,
             )  # fmt: skip
         )
-        prev_prev, prev, prev_chroma = prev, ref, ref_chroma
+        prev_prev, prev, prev_chroma, prev_dis = prev, ref, ref_chroma, dis
     return finish_clip(plan, frames, subsample=subsample)
 
 

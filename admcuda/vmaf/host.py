@@ -1,5 +1,6 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
-speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs.
+speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, speed_temporal,
+float_ansnr.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -7,16 +8,20 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment`` and ``float_psnr`` by :mod:`admcuda.vmaf.moment` and
-:mod:`admcuda.vmaf.float_psnr` (NumPy, no Numba) on the luma planes, ``ciede`` by
-:mod:`admcuda.compiled.ciede` and ``psnr_hvs`` by :mod:`admcuda.vmaf.psnr_hvs` (NumPy) on
-the luma and chroma planes, one frame a task on a thread pool: the kernels and NumPy's
-array work release the GIL and each frame's numbers are computed in the same order
-whatever thread runs it, so they are the same doubles as one frame after another.
-``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`) reads the reference alone,
-frame after frame: the frames of a batch are blurred side by side, a few at a time, and
-each frame's score takes the previous frame's blurred pictures, kept from one batch to the
-next.
+``float_moment``, ``float_psnr`` and ``float_ansnr`` by :mod:`admcuda.vmaf.moment`,
+:mod:`admcuda.vmaf.float_psnr` and :mod:`admcuda.vmaf.float_ansnr` (NumPy, no Numba) on
+the luma planes, ``ciede`` by :mod:`admcuda.compiled.ciede` and ``psnr_hvs`` by
+:mod:`admcuda.vmaf.psnr_hvs` (NumPy) on the luma and chroma planes, one frame a task on a
+thread pool: the kernels and NumPy's array work release the GIL and each frame's numbers
+are computed in the same order whatever thread runs it, so they are the same doubles as
+one frame after another. ``float_motion`` (:class:`admcuda.vmaf.float_motion.MotionRun`)
+reads the reference alone, frame after frame: the frames of a batch are blurred side by
+side, a few at a time, and each frame's score takes the previous frame's blurred pictures,
+kept from one batch to the next. ``speed_temporal``
+(:class:`admcuda.vmaf.speed_temporal.TemporalRun`, the kernels of
+:mod:`admcuda.compiled.speed`) scores each frame of a batch against the frame before, on
+the threads side by side, keeping the last reference and distorted frames for the next
+batch; the frames ``subsample`` passes over are not computed.
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ciede as _ciede
+from admcuda.vmaf import float_ansnr as _float_ansnr
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import psnr_hvs as _psnr_hvs
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf import speed_temporal as _speed_temporal
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
 from admcuda.vmaf.plan import FeaturePlan
@@ -49,7 +56,9 @@ __all__ = ["HostFeatures"]
 _log = logging.getLogger("admcuda")
 
 # The per-frame host features computed with NumPy alone (no Numba kernels to load).
-_NUMPY_KINDS = frozenset({MOMENT_KIND, FLOAT_PSNR_KIND, _psnr_hvs.PSNR_HVS_KIND})
+_NUMPY_KINDS = frozenset(
+    {MOMENT_KIND, FLOAT_PSNR_KIND, _psnr_hvs.PSNR_HVS_KIND, _float_ansnr.FLOAT_ANSNR_KIND}
+)
 
 
 def _cores() -> int:
@@ -71,13 +80,17 @@ class HostFeatures:
     bitdepth : int
     threads : int, optional
         Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr, ciede and psnr_hvs side by side (default: the usable cores).
+        float_psnr, ciede, psnr_hvs, speed_temporal and float_ansnr side by side (default:
+        the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
         distorted input (``distorted``) scoring every frame (``subsample`` 1). Call
         :meth:`close` when the run ends.
     distorted, subsample : int, optional
+        ``subsample``: libvmaf's ``--subsample``, the frames handed to :meth:`compute` being
+        every frame read where a temporal feature runs; speed_temporal leaves the others
+        out (NaN).
 
     Attributes
     ----------
@@ -91,9 +104,11 @@ class HostFeatures:
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
         176 samples a side, ``heatmaps_path`` where it cannot be written, an input
-        float_motion, ciede or psnr_hvs does not score
+        float_motion, ciede, psnr_hvs, speed_temporal or float_ansnr does not score
         (:func:`admcuda.vmaf.float_motion.check_size`, :func:`admcuda.vmaf.ciede.check_size`,
-        :func:`admcuda.vmaf.psnr_hvs.check_size`).
+        :func:`admcuda.vmaf.psnr_hvs.check_size`,
+        :func:`admcuda.vmaf.speed_temporal.check_size`,
+        :func:`admcuda.vmaf.float_ansnr.check_size`).
     """
 
     def __init__(
@@ -115,16 +130,25 @@ class HostFeatures:
             *SSIM_KINDS, _cambi.CAMBI_KIND, _speed.SPEED_KIND, _ciede.CIEDE_KIND, *_NUMPY_KINDS
         )  # fmt: skip
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
-        # the extractors run by Numba kernels (float_moment's, float_psnr's and psnr_hvs'
-        # are NumPy's)
+        # the extractors run by Numba kernels, speed_temporal's too (float_moment's,
+        # float_psnr's, psnr_hvs' and float_ansnr's are NumPy's)
+        temporal = [ex for ex in hosted if ex.kind == _speed_temporal.SPEED_TEMPORAL_KIND]
         self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
+        self.compiled += tuple(temporal)
         for ex in self.ssim:
             if ex.kind == _psnr_hvs.PSNR_HVS_KIND:
                 _psnr_hvs.check_size(pixel_format, bitdepth)
+        if any(ex.kind == _float_ansnr.FLOAT_ANSNR_KIND for ex in hosted):
+            _float_ansnr.check_size(width, height)
         motion = [ex for ex in hosted if ex.kind == _float_motion.FLOAT_MOTION_KIND]
         for ex in motion:
             _float_motion.check_size(ex.options, width, height, pixel_format)  # type: ignore[arg-type]
         self.motion = tuple(_float_motion.MotionRun(ex, bitdepth) for ex in motion)
+        for ex in temporal:
+            _speed_temporal.check_size(ex.options, width, height)  # type: ignore[arg-type]
+        self.temporal = tuple(
+            _speed_temporal.TemporalRun(ex, bitdepth, subsample) for ex in temporal
+        )
         self.bitdepth = bitdepth
         self.psnr = (
             HostPsnr(
@@ -151,8 +175,12 @@ class HostFeatures:
             from admcuda.compiled import available
 
             if not available():
-                loaders = {_cambi.CAMBI_KIND: _cambi.kernels, _speed.SPEED_KIND: _speed.kernels,
-                           _ciede.CIEDE_KIND: _ciede.kernels}  # fmt: skip
+                loaders = {
+                    _cambi.CAMBI_KIND: _cambi.kernels,
+                    _speed.SPEED_KIND: _speed.kernels,
+                    _ciede.CIEDE_KIND: _ciede.kernels,
+                    _speed_temporal.SPEED_TEMPORAL_KIND: _speed_temporal.kernels,
+                }
                 for ex in self.compiled:
                     loaders.get(ex.kind, kernels)()  # one line
             try:
@@ -198,7 +226,8 @@ class HostFeatures:
         from admcuda.compiled import cached
 
         module = {_cambi.CAMBI_KIND: "cambi", _speed.SPEED_KIND: "speed",
-                  _ciede.CIEDE_KIND: "ciede"}  # fmt: skip
+                  _ciede.CIEDE_KIND: "ciede",
+                  _speed_temporal.SPEED_TEMPORAL_KIND: "speed"}  # fmt: skip
         modules = tuple({module.get(ex.kind, "ssim"): 0 for ex in self.compiled})
         if cached(modules) is False:
             _log.warning(
@@ -229,20 +258,23 @@ class HostFeatures:
         dis: Sequence[np.ndarray],
         dis_chroma: Sequence[np.ndarray | None],
         frames: int,
+        order: Sequence[int] | None = None,
     ) -> list[dict[str, np.ndarray]]:
         """Per distorted input, each host output over the first ``frames`` frames of the
-        slot (float64; PSNR's squared-error sums uint64)."""
+        slot (float64; PSNR's squared-error sums uint64). ``order``: each distorted
+        input's index among the run's (default 0, 1, ...), by which speed_temporal keeps
+        each input's last frame while inputs that end drop out of later batches."""
         if not isinstance(ref, np.ndarray):
             raise AdmError(
                 "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
-                "float_psnr, float_motion, ciede and psnr_hvs read frames on the host; decode "
-                "with ffmpeg (--decoder ffmpeg)"
+                "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal and float_ansnr "
+                "read frames on the host; decode with ffmpeg (--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
             results = self.psnr.compute(ref, ref_chroma, dis, dis_chroma, frames)
         if not self.ssim or frames <= 0:
-            return self._add_motion(results, ref, ref_chroma, frames)
+            return self._temporal(results, ref, ref_chroma, dis, frames, order)
         self._ready()
         tasks = [(j, k) for j in range(len(dis)) for k in range(frames)]
 
@@ -273,6 +305,9 @@ class HostFeatures:
                     a = (ref[k], *self._chroma(ref_chroma, k, ex.kind))
                     b = (dis[j][k], *self._chroma(dis_chroma[j], k, ex.kind))
                     row.update(_psnr_hvs.psnr_hvs_frame(ex, a, b, self.bitdepth))
+                elif ex.kind == _float_ansnr.FLOAT_ANSNR_KIND:
+                    row.update(_float_ansnr.float_ansnr_frame(ex, ref[k], dis[j][k],
+                                                              self.bitdepth))  # fmt: skip
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row
@@ -288,7 +323,20 @@ class HostFeatures:
             mine = rows[j * frames : (j + 1) * frames]
             for n in names:
                 out[n] = np.array([r[n] for r in mine], dtype=np.float64)
-        return self._add_motion(results, ref, ref_chroma, frames)
+        return self._temporal(results, ref, ref_chroma, dis, frames, order)
+
+    def _temporal(
+        self,
+        results: list[dict[str, np.ndarray]],
+        ref: np.ndarray,
+        ref_chroma: np.ndarray | None,
+        dis: Sequence[np.ndarray],
+        frames: int,
+        order: Sequence[int] | None,
+    ) -> list[dict[str, np.ndarray]]:
+        """The temporal features' outputs: float_motion's, then speed_temporal's."""
+        results = self._add_motion(results, ref, ref_chroma, frames)
+        return self._add_speed_temporal(results, ref, dis, frames, order)
 
     def _add_motion(
         self,
@@ -322,6 +370,33 @@ class HostFeatures:
                 out[name] = values.copy()
         return results
 
+    def _add_speed_temporal(
+        self,
+        results: list[dict[str, np.ndarray]],
+        ref: np.ndarray,
+        dis: Sequence[np.ndarray],
+        frames: int,
+        order: Sequence[int] | None,
+    ) -> list[dict[str, np.ndarray]]:
+        """speed_temporal's score of the first ``frames`` frames of the slot per distorted
+        input, the frames side by side on the threads."""
+        if not self.temporal or frames <= 0:
+            return results
+        self._ready()
+        inputs = list(range(len(dis))) if order is None else list(order)
+        step = min(self.threads, frames)
+        pool = ThreadPoolExecutor(step, thread_name_prefix="admcuda-speed") if step > 1 else None
+        try:
+            mapper = pool.map if pool is not None else map
+            for run in self.temporal:
+                scores = run.scores(ref, dis, frames, inputs, mapper)
+                for out, values in zip(results, scores, strict=True):
+                    out[run.ex.outputs[0]] = values
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        return results
+
     def _chroma(
         self, chroma: np.ndarray | None, k: int, kind: str = _speed.SPEED_KIND
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -334,4 +409,5 @@ class HostFeatures:
     def __repr__(self) -> str:
         kinds = [ex.name for ex in self.ssim] + (["psnr"] if self.psnr is not None else [])
         kinds += [run.ex.name for run in self.motion]
+        kinds += [run.ex.name for run in self.temporal]
         return f"HostFeatures({', '.join(kinds)}, threads={self.threads})"

@@ -15,8 +15,12 @@ float_motion`` (on the host from the reference planes read, luma and with its
 ``motion_add_uv`` chroma, with NumPy: :mod:`admcuda.vmaf.float_motion`), and ``--feature
 ciede`` (on the host from the luma and chroma planes read, with
 :mod:`admcuda.compiled.ciede`), and ``--feature psnr_hvs`` (on the host from the luma and
-chroma planes read, with NumPy: :mod:`admcuda.vmaf.psnr_hvs`). It registers extractors as
-libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
+chroma planes read, with NumPy: :mod:`admcuda.vmaf.psnr_hvs`), and ``--feature
+speed_temporal`` (on the host from the luma planes read, each frame against the one read
+before, with :mod:`admcuda.compiled.speed`: :mod:`admcuda.vmaf.speed_temporal`), and
+``--feature float_ansnr`` (on the host from the luma planes read, with NumPy:
+:mod:`admcuda.vmaf.float_ansnr`). It registers extractors as libvmaf does
+(``vmaf_use_features_from_model`` for each model in order, then
 ``vmaf_use_feature`` for each feature; ``feature_extractor_vector_append`` keeps the first
 of two extractors with the same name and feature parameters, so ``vmaf_v0.6.1`` and
 ``vmaf_4k_v0.6.1`` share theirs while ``vmaf_v0.6.1neg``'s ``adm_enhn_gain_limit=1`` ADM is
@@ -70,19 +74,23 @@ from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ciede as _ciede
+from admcuda.vmaf import float_ansnr as _float_ansnr
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import float_psnr as _float_psnr
 from admcuda.vmaf import moment as _moment
 from admcuda.vmaf import psnr_hvs as _psnr_hvs
 from admcuda.vmaf import speed as _speed
+from admcuda.vmaf import speed_temporal as _speed_temporal
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
 from admcuda.vmaf.ciede import CiedeOptions
+from admcuda.vmaf.float_ansnr import FloatAnsnrOptions
 from admcuda.vmaf.float_motion import FloatMotionOptions
 from admcuda.vmaf.float_psnr import FloatPsnrOptions
 from admcuda.vmaf.moment import MomentOptions
 from admcuda.vmaf.psnr_hvs import PsnrHvsOptions
 from admcuda.vmaf.speed import SpeedChromaOptions
+from admcuda.vmaf.speed_temporal import SpeedTemporalOptions
 from admcuda.vmaf.ssim import MsSsimOptions, SsimOptions
 
 __all__ = [
@@ -108,6 +116,8 @@ ExtractorOptions: TypeAlias = (
     | FloatMotionOptions
     | CiedeOptions
     | PsnrHvsOptions
+    | SpeedTemporalOptions
+    | FloatAnsnrOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -128,12 +138,15 @@ FEATURE_NAMES: Mapping[str, str] = {
     "float_motion": "float_motion",
     "ciede": "ciede",
     "psnr_hvs": "psnr_hvs",
+    "speed_temporal": "speed_temporal",
+    "float_ansnr": "float_ansnr",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment, float_psnr
 # and float_motion in NumPy, ciede as a compiled kernel on the luma and chroma planes,
-# psnr_hvs in NumPy on them.
+# psnr_hvs in NumPy on them, speed_temporal as compiled kernels on the luma planes,
+# float_ansnr in NumPy.
 HOST_KINDS = frozenset(
     {
         "psnr",
@@ -145,6 +158,8 @@ HOST_KINDS = frozenset(
         _float_motion.FLOAT_MOTION_KIND,
         _ciede.CIEDE_KIND,
         _psnr_hvs.PSNR_HVS_KIND,
+        _speed_temporal.SPEED_TEMPORAL_KIND,
+        _float_ansnr.FLOAT_ANSNR_KIND,
     }
 )
 
@@ -183,12 +198,13 @@ class Extractor:
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
         ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
-        ``float_motion``, ``ciede`` or ``psnr_hvs``.
+        ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal`` or ``float_ansnr``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
         CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions,
-        FloatMotionOptions, CiedeOptions or PsnrHvsOptions
+        FloatMotionOptions, CiedeOptions, PsnrHvsOptions, SpeedTemporalOptions or
+        FloatAnsnrOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -249,6 +265,8 @@ class Extractor:
     def history(self) -> int:
         """How many previous reference planes a frame's score reads: 0, 1 or (motion's
         five-frame window) 2."""
+        if self.kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+            return 1
         if self.kind == _float_motion.FLOAT_MOTION_KIND:
             return 0 if self.options.motion_force_zero else 1  # type: ignore[union-attr]
         if self.kind != "motion" or self.options.motion_force_zero:  # type: ignore[union-attr]
@@ -310,14 +328,15 @@ class FeaturePlan:
 
     @property
     def needs_every_frame(self) -> bool:
-        """True when motion runs: libvmaf runs it on every frame read, those ``--subsample``
+        """True when motion runs (or float_motion or speed_temporal, libvmaf's other
+        temporal extractors): libvmaf runs it on every frame read, those ``--subsample``
         passes over included (a scored frame's motion compares it with the frame read just
         before, and its motion2 reads the next frame read). Feed those frames to
         :func:`admcuda.vmaf.compute.score_pair` with ``scored=False``. PSNR's
         ``enable_apsnr`` too: its clip value sums every frame read."""
+        temporal = ("motion", _float_motion.FLOAT_MOTION_KIND, _speed_temporal.SPEED_TEMPORAL_KIND)
         return any(
-            ex.kind in ("motion", _float_motion.FLOAT_MOTION_KIND)
-            or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
+            ex.kind in temporal or (ex.kind == "psnr" and ex.options.enable_apsnr)  # type: ignore[union-attr]
             for ex in self.extractors
         )
 
@@ -330,7 +349,7 @@ class FeaturePlan:
     def host_extractors(self) -> tuple[Extractor, ...]:
         """The extractors computed on the host from the frames read, whatever the backend
         (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr, float_motion, ciede, psnr_hvs)."""
+        float_psnr, float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -460,6 +479,14 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         assert isinstance(options, SpeedChromaOptions)
         outputs = _speed.output_names(options)
         return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+        assert isinstance(options, SpeedTemporalOptions)
+        outputs = _speed_temporal.output_names(options)
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
+    if kind == _float_ansnr.FLOAT_ANSNR_KIND:
+        assert isinstance(options, FloatAnsnrOptions)
+        outputs = _float_ansnr.output_names()
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _cambi.CAMBI_KIND:
         assert isinstance(options, CambiOptions)
         outputs = _cambi.output_names(options)
@@ -537,6 +564,10 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {}
     if kind == _float_motion.FLOAT_MOTION_KIND:
         return dict(_float_motion.TABLE)
+    if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+        return dict(_speed_temporal.TABLE)
+    if kind == _float_ansnr.FLOAT_ANSNR_KIND:
+        return {}
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -598,9 +629,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
-            "speed_chroma, float_moment, float_psnr, float_motion, ciede and psnr_hvs, with "
-            "options as NAME=KEY=VALUE:KEY=VALUE"
-            "NAME=KEY=VALUE:KEY=VALUE"
+            "speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, "
+            "speed_temporal and float_ansnr, with options as NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
@@ -654,6 +684,10 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, CiedeOptions()
     if kind == _psnr_hvs.PSNR_HVS_KIND:
         return name, PsnrHvsOptions()
+    if kind == _speed_temporal.SPEED_TEMPORAL_KIND:
+        return name, _speed_temporal.parse_options(where, given, _parse_value)
+    if kind == _float_ansnr.FLOAT_ANSNR_KIND:
+        return name, FloatAnsnrOptions()
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -734,23 +768,24 @@ def build_plan(
             **_ssim.OPTIONS_TYPES, "cambi": CambiOptions, "speed_chroma": SpeedChromaOptions,
             "float_moment": MomentOptions, "float_psnr": FloatPsnrOptions,
             "float_motion": FloatMotionOptions, "ciede": CiedeOptions,
-            "psnr_hvs": PsnrHvsOptions,
+            "psnr_hvs": PsnrHvsOptions, "speed_temporal": SpeedTemporalOptions,
+            "float_ansnr": FloatAnsnrOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
                 "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, float_motion, "
-                "ciede or psnr_hvs, with AdmOptions, VifOptions, MotionOptions, PsnrOptions, "
-                "SsimOptions, MsSsimOptions, CambiOptions, SpeedChromaOptions, "
-                "MomentOptions, FloatPsnrOptions, FloatMotionOptions, CiedeOptions or "
-                "PsnrHvsOptions"
+                "ciede, psnr_hvs, speed_temporal or float_ansnr, with AdmOptions, VifOptions, "
+                "MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, CambiOptions, "
+                "SpeedChromaOptions, MomentOptions, FloatPsnrOptions, FloatMotionOptions, "
+                "CiedeOptions, PsnrHvsOptions, SpeedTemporalOptions or FloatAnsnrOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
             "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
-            "float_motion, ciede or psnr_hvs)"
+            "float_motion, ciede, psnr_hvs, speed_temporal or float_ansnr)"
         )
 
     extractors: list[Extractor] = []
