@@ -211,7 +211,7 @@ def test_names_and_registration():
         ("ciede=debug=true", "ciede has no options and would ignore 'debug'"),
         ("ciede=a=1:b=2", "would ignore 'a', 'b'; write --feature ciede"),
         ("ciede=", "bad option string ''"),
-        ("ciedes", "ciede and psnr_hvs, with options"),
+        ("ciedes", "float_motion, ciede, psnr_hvs, speed_temporal"),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):

@@ -202,7 +202,7 @@ def test_names_and_registration():
         ("psnr_hvs=debug=true", "psnr_hvs has no options and would ignore 'debug'"),
         ("psnr_hvs=a=1:b=2", "would ignore 'a', 'b'; write --feature psnr_hvs"),
         ("psnr_hvs=", "bad option string ''"),
-        ("psnr_hvs_y", "ciede and psnr_hvs, with options"),
+        ("psnr_hvs_y", "float_motion, ciede, psnr_hvs, speed_temporal"),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):

@@ -231,7 +231,7 @@ def test_names_and_registration():
         ("speed_temporal=speed_prescale=1.5", "taller than the buffer libvmaf scales it into"),
         ("speed_temporal=speed_prescale=0.2", "leaves no 5x5 block after decimation by 16"),
         ("speed_temporal=speed_nn_floor=-0", "reads as -0"),
-        ("speed_temporals", "float_psnr, float_motion, speed_temporal"),
+        ("speed_temporals", "float_motion, ciede, psnr_hvs, speed_temporal"),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):
