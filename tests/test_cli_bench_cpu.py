@@ -47,7 +47,7 @@ def test_rows_and_their_commands():
     assert r.env == {"ADMCUDA_CPU_ENGINE": "compiled"} and r.frames == 16 and r.key == "vmaf"
     r = by["admcuda ADM, numpy engine", 1]
     assert " ".join(r.argv()[4:]) == (
-        f"{geometry} --frame-cnt 2 --backend cpu --threads 1 -q --json "
+        f"{geometry} --feature adm -n --frame-cnt 2 --backend cpu --threads 1 -q --json "
         "-o /t/admcuda-adm-numpy-1.json"
     )
     assert r.env == {"ADMCUDA_CPU_ENGINE": "numpy"} and r.frames == 2

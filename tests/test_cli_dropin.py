@@ -141,17 +141,19 @@ def test_raw_flags_beside_a_y4m_input_get_one_warning(tmp_path, capsys):
         return json.loads(out)["frames"], err
 
     want, err = score("-r", ref_y4m, "-d", dis)
+    assert "vmaf" in want[0]["metrics"]  # no --model: vmaf_v0.6.1, as libvmaf's tool
     assert err == ""
     for flags in (GEOMETRY, ["-p", "420"], ["-b", "8"], [*GEOMETRY, "-p", "420", "-b", "8"]):
         assert score("-r", ref_y4m, "-d", dis, *flags) == (
             want,
             f"{warning}reference file '{ref_y4m}'\n",
         )
-    assert score(ref_y4m, dis_y4m, "-b", "8") == (
+    model = ["--model", "version=vmaf_v0.6.1"]  # REF DIS alone would be ADM alone
+    assert score(ref_y4m, dis_y4m, "-b", "8", *model) == (
         want,
         f"{warning}reference file '{ref_y4m}' and distorted file '{dis_y4m}'\n",
     )
-    assert score(ref, dis, *GEOMETRY) == (want, "")
+    assert score(ref, dis, *GEOMETRY, *model) == (want, "")
 
 
 def test_libvmaf_long_spellings(pair, tmp_path):
@@ -207,7 +209,7 @@ def test_feature_option_values_are_libvmafs_six_digits(pair, tmp_path):
     for text in ("4.1234567", "4.12346", "3.000000001", "3"):
         out = tmp_path / f"{text}.json"
         feature = f"adm=adm_norm_view_dist={text}:debug=true"
-        args = ["score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "--feature", feature]
+        args = ["score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "-n", "--feature", feature]
         assert main([*args, "--json", "-o", str(out)]) == 0
         doc = json.loads(out.read_text())
         docs[text] = (doc["frames"], doc["pooled_metrics"])
@@ -304,7 +306,8 @@ def test_feature_options_go_through_the_option_parser():
 def test_libvmaf_usage_errors(pair, tmp_path, extra, needle):
     ref, dis = pair
     out = tmp_path / "out.json"
-    proc = run_cli("score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "-o", str(out), *extra)
+    # -n: no vmaf_v0.6.1 added to a -r/-d command line, so the errors are ADM's own
+    proc = run_cli("score", "-r", str(ref), "-d", str(dis), *GEOMETRY, "-n", "-o", str(out), *extra)
     assert needle in one_error_line(proc, 2)
     assert not out.exists()
 
@@ -657,7 +660,7 @@ def test_libvmaf_flags_reach_run_ladder(fake_ladder, tmp_path):
     assert main(["score", "-r", "r.yuv", "-d", "a.yuv", "-d", "b.yuv", *GEOMETRY,
                  "--frame_cnt", "5", "--frame_skip_ref", "1", "--frame_skip_dist", "2",
                  "--subsample", "3", "--threads", "4", "-o", str(tmp_path / "{name}.json"),
-                 "--feature", "adm=adm_enhn_gain_limit=1.2:debug=true"]) == 0  # fmt: skip
+                 "-n", "--feature", "adm=adm_enhn_gain_limit=1.2:debug=true"]) == 0  # fmt: skip
     call = fake_ladder.pop()
     assert call["ref"] == "r.yuv" and call["dis"] == ["a.yuv", "b.yuv"]
     assert (call["frame_cnt"], call["frame_skip_ref"], call["frame_skip_dist"]) == (5, 1, 2)

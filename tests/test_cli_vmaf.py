@@ -172,6 +172,9 @@ LAYOUTS = [
     ("model_b_v063", "json"),
     ("model_b_v063", "xml"),
     ("model_b_v063", "csv"),
+    # -r/-d without --model or -n: the tool adds vmaf_v0.6.1, and so does admcuda
+    ("features_vif_motion_default_model", "json"),
+    ("features_motion_force_zero_default_model", "xml"),
 ]
 
 
@@ -275,9 +278,10 @@ def test_summary_without_output(capsys):
 
 
 @needs_netflix
-def test_adm_alone_without_model(tmp_path):
+@pytest.mark.parametrize("args", [[], ["-n", "--feature", "adm"]], ids=["positional", "-n"])
+def test_adm_alone_without_model(args, tmp_path):
     ref, dis = (str(NETFLIX / p) for p in PAIR_48F)
-    doc = _score([ref, dis, *GEOM_48F, "-n", "--feature", "adm"], tmp_path / "out.json")
+    doc = _score([ref, dis, *GEOM_48F, *args], tmp_path / "out.json")
     names = list(doc["frames"][0]["metrics"])
     assert len(names) == 7 and all(n.startswith("integer_a") for n in names)
     assert list(doc["pooled_metrics"]) == names

@@ -149,7 +149,8 @@ def cpu_rows(
     geometry = ["-w", str(w), "-h", str(h), "-p", "420", "-b", str(bitdepth)]
     rows: list[CpuRow] = []
     for kind in what:
-        model = ["--model", MODEL] if kind == "vmaf" else []
+        # -r/-d without --model would add vmaf_v0.6.1, as libvmaf's tool does
+        model = ["--model", MODEL] if kind == "vmaf" else ["--feature", "adm", "-n"]
         key = "vmaf" if kind == "vmaf" else "integer_adm2"
         name = "VMAF" if kind == "vmaf" else "ADM"
         for engine in engines:

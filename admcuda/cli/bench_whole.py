@@ -83,12 +83,13 @@ def whole_rows(
         key = "vmaf" if kind == "vmaf" else "integer_adm2"
         name = "VMAF" if kind == "vmaf" else "ADM"
         admcuda = [sys.executable, "-m", "admcuda", "score", *io, "--backend", backend]
+        ours = model or ["--feature", "adm", "-n"]  # -r/-d alone would add vmaf_v0.6.1
         add(f"admcuda {name}",
-            lambda o, a=admcuda, m=model: [*a, *m, "-q", "--json", "-o", str(o)],
+            lambda o, a=admcuda, m=ours: [*a, *m, "-q", "--json", "-o", str(o)],
             key, f"admcuda-{kind}")  # fmt: skip
         if served:
             add(f"admcuda {name}, handed to admcuda serve",
-                lambda o, a=admcuda, m=model: [*a, *m, "-q", "--json", "-o", str(o)],
+                lambda o, a=admcuda, m=ours: [*a, *m, "-q", "--json", "-o", str(o)],
                 key, f"admcuda-served-{kind}", served)  # fmt: skip
         if vmaf_cuda:
             feats = model or ["--feature", "adm_cuda", "-n"]

@@ -12,8 +12,9 @@ extracts ADM works with only the program name changed::
     admcuda score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 10 \\
                   --feature adm=adm_enhn_gain_limit=1.0 -n --threads 8 --json -o out.json
 
-and a ``vmaf`` run with a model too (VIF, motion and the models run on the CPU backend;
-without ``--model``, admcuda computes ADM alone where ``vmaf`` adds ``vmaf_v0.6.1``)::
+and a ``vmaf`` run with a model too; written with ``-r``/``-d``, a command line without
+``--model`` or ``-n`` scores ``vmaf_v0.6.1``, as ``vmaf`` does (``admcuda score REF DIS``
+without ``--model`` computes ADM alone)::
 
     vmaf          -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 \\
                   --model version=vmaf_v0.6.1 --threads 8 --json -o out.json
@@ -94,6 +95,7 @@ _SUFFIX_FORMATS = {".json": "json", ".xml": "xml", ".csv": "csv", ".sub": "sub"}
 _FORMAT_NAMES = {"json": "JSON", "xml": "XML", "csv": "CSV", "sub": "MicroDVD subtitles"}
 _PLACEHOLDERS = ("{name}", "{index}")
 _LOADED = time.time()
+LIBVMAF_DEFAULT_MODEL = "version=vmaf_v0.6.1"
 PROCESS_START: float | None = None
 """Where set (``admcuda serve``: its client's start), what ``--stats`` counts from."""
 
@@ -293,8 +295,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         ":enable_transform, :disable_clip, :FEATURE.OPTION=VALUE; repeatable. Its score is "
         "written under its name (vmaf by default) beside every feature it reads; a "
         "collection's also NAME_0001..., NAME_bagging, NAME_stddev, NAME_ci_p95_lo and "
-        "NAME_ci_p95_hi. Without --model, admcuda computes ADM alone (libvmaf's vmaf adds "
-        "vmaf_v0.6.1)",
+        "NAME_ci_p95_hi. Without --model (and without -n), inputs given as -r/-d are scored "
+        "with vmaf_v0.6.1 as libvmaf's vmaf does, and inputs given as REF DIS get ADM alone",
     )  # fmt: skip
     score.add_argument(
         "-n", "--no_prediction", "--no-prediction", dest="no_prediction", action="store_true",
@@ -476,6 +478,7 @@ def _inputs(args: argparse.Namespace) -> Iterator[tuple[str, list[str]]]:
 def _merge_input_forms(args: argparse.Namespace) -> str:
     """Fold libvmaf's ``-r``/``-d`` into ``ref``/``dis``; returns how DIS is spelled."""
     flagged = args.reference is not None or args.distorted
+    args.libvmaf_form = bool(flagged)
     if not flagged:
         return "DIS"
     if args.ref is not None or args.dis:
@@ -529,8 +532,11 @@ def _request(args: argparse.Namespace) -> FeatureRequest:
     from admcuda.model import model_arg
 
     try:
+        models = args.model
+        if not models and not args.no_prediction and getattr(args, "libvmaf_form", False):
+            models = [LIBVMAF_DEFAULT_MODEL]  # libvmaf's vmaf scores this one unless told -n
         return feature_request(
-            [model_arg(m) for m in args.model], args.feature, args.option, debug=args.debug,
+            [model_arg(m) for m in models], args.feature, args.option, debug=args.debug,
             predict=not args.no_prediction,
         )  # fmt: skip
     except AdmError as exc:
