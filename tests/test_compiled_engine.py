@@ -79,6 +79,8 @@ needs_netflix = pytest.mark.skipif(
         ["--batch", "3", "--frame_skip_ref", "2", "--frame_cnt", "11"],
         ["--batch", "2", "--feature", "motion=motion_five_frame_window=true:debug=true"],
         ["--model", "version=vmaf_v0.6.1neg:name=neg", "--feature", "vif=debug=true"],
+        # three VIF extractors filtered once, one of them without scale 0
+        ["--model", "version=vmaf_v0.6.1neg:name=neg", "--feature", "vif=vif_skip_scale0=true"],
     ],
 )
 def test_compiled_equals_numpy(extra, tmp_path, engine):

@@ -193,13 +193,16 @@ class CompiledEngine:
         if self._vif and ns:
             from admcuda.compiled.vif import vif_accumulators_batch
 
+            # Every VIF extractor from one filtering (a model and its NEG twin differ in
+            # the gain limit only); scale 0 is left out only where all of them skip it,
+            # and zeroed afterwards for those that do.
+            egls = np.array([o.vif_enhn_gain_limit for o in self._vif], np.float64)
+            skips = np.array([bool(o.vif_skip_scale0) for o in self._vif])
             parts = []
             for d in dis_s:
-                per = [vif_accumulators_batch(ref_s, d, self.bitdepth,
-                                              np.array([o.vif_enhn_gain_limit], np.float64),
-                                              bool(o.vif_skip_scale0))[:, 0]
-                       for o in self._vif]  # fmt: skip
-                parts.append(np.stack(per))  # (extractors, ns, 4, 4)
+                acc = vif_accumulators_batch(ref_s, d, self.bitdepth, egls, bool(skips.all()))
+                acc[:, skips, 0] = 0
+                parts.append(acc.transpose(1, 0, 2, 3))  # (extractors, ns, 4, 4)
             vif = np.stack(parts)
         sad = self._sads(ref, n, first, prevs)
         motion = motion_scores(sad, self._backs, first, self._motion_ex, self.width, self.height)
