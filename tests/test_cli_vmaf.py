@@ -297,7 +297,7 @@ def test_adm_alone_without_model(args, tmp_path):
         (["--model", "path=/nonexistent/model.json"], "/nonexistent/model.json"),
         (["--model", "version=vmaf_v0.6.1:bogus"], "bogus"),
         (["--feature", "motion=motion_fps_weight=9"], "motion_fps_weight"),
-        (["--feature", "float_vif"], "--feature float_vif"),
+        (["--feature", "null"], "--feature null"),
         (["--model", "version=vmaf_v0.6.1", "--model", "version=vmaf_v0.6.1"], "named 'vmaf'"),
     ],
 )

@@ -1,10 +1,10 @@
 """The host features in one run: ``admcuda score`` with ``ciede``, ``psnr_hvs``,
 ``float_psnr``, ``float_motion`` (with and without ``motion_add_uv``), ``float_moment``,
-``speed_temporal`` and ``float_ansnr`` together prints each feature's numbers as a run of
-that feature alone does, keys in ``--feature`` order (``motion3`` after every extractor's
-frame-0 outputs), with batches of one frame and several threads too (speed_temporal keeps
-each side's last frame from one batch to the next); ``VmafExtractor`` gives the same
-numbers frame by frame.
+``speed_temporal``, ``float_ansnr`` and ``float_vif`` (with and without ``debug``)
+together prints each feature's numbers as a run of that feature alone does, keys in
+``--feature`` order (``motion3`` after every extractor's frame-0 outputs), with batches of
+one frame and several threads too (speed_temporal keeps each side's last frame from one
+batch to the next); ``VmafExtractor`` gives the same numbers frame by frame.
 
 Pair: the Netflix 3-frame 576x324 4:2:0 pair of ``../shared/netflix`` (the tests skip where
 it is missing).
@@ -28,10 +28,13 @@ W, H, FRAMES = 576, 324, 3
 PAIR = ("src01_hrc00_576x324_3f.yuv", "src01_hrc01_576x324_3f.yuv")
 FEATURES = [
     "ciede", "psnr_hvs", "float_psnr", "float_motion", "float_moment", "speed_temporal",
-    "float_ansnr",
+    "float_ansnr", "float_vif",
 ]  # fmt: skip
 # the luma-only features between the ones reading chroma
-UV = ["float_motion=motion_add_uv=true", "speed_temporal", "ciede", "float_ansnr", "psnr_hvs"]
+UV = [
+    "float_motion=motion_add_uv=true", "speed_temporal", "ciede", "float_ansnr",
+    "float_vif=debug=true", "psnr_hvs",
+]  # fmt: skip
 
 
 def _run(tmp_path, features: list[str], *extra: str) -> dict:

@@ -294,7 +294,7 @@ def test_parse_feature_arg():
         ((["version=vmaf_v0.6.1:name=frameNum"], []), "cannot be written into libvmaf's XML"),
         ((["path=/nonexistent/model.json"], []), "cannot read model"),
         ((["version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5"], []), "adm_enhn_gain_limit"),
-        (([], ["float_vif"]), "admcuda computes the features adm, vif and motion"),
+        (([], ["null"]), "admcuda computes the features adm, vif and motion"),
         (([], ["vif=egl=1"]), "write vif_enhn_gain_limit=1"),
         (([], ["vif=vif_enhn_gain_limit=101"]), "must be in [1, 100]"),
         (([], ["vif=vif_enhn_gain_limit=1.5x"]), "expects a number"),

@@ -398,7 +398,7 @@ def test_samples_beyond_the_bit_depth_are_refused():
         ({"model": 3}, "model must be a version name, a --model string, a path"),
         ({"model": None}, "nothing to compute"),
         (
-            {"model": None, "features": ["float_vif"]},
+            {"model": None, "features": ["null"]},
             "admcuda computes the features adm, vif and motion",
         ),
         ({"model": ["vmaf_v0.6.1", "vmaf_4k_v0.6.1"]}, "two models are named 'vmaf'"),
