@@ -283,7 +283,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="libvmaf's spelling of a feature and its options: adm, vif, motion (or "
         "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
         "speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, "
-        "speed_temporal or float_ansnr, optionally =KEY=VALUE:KEY=VALUE; repeatable",
+        "speed_temporal, float_ansnr or float_adm, optionally =KEY=VALUE:KEY=VALUE; "
+        "repeatable",
     )
     score.add_argument(
         "-m", "--model", action="append", default=[], metavar="version=NAME|path=FILE[:...]",

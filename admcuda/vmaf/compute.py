@@ -48,6 +48,7 @@ from admcuda.reference.vif import compute_vif
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
 from admcuda.vmaf.ciede import CIEDE_KIND, ciede_frame
+from admcuda.vmaf.float_adm import FLOAT_ADM_KIND, float_adm_frame
 from admcuda.vmaf.float_ansnr import FLOAT_ANSNR_KIND, float_ansnr_frame
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.moment import MOMENT_KIND, moment_frame
@@ -186,6 +187,8 @@ def score_pair(
                 out.update(speed_temporal_frame(ex, ref, dis, prev_ref, prev_dis, bitdepth))
             elif ex.kind == FLOAT_ANSNR_KIND:
                 out.update(float_ansnr_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == FLOAT_ADM_KIND:
+                out.update(float_adm_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")

@@ -130,11 +130,11 @@ class VmafExtractor(Closing):
         ``enable_chroma``, ``speed_chroma``, so the ``vmaf_v1.0.16`` models, ``ciede``
         and ``psnr_hvs``), whose planes :meth:`extract` then takes as ``ref_chroma`` and
         ``dis_chroma``. ``"400"`` scores PSNR on luma alone, as libvmaf does. None (the
-        default): luma planes only. The host features (``psnr``, ``float_ssim``,
-        ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
-        ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``) are
-        computed on the host beside the engine, as :func:`admcuda.score` computes them,
-        with either backend.
+        default): luma planes only. The host features (``psnr``, ``float_ssim``, ``float_ms_ssim``,
+        ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``, ``float_motion``,
+        ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``, ``float_adm``) are
+        computed on the host beside the engine, as :func:`admcuda.score` computes them, with
+        either backend.
 
     Attributes
     ----------
@@ -349,11 +349,11 @@ class VmafExtractor(Closing):
             2-D luma planes of shape ``(height, width)``: NumPy, or any array
             :class:`admcuda.AdmExtractor` takes (CuPy and DLPack device arrays stay on
             the GPU with the CUDA backend, and are copied to the host with the CPU's);
-            ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
-            ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``float_psnr``,
-            ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``)
-            read the luma on the host: with the CUDA backend, device planes are copied to
-            the host for them, and only where one of them runs.
+            ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``, ``float_ssim``,
+            ``float_ms_ssim``, ``cambi``, ``float_moment``, ``float_psnr``,
+            ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``,
+            ``float_adm``) read the luma on the host: with the CUDA backend, device planes
+            are copied to the host for them, and only where one of them runs.
         ref_chroma, dis_chroma : pair of arrays, optional
             Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
             array), of the ``pixel_format``'s chroma size as a file holds it (an odd side
