@@ -282,7 +282,8 @@ def score_files(
         ``"float_ms_ssim=enable_lcs=true"`` (with Numba), ``"float_moment"``,
         ``"float_psnr"``, ``"float_motion=motion_filter_size=3"``, ``"ciede"`` (with Numba),
         ``"psnr_hvs"``, ``"speed_temporal=speed_use_ref_diff=true"`` (with Numba),
-        ``"float_ansnr"``, ``"float_vif=vif_kernelscale=2"``, after the models'.
+        ``"float_ansnr"``, ``"float_vif=vif_kernelscale=2"``,
+        ``"float_adm=adm_enhn_gain_limit=1.0"``, after the models'.
     no_prediction : bool, optional
         With ``model``: its features without its score (libvmaf's ``-n``).
     autorotate : bool, optional

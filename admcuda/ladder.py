@@ -259,8 +259,8 @@ def _video_decoder(decoder: str, backend: str, scale: str | None, *, host: bool 
         if decoder == "nvdec":
             raise AdmError(
                 "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
-                "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr and "
-                "float_vif read frames in host memory: use --decoder ffmpeg or auto"
+                "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr, "
+                "float_vif and float_adm read frames in host memory: use --decoder ffmpeg or auto"
             )
         return "ffmpeg"
     cuda = backends.select_backend(backend)[0] == "cuda"

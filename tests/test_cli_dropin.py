@@ -273,7 +273,7 @@ def test_feature_options_go_through_the_option_parser():
     [
         (["--feature", "motion=bogus=1"], "--feature motion: libvmaf's motion has no option"),
         (["--feature", "vif=debug=yes"], "--feature vif: option debug expects true or false"),
-        (["--feature", "float_adm"], "admcuda computes the features adm, vif and motion"),
+        (["--feature", "lpips"], "admcuda computes the features adm, vif and motion"),
         (["--model", "version=vmaf_v9"], "vmaf_v9"),
         (["--feature", "adm", "--feature", "adm_cuda"], "one ADM configuration per run"),
         (["--feature", "adm=egl"], "--feature adm expects NAME=VALUE, got 'egl'"),

@@ -203,7 +203,7 @@ def test_names_and_registration():
         ("float_vif=vif_sigma_nsq=1x", "expects a number"),
         ("float_vif=bogus=1", "libvmaf's float_vif has no option 'bogus'"),
         ("float_vif=", "bad option string ''"),
-        ("float_vifs", "float_ansnr and float_vif"),
+        ("float_vifs", "float_ansnr, float_vif"),
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):

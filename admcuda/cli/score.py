@@ -285,7 +285,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="libvmaf's spelling of a feature and its options: adm, vif, motion (or "
         "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
         "speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, "
-        "speed_temporal, float_ansnr or float_vif, optionally =KEY=VALUE:KEY=VALUE; "
+        "speed_temporal, float_ansnr, float_vif or float_adm, optionally =KEY=VALUE:KEY=VALUE; "
         "repeatable",
     )
     score.add_argument(

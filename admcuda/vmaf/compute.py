@@ -48,6 +48,7 @@ from admcuda.reference.vif import compute_vif
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf.cambi import CAMBI_KIND, cambi_frame
 from admcuda.vmaf.ciede import CIEDE_KIND, ciede_frame
+from admcuda.vmaf.float_adm import FLOAT_ADM_KIND, float_adm_frame
 from admcuda.vmaf.float_ansnr import FLOAT_ANSNR_KIND, float_ansnr_frame
 from admcuda.vmaf.float_psnr import FLOAT_PSNR_KIND, float_psnr_frame
 from admcuda.vmaf.float_vif import FLOAT_VIF_KIND, float_vif_frame
@@ -189,6 +190,8 @@ def score_pair(
                 out.update(float_ansnr_frame(ex, ref, dis, bitdepth))
             elif ex.kind == FLOAT_VIF_KIND:
                 out.update(float_vif_frame(ex, ref, dis, bitdepth))
+            elif ex.kind == FLOAT_ADM_KIND:
+                out.update(float_adm_frame(ex, ref, dis, bitdepth))
             elif ex.kind == SPEED_KIND:
                 if not ref_chroma or not dis_chroma:
                     raise AdmError("speed_chroma reads chroma: give the Y, Cb and Cr planes")

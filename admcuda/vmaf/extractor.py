@@ -133,8 +133,8 @@ class VmafExtractor(Closing):
         default): luma planes only. The host features (``psnr``, ``float_ssim``,
         ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
         ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``,
-        ``float_vif``) are computed on the host beside the engine, as :func:`admcuda.score`
-        computes them, with either backend.
+        ``float_vif``, ``float_adm``) are computed on the host beside the engine, as
+        :func:`admcuda.score` computes them, with either backend.
 
     Attributes
     ----------
@@ -352,8 +352,8 @@ class VmafExtractor(Closing):
             ``uint8`` for 8 bits, ``uint16`` otherwise. The host features (``psnr``,
             ``float_ssim``, ``float_ms_ssim``, ``cambi``, ``float_moment``, ``float_psnr``,
             ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``,
-            ``float_vif``) read the luma on the host: with the CUDA backend, device planes
-            are copied to the host for them, and only where one of them runs.
+            ``float_vif``, ``float_adm``) read the luma on the host: with the CUDA backend,
+            device planes are copied to the host for them, and only where one of them runs.
         ref_chroma, dis_chroma : pair of arrays, optional
             Each frame's Cb and Cr planes, ``(cb, cr)`` (or one ``(2, rows, columns)``
             array), of the ``pixel_format``'s chroma size as a file holds it (an odd side

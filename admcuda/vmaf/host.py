@@ -1,6 +1,6 @@
 """Every host feature of a plan over the pipeline's batches: PSNR, SSIM, MS-SSIM, CAMBI,
 speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, speed_temporal,
-float_ansnr, float_vif.
+float_ansnr, float_vif, float_adm.
 
 :class:`HostFeatures` is the pipeline's ``host`` (:func:`admcuda.pipeline.run`): built
 once the inputs are open, before any frame is read, and called with each slot after it
@@ -8,7 +8,7 @@ is handed to the engine. PSNR is computed by :class:`admcuda.vmaf.psnr.HostPsnr`
 and, where it scores them, chroma); ``float_ssim``, ``float_ms_ssim`` and ``cambi`` by the
 compiled kernels of :mod:`admcuda.compiled.ssim` and :mod:`admcuda.compiled.cambi`, on the
 luma planes, ``speed_chroma`` by :mod:`admcuda.compiled.speed` on the chroma planes, and
-``float_moment``, ``float_psnr``, ``float_ansnr`` and ``float_vif`` by
+``float_moment``, ``float_psnr``, ``float_ansnr``, ``float_vif`` and ``float_adm`` by
 :mod:`admcuda.vmaf.moment`, :mod:`admcuda.vmaf.float_psnr`, :mod:`admcuda.vmaf.float_ansnr`
 and :mod:`admcuda.vmaf.float_vif` (NumPy, no Numba) on the luma planes, ``ciede`` by
 :mod:`admcuda.compiled.ciede` and ``psnr_hvs`` by :mod:`admcuda.vmaf.psnr_hvs` (NumPy) on
@@ -41,6 +41,7 @@ from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ciede as _ciede
+from admcuda.vmaf import float_adm as _float_adm
 from admcuda.vmaf import float_ansnr as _float_ansnr
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import float_vif as _float_vif
@@ -65,6 +66,7 @@ _NUMPY_KINDS = frozenset(
         _psnr_hvs.PSNR_HVS_KIND,
         _float_ansnr.FLOAT_ANSNR_KIND,
         _float_vif.FLOAT_VIF_KIND,
+        _float_adm.FLOAT_ADM_KIND,
     }
 )
 
@@ -88,8 +90,8 @@ class HostFeatures:
     bitdepth : int
     threads : int, optional
         Threads scoring the frames of SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
-        float_psnr, ciede, psnr_hvs, speed_temporal, float_ansnr and float_vif side by side
-        (default: the usable cores).
+        float_psnr, ciede, psnr_hvs, speed_temporal, float_ansnr, float_vif and float_adm
+        side by side (default: the usable cores).
     inputs : sequence of str, optional
         The run's input files, given where it may write CAMBI's ``heatmaps_path`` files
         (:class:`admcuda.vmaf.cambi.Heatmaps`, which are never one of them): a run of one
@@ -112,12 +114,14 @@ class HostFeatures:
     AdmError
         Before any frame is read: SSIM or MS-SSIM without Numba, MS-SSIM on frames under
         176 samples a side, ``heatmaps_path`` where it cannot be written, an input
-        float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr or float_vif does not score
+        float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr, float_vif or float_adm
+        does not score
         (:func:`admcuda.vmaf.float_motion.check_size`, :func:`admcuda.vmaf.ciede.check_size`,
         :func:`admcuda.vmaf.psnr_hvs.check_size`,
         :func:`admcuda.vmaf.speed_temporal.check_size`,
         :func:`admcuda.vmaf.float_ansnr.check_size`,
-        :func:`admcuda.vmaf.float_vif.check_size`).
+        :func:`admcuda.vmaf.float_vif.check_size`,
+        :func:`admcuda.vmaf.float_adm.check_size`).
     """
 
     def __init__(
@@ -140,7 +144,7 @@ class HostFeatures:
         )  # fmt: skip
         self.ssim = tuple(ex for ex in hosted if ex.kind in per_frame)
         # the extractors run by Numba kernels, speed_temporal's too (float_moment's,
-        # float_psnr's, psnr_hvs', float_ansnr's and float_vif's are NumPy's)
+        # float_psnr's, psnr_hvs', float_ansnr's, float_vif's and float_adm's are NumPy's)
         temporal = [ex for ex in hosted if ex.kind == _speed_temporal.SPEED_TEMPORAL_KIND]
         self.compiled = tuple(ex for ex in self.ssim if ex.kind not in _NUMPY_KINDS)
         self.compiled += tuple(temporal)
@@ -152,6 +156,8 @@ class HostFeatures:
         for ex in hosted:
             if ex.kind == _float_vif.FLOAT_VIF_KIND:
                 _float_vif.check_size(ex.options, width, height)  # type: ignore[arg-type]
+        if any(ex.kind == _float_adm.FLOAT_ADM_KIND for ex in hosted):
+            _float_adm.check_size(width, height)
         motion = [ex for ex in hosted if ex.kind == _float_motion.FLOAT_MOTION_KIND]
         for ex in motion:
             _float_motion.check_size(ex.options, width, height, pixel_format)  # type: ignore[arg-type]
@@ -279,8 +285,9 @@ class HostFeatures:
         if not isinstance(ref, np.ndarray):
             raise AdmError(
                 "psnr, float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, "
-                "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr and "
-                "float_vif read frames on the host; decode with ffmpeg (--decoder ffmpeg)"
+                "float_psnr, float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr, "
+                "float_vif and float_adm read frames on the host; decode with ffmpeg "
+                "(--decoder ffmpeg)"
             )
         results: list[dict[str, np.ndarray]] = [{} for _ in dis]
         if self.psnr is not None:
@@ -322,6 +329,8 @@ class HostFeatures:
                                                               self.bitdepth))  # fmt: skip
                 elif ex.kind == _float_vif.FLOAT_VIF_KIND:
                     row.update(_float_vif.float_vif_frame(ex, ref[k], dis[j][k], self.bitdepth))
+                elif ex.kind == _float_adm.FLOAT_ADM_KIND:
+                    row.update(_float_adm.float_adm_frame(ex, ref[k], dis[j][k], self.bitdepth))
                 else:
                     row.update(ssim_frame(ex, ref[k], dis[j][k], self.bitdepth))
             return row

@@ -18,8 +18,9 @@ ciede`` (on the host from the luma and chroma planes read, with
 chroma planes read, with NumPy: :mod:`admcuda.vmaf.psnr_hvs`), and ``--feature
 speed_temporal`` (on the host from the luma planes read, each frame against the one read
 before, with :mod:`admcuda.compiled.speed`: :mod:`admcuda.vmaf.speed_temporal`), and
-``--feature float_ansnr`` and ``float_vif`` (on the host from the luma planes read, with
-NumPy: :mod:`admcuda.vmaf.float_ansnr`, :mod:`admcuda.vmaf.float_vif`). It registers
+``--feature float_ansnr``, ``float_vif`` and ``float_adm`` (on the host from the luma
+planes read, with NumPy: :mod:`admcuda.vmaf.float_ansnr`, :mod:`admcuda.vmaf.float_vif`,
+:mod:`admcuda.vmaf.float_adm`). It registers
 extractors as libvmaf does (``vmaf_use_features_from_model`` for each model in order, then
 ``vmaf_use_feature`` for each feature; ``feature_extractor_vector_append`` keeps the first
 of two extractors with the same name and feature parameters, so ``vmaf_v0.6.1`` and
@@ -74,6 +75,7 @@ from admcuda.reference.psnr import PsnrOptions
 from admcuda.reference.vif import VifOptions
 from admcuda.vmaf import cambi as _cambi
 from admcuda.vmaf import ciede as _ciede
+from admcuda.vmaf import float_adm as _float_adm
 from admcuda.vmaf import float_ansnr as _float_ansnr
 from admcuda.vmaf import float_motion as _float_motion
 from admcuda.vmaf import float_psnr as _float_psnr
@@ -85,6 +87,7 @@ from admcuda.vmaf import speed_temporal as _speed_temporal
 from admcuda.vmaf import ssim as _ssim
 from admcuda.vmaf.cambi import CambiOptions
 from admcuda.vmaf.ciede import CiedeOptions
+from admcuda.vmaf.float_adm import FloatAdmOptions
 from admcuda.vmaf.float_ansnr import FloatAnsnrOptions
 from admcuda.vmaf.float_motion import FloatMotionOptions
 from admcuda.vmaf.float_psnr import FloatPsnrOptions
@@ -121,6 +124,7 @@ ExtractorOptions: TypeAlias = (
     | SpeedTemporalOptions
     | FloatAnsnrOptions
     | FloatVifOptions
+    | FloatAdmOptions
 )
 
 # libvmaf's extractor name -> the feature admcuda computes for it.
@@ -144,13 +148,14 @@ FEATURE_NAMES: Mapping[str, str] = {
     "speed_temporal": "speed_temporal",
     "float_ansnr": "float_ansnr",
     "float_vif": "float_vif",
+    "float_adm": "float_adm",
 }
 
 # Features computed on the host from the frames read (every backend): PSNR reads chroma,
 # SSIM and MS-SSIM run as compiled kernels on the luma planes, float_moment, float_psnr
 # and float_motion in NumPy, ciede as a compiled kernel on the luma and chroma planes,
 # psnr_hvs in NumPy on them, speed_temporal as compiled kernels on the luma planes,
-# float_ansnr and float_vif in NumPy.
+# float_ansnr, float_vif and float_adm in NumPy.
 HOST_KINDS = frozenset(
     {
         "psnr",
@@ -165,6 +170,7 @@ HOST_KINDS = frozenset(
         _speed_temporal.SPEED_TEMPORAL_KIND,
         _float_ansnr.FLOAT_ANSNR_KIND,
         _float_vif.FLOAT_VIF_KIND,
+        _float_adm.FLOAT_ADM_KIND,
     }
 )
 
@@ -203,14 +209,14 @@ class Extractor:
     kind : str
         The feature computed: ``adm``, ``vif``, ``motion``, ``psnr``, ``float_ssim`` or
         ``float_ms_ssim``, ``cambi``, ``speed_chroma``, ``float_moment``, ``float_psnr``,
-        ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr`` or
-        ``float_vif``.
+        ``float_motion``, ``ciede``, ``psnr_hvs``, ``speed_temporal``, ``float_ansnr``,
+        ``float_vif`` or ``float_adm``.
     name : str
         libvmaf's extractor name (``adm``, ``vif_cuda``, ...).
     options : AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions,
         CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions,
         FloatMotionOptions, CiedeOptions, PsnrHvsOptions, SpeedTemporalOptions,
-        FloatAnsnrOptions or FloatVifOptions
+        FloatAnsnrOptions, FloatVifOptions or FloatAdmOptions
         Every option, resolved.
     names : mapping of str to str
         Each output's base name (ADM's and VIF's ``integer_*`` names, motion's provided
@@ -356,7 +362,7 @@ class FeaturePlan:
         """The extractors computed on the host from the frames read, whatever the backend
         (:data:`HOST_KINDS`: PSNR, SSIM, MS-SSIM, CAMBI, speed_chroma, float_moment,
         float_psnr, float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr,
-        float_vif)."""
+        float_vif, float_adm)."""
         return tuple(ex for ex in self.extractors if ex.kind in HOST_KINDS)
 
     def engine_plan(self) -> FeaturePlan:
@@ -498,6 +504,10 @@ def make_extractor(name: str, options: ExtractorOptions) -> Extractor:
         assert isinstance(options, FloatVifOptions)
         names = _float_vif.names(options)
         return Extractor(kind, name, options, names, _float_vif.output_names(options), ())
+    if kind == _float_adm.FLOAT_ADM_KIND:
+        assert isinstance(options, FloatAdmOptions)
+        outputs = _float_adm.output_names(options)
+        return Extractor(kind, name, options, {n: n for n in outputs}, outputs, ())
     if kind == _cambi.CAMBI_KIND:
         assert isinstance(options, CambiOptions)
         outputs = _cambi.output_names(options)
@@ -581,6 +591,8 @@ def _table(kind: str) -> dict[str, tuple[str, str | None, Any, Any]]:
         return {}
     if kind == _float_vif.FLOAT_VIF_KIND:
         return dict(_float_vif.TABLE)
+    if kind == _float_adm.FLOAT_ADM_KIND:
+        return dict(_float_adm.TABLE)
     if kind == "adm":
         return {s.name: (s.type, s.alias, s.min, s.max) for s in OPTIONS}
     table: _Table = VIF if kind == "vif" else MOTION
@@ -643,7 +655,7 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
             "speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, "
-            "speed_temporal, float_ansnr and float_vif, with options as "
+            "speed_temporal, float_ansnr, float_vif and float_adm, with options as "
             "NAME=KEY=VALUE:KEY=VALUE"
         )
     kind = FEATURE_NAMES[name]
@@ -704,6 +716,8 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
         return name, FloatAnsnrOptions()
     if kind == _float_vif.FLOAT_VIF_KIND:
         return name, _float_vif.parse_options(where, given, _parse_value)
+    if kind == _float_adm.FLOAT_ADM_KIND:
+        return name, _float_adm.parse_options(where, given, _parse_value)
     values = {key: _parse_value(where, key, table[key], value) for key, value in given.items()}
     if kind == "psnr" or kind in _ssim.OPTIONS_TYPES:
         make = PsnrOptions if kind == "psnr" else _ssim.OPTIONS_TYPES[kind]
@@ -786,23 +800,24 @@ def build_plan(
             "float_motion": FloatMotionOptions, "ciede": CiedeOptions,
             "psnr_hvs": PsnrHvsOptions, "speed_temporal": SpeedTemporalOptions,
             "float_ansnr": FloatAnsnrOptions, "float_vif": FloatVifOptions,
+            "float_adm": FloatAdmOptions,
         }  # fmt: skip
         if name not in FEATURE_NAMES or not isinstance(options, want[FEATURE_NAMES[name]]):
             raise AdmError(
                 f"feature {name!r}: give adm, vif or motion (or *_cuda), psnr, float_ssim, "
                 "float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, float_motion, "
-                "ciede, psnr_hvs, speed_temporal, float_ansnr or float_vif, with AdmOptions, "
-                "VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, "
+                "ciede, psnr_hvs, speed_temporal, float_ansnr, float_vif or float_adm, with "
+                "AdmOptions, VifOptions, MotionOptions, PsnrOptions, SsimOptions, MsSsimOptions, "
                 "CambiOptions, SpeedChromaOptions, MomentOptions, FloatPsnrOptions, "
                 "FloatMotionOptions, CiedeOptions, PsnrHvsOptions, SpeedTemporalOptions, "
-                "FloatAnsnrOptions or FloatVifOptions"
+                "FloatAnsnrOptions, FloatVifOptions or FloatAdmOptions"
             )
         requests.append((name, options, f"--feature {name}"))
     if not requests:
         raise AdmError(
             "nothing to compute: give a model or a feature (adm, vif, motion, psnr, "
             "float_ssim, float_ms_ssim, cambi, speed_chroma, float_moment, float_psnr, "
-            "float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr or float_vif)"
+            "float_motion, ciede, psnr_hvs, speed_temporal, float_ansnr, float_vif or float_adm)"
         )
 
     extractors: list[Extractor] = []
