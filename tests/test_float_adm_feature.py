@@ -16,7 +16,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from _golden_cases import FeatureGoldens, check_frames, netflix_pair, pair_folder, read_output
+from _golden_cases import (
+    TOOL_PAIRS,
+    FeatureGoldens,
+    check_frames,
+    pair_folder,
+    tool_pair,
+)
 
 import admcuda
 from admcuda import VmafExtractor
@@ -42,14 +48,6 @@ def _feature(case: dict) -> str:
     return "float_adm=debug=true" + (":" + case["options"] if case["options"] else "")
 
 
-def _score(case: dict, folder, **kwargs):
-    w, h, fmt, bd = GOLD.geometry(case)
-    ref, dis = GOLD.paths(case, folder)
-    kwargs.setdefault("features", [_feature(case)])
-    return admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                         no_prediction=True, **kwargs)  # fmt: skip
-
-
 # --- the command line and the API equal libvmaf's doubles --------------------------------------
 
 
@@ -71,9 +69,9 @@ def test_command_line_equals_libvmaf(key, folder, tmp_path):
 @pytest.mark.parametrize("key", ["n10_422", "barten_n8_420", "ssz_n8_420"])
 def test_api_score_equals_libvmaf(key, folder):
     case = CASES[key]
-    check_frames(list(_score(case, folder)), case, signed=True)
+    check_frames(list(GOLD.score(case, folder, features=[_feature(case)])), case, signed=True)
     options = parse_feature_arg(_feature(case))[1]
-    check_frames(list(_score(case, folder, features=[("float_adm", options)])), case)
+    check_frames(list(GOLD.score(case, folder, features=[("float_adm", options)])), case)
 
 
 def test_score_clip_and_vmaf_extractor():
@@ -146,14 +144,7 @@ def test_names_and_registration():
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):
-    ref, dis = GOLD.paths(CASES["n8_420"], folder)
-    out = tmp_path / "x.json"
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", "48", "-h", "32", "-p", "420",
-            "--feature", feature, "-n", "--json", "-o", str(out)]  # fmt: skip
-    assert main(args) != 0
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and needle in err[0], err
-    assert not out.exists()
+    GOLD.check_refused("n8_420", feature, needle, folder, tmp_path / "x.json", capsys)
 
 
 def test_frames_under_17_samples_a_side_are_refused_before_any_is_read():
@@ -180,30 +171,11 @@ OUTPUT_RUNS = {
     "float_adm_float_ansnr_csf1": ("3f", ["-n", "--feature", "float_ansnr", "--feature",
                                           "float_adm=adm_csf_mode=1"]),
 }  # fmt: skip
-PAIR_ARGS = {
-    "3f": ["src01_hrc00_576x324_3f.yuv", "src01_hrc01_576x324_3f.yuv", "576", "324", "8"],
-    "10b": ["src01_hrc00_576x324.yuv420p10le.yuv", "src01_hrc01_576x324.yuv420p10le.yuv",
-            "576", "324", "10"],
-    "48f": ["ref_160x90_48f.yuv", "dis_160x90_48f.yuv", "160", "90", "8"],
-}  # fmt: skip
+PAIR_ARGS = TOOL_PAIRS
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "csv"])
 @pytest.mark.parametrize("name", sorted(OUTPUT_RUNS))
 def test_libvmaf_output_files(name, fmt, tmp_path):
     pair, args = OUTPUT_RUNS[name]
-    ref, dis, w, h, bd = PAIR_ARGS[pair]
-    ref, dis = netflix_pair(ref, dis)
-    out = tmp_path / f"out.{fmt}"
-    io = ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420", "-b", bd]
-    assert main(["score", "-q", *io, *args, f"--{fmt}", "-o", str(out)]) == 0
-    ours, our_pool, our_agg = read_output(out, fmt)
-    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
-    assert [n for n, _ in ours] == [n for n, _ in theirs]
-    for (_, got), (_, want) in zip(ours, theirs, strict=True):
-        assert list(got) == list(want)
-        assert all(float(f"{got[k]:.6f}") == v for k, v in want.items()), (got, want)
-    assert list(our_pool) == list(their_pool)
-    for k, methods in their_pool.items():
-        assert all(float(f"{our_pool[k][m]:.6f}") == v for m, v in methods.items()), k
-    assert our_agg == their_agg == {}
+    GOLD.check_tool_run(name, fmt, tool_pair(PAIR_ARGS[pair]), args, tmp_path)

@@ -23,7 +23,6 @@ import pytest
 from _golden_cases import FeatureGoldens
 from admcuda.reference import float_motion as R
 from admcuda.reference import picture_copy as P
-from conftest import TESTDATA
 
 from admcuda.errors import AdmError
 from admcuda.vmaf import float_motion as V
@@ -88,8 +87,7 @@ def _check(frames: list[dict[str, float]], key: str) -> None:
 
 def test_the_goldens_were_made_by_the_script():
     prov = GOLDENS["_provenance"]
-    text = (TESTDATA / "make_float_motion_goldens.py").read_bytes()
-    assert prov["script_sha256"] == hashlib.sha256(text).hexdigest()
+    assert prov["script_sha256"] == GOLD.script_sha256()
     assert prov["libvmaf_version"] == "3.2.0"
 
 

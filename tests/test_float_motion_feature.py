@@ -17,10 +17,17 @@ import json
 
 import numpy as np
 import pytest
-from _golden_cases import FeatureGoldens, check_frames, netflix_pair, pair_folder, read_output
+from _golden_cases import (
+    TOOL_PAIRS,
+    FeatureGoldens,
+    check_frames,
+    engine_plans,
+    pair_folder,
+    tool_pair,
+)
 
 import admcuda
-from admcuda import VmafExtractor, backends
+from admcuda import VmafExtractor
 from admcuda.cli.main import main
 from admcuda.errors import AdmError
 from admcuda.vmaf import build_plan, parse_feature_arg, score_clip
@@ -33,20 +40,12 @@ CASES, MAKER = GOLD.cases, GOLD.maker
 
 # admcuda's inputs are above 16 samples a side (ADM's least): the clips under that are
 # scored through score_clip
-SIDE = {k: min(MAKER.PAIRS[CASES[k]["pair"]][:2]) for k in GOLD.keys_on(MAKER.PAIRS)}
+SIDE = GOLD.least_sides()
 ON_FILES = [k for k, side in SIDE.items() if side > 16]
 SMALL = [k for k, side in SIDE.items() if side <= 16]
 ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
 folder = pair_folder("float_motion_pairs")
-
-
-def _score(case: dict, folder, **kwargs):
-    w, h, fmt, bd = GOLD.geometry(case)
-    ref, dis = GOLD.paths(case, folder)
-    kwargs.setdefault("features", [GOLD.feature(case)])
-    return admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                         no_prediction=True, **kwargs)  # fmt: skip
 
 
 # --- the command line and the API equal libvmaf's doubles --------------------------------------
@@ -74,9 +73,9 @@ def test_batches_of_one_frame_carry_the_previous_pictures(key, folder, tmp_path)
 @pytest.mark.parametrize("key", ["n10_422_uv", "swing16_400_blend"])
 def test_api_score_equals_libvmaf(key, folder):
     case = CASES[key]
-    check_frames(list(_score(case, folder)), case)
+    check_frames(list(GOLD.score(case, folder)), case)
     _, options = parse_feature_arg(GOLD.feature(case))
-    check_frames(list(_score(case, folder, features=[("float_motion", options)])), case)
+    check_frames(list(GOLD.score(case, folder, features=[("float_motion", options)])), case)
 
 
 @pytest.mark.parametrize("key", SMALL)
@@ -170,7 +169,7 @@ def test_no_numba_needed(folder, monkeypatch):
 
     monkeypatch.setattr(admcuda.compiled, "available", lambda: False)
     case = CASES["n10_400_odd_mfs3"]
-    check_frames(list(_score(case, folder)), case)
+    check_frames(list(GOLD.score(case, folder)), case)
     host = HostFeatures(build_plan(features=["float_motion"]), 35, 19, "400", 10)
     assert host.compiled == () and host._loading is None
 
@@ -178,18 +177,11 @@ def test_no_numba_needed(folder, monkeypatch):
 def test_engines_never_see_it(folder, monkeypatch):
     """A plan of host features alone starts no engine; beside vif the engine is given
     the plan without it."""
-    seen = []
-    start = backends.start_engine
-
-    def spy(backend, *args, **kwargs):
-        seen.append(kwargs["plan"])
-        return start(backend, *args, **kwargs)
-
-    monkeypatch.setattr(backends, "start_engine", spy)
+    seen = engine_plans(monkeypatch)
     case = CASES["n8_420"]
-    _score(case, folder)
+    GOLD.score(case, folder)
     assert seen == []
-    result = _score(case, folder, features=["vif", "float_motion"])
+    result = GOLD.score(case, folder, features=["vif", "float_motion"])
     assert [ex.kind for ex in seen[0].extractors] == ["vif"]
     check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
 
@@ -232,14 +224,7 @@ def test_names_and_registration():
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):
-    ref, dis = GOLD.paths(CASES["n8_420"], folder)
-    out = tmp_path / "x.json"
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", "48", "-h", "32", "-p", "420",
-            "--feature", feature, "-n", "--json", "-o", str(out)]  # fmt: skip
-    assert main(args) != 0
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and needle in err[0], err
-    assert not out.exists()
+    GOLD.check_refused("n8_420", feature, needle, folder, tmp_path / "x.json", capsys)
 
 
 def test_chroma_on_400_input_is_one_line(folder, tmp_path, capsys):
@@ -271,38 +256,14 @@ OUTPUT_RUNS = {
         "-n", "--feature", "psnr", "--feature", "float_motion", "--feature", "motion",
         "--subsample", "3"]),
 }  # fmt: skip
-PAIR_ARGS = {
-    "3f": ["src01_hrc00_576x324_3f.yuv", "src01_hrc01_576x324_3f.yuv", "576", "324", "8"],
-    "10b": ["src01_hrc00_576x324.yuv420p10le.yuv", "src01_hrc01_576x324.yuv420p10le.yuv",
-            "576", "324", "10"],
-    "48f": ["ref_160x90_48f.yuv", "dis_160x90_48f.yuv", "160", "90", "8"],
-}  # fmt: skip
-
-
-def _printed(got: float, want: float) -> bool:
-    """``got`` as libvmaf's tool prints it (``%.6f``) reads back as ``want``."""
-    return float(f"{got:.6f}") == want
+PAIR_ARGS = TOOL_PAIRS
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "csv"])
 @pytest.mark.parametrize("name", sorted(OUTPUT_RUNS))
 def test_libvmaf_output_files(name, fmt, tmp_path):
     pair, args = OUTPUT_RUNS[name]
-    ref, dis, w, h, bd = PAIR_ARGS[pair]
-    ref, dis = netflix_pair(ref, dis)
-    out = tmp_path / f"out.{fmt}"
-    io = ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420", "-b", bd]
-    assert main(["score", "-q", *io, *args, f"--{fmt}", "-o", str(out)]) == 0
-    ours, our_pool, our_agg = read_output(out, fmt)
-    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
-    assert [n for n, _ in ours] == [n for n, _ in theirs]
-    for (_, got), (_, want) in zip(ours, theirs, strict=True):
-        assert list(got) == list(want)
-        assert all(_printed(got[k], v) for k, v in want.items()), (got, want)
-    assert list(our_pool) == list(their_pool)
-    for k, methods in their_pool.items():
-        assert all(_printed(our_pool[k][m], v) for m, v in methods.items()), k
-    assert our_agg == their_agg == {}
+    GOLD.check_tool_run(name, fmt, tool_pair(PAIR_ARGS[pair]), args, tmp_path)
 
 
 def test_a_batch_that_forgets_the_previous_pictures_fails(folder, tmp_path, monkeypatch):

@@ -12,7 +12,6 @@ pairs skip where that folder is missing. Every value is compared with ``==``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
@@ -20,7 +19,6 @@ import pytest
 from _golden_cases import FeatureGoldens
 from admcuda.reference import float_psnr as R
 from admcuda.reference import picture_copy as P
-from conftest import TESTDATA
 
 from admcuda.errors import AdmError
 from admcuda.vmaf import float_psnr as V
@@ -33,33 +31,7 @@ ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 LONG = "long16_400"  # the pair whose running sum rounds
 
 
-def _luma(path: str, w: int, h: int, fmt: str, bd: int) -> np.ndarray:
-    """Every frame's luma plane of a raw file, ``(frames, h, w)``."""
-    cw, ch = {"420": ((w + 1) // 2, (h + 1) // 2), "422": ((w + 1) // 2, h), "444": (w, h),
-              "400": (0, 0)}[fmt]  # fmt: skip
-    raw = np.fromfile(path, np.uint8 if bd == 8 else np.dtype("<u2"))
-    frames = raw.reshape(-1, w * h + 2 * cw * ch)[:, : w * h]
-    return frames.reshape(-1, h, w).astype(np.uint8 if bd == 8 else np.uint16)
-
-
-_planes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def planes(key: str) -> tuple[np.ndarray, np.ndarray]:
-    """A case's reference and distorted luma planes, ``(frames, h, w)`` each; a synthetic
-    pair's file bytes checked against the sha256 the goldens recorded."""
-    pair = CASES[key]["pair"]
-    if pair not in _planes:
-        if pair in MAKER.PAIRS:
-            for data, side in zip(MAKER.pair_bytes(pair), ("ref", "dis"), strict=True):
-                digest = hashlib.sha256(data).hexdigest()
-                assert digest == GOLDENS["pairs"][pair][f"{side}_sha256"]
-            _planes[pair] = MAKER.pair_planes(pair)
-        else:
-            w, h, fmt, bd = GOLD.geometry(CASES[key])
-            ref, dis = GOLD.paths(CASES[key], {})
-            _planes[pair] = (_luma(ref, w, h, fmt, bd), _luma(dis, w, h, fmt, bd))
-    return _planes[pair]
+planes = GOLD.luma
 
 
 def _bitdepth(key: str) -> int:
@@ -77,8 +49,7 @@ def _fast(ref: np.ndarray, dis: np.ndarray, bd: int) -> dict[str, float]:
 
 def test_the_goldens_were_made_by_the_script():
     prov = GOLDENS["_provenance"]
-    text = (TESTDATA / "make_float_psnr_goldens.py").read_bytes()
-    assert prov["script_sha256"] == hashlib.sha256(text).hexdigest()
+    assert prov["script_sha256"] == GOLD.script_sha256()
     assert prov["libvmaf_version"] == "3.2.0" and prov["names"] == "float_psnr"
 
 

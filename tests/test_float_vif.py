@@ -15,7 +15,6 @@ reports the largest absolute difference.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from types import SimpleNamespace
 
@@ -24,7 +23,6 @@ import pytest
 from _golden_cases import FeatureGoldens
 from admcuda.reference import float_vif as R
 from admcuda.reference import picture_copy as P
-from conftest import TESTDATA
 
 from admcuda.errors import AdmError
 from admcuda.vmaf import float_vif as V
@@ -48,32 +46,7 @@ def options(key: str) -> R.FloatVifOptions:
     return R.FloatVifOptions(**{**parsed.__dict__, "debug": True})
 
 
-def _luma(path: str, w: int, h: int, bd: int) -> np.ndarray:
-    """Every frame's luma plane of a raw 4:2:0 file, ``(frames, h, w)``."""
-    cw, ch = (w + 1) // 2, (h + 1) // 2
-    raw = np.fromfile(path, np.uint8 if bd == 8 else np.dtype("<u2"))
-    frames = raw.reshape(-1, w * h + 2 * cw * ch)[:, : w * h]
-    return frames.reshape(-1, h, w).astype(np.uint8 if bd == 8 else np.uint16)
-
-
-_planes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def planes(key: str) -> tuple[np.ndarray, np.ndarray]:
-    """A case's reference and distorted luma planes, ``(frames, h, w)`` each; a synthetic
-    pair's file bytes checked against the sha256 the goldens recorded."""
-    pair = CASES[key]["pair"]
-    if pair not in _planes:
-        if pair in MAKER.PAIRS:
-            for data, side in zip(MAKER.pair_bytes(pair), ("ref", "dis"), strict=True):
-                digest = hashlib.sha256(data).hexdigest()
-                assert digest == GOLDENS["pairs"][pair][f"{side}_sha256"]
-            _planes[pair] = MAKER.pair_planes(pair)
-        else:
-            w, h, _, bd = GOLD.geometry(CASES[key])
-            ref, dis = GOLD.paths(CASES[key], {})
-            _planes[pair] = (_luma(ref, w, h, bd), _luma(dis, w, h, bd))
-    return _planes[pair]
+planes = GOLD.luma
 
 
 def _reference(ref: np.ndarray, dis: np.ndarray, bd: int, opts) -> dict[str, float]:
@@ -113,8 +86,7 @@ def _equal(frames: list[dict[str, float]], key: str) -> bool:
 
 def test_the_goldens_were_made_by_the_script():
     prov = GOLDENS["_provenance"]
-    text = (TESTDATA / "make_float_vif_goldens.py").read_bytes()
-    assert prov["script_sha256"] == hashlib.sha256(text).hexdigest()
+    assert prov["script_sha256"] == GOLD.script_sha256()
     assert prov["libvmaf_version"] == "3.2.0"
     assert "f85a8536" in prov["libvmaf_commit"] and prov["date"] == "2026-12-07"
 

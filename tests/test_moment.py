@@ -12,8 +12,6 @@ with ``==``.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 from _golden_cases import FeatureGoldens
@@ -30,33 +28,7 @@ ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 LONG = "long16_400"  # the pair whose running sum rounds
 
 
-def _luma(path: str, w: int, h: int, fmt: str, bd: int) -> np.ndarray:
-    """Every frame's luma plane of a raw file, ``(frames, h, w)``."""
-    cw, ch = {"420": ((w + 1) // 2, (h + 1) // 2), "422": ((w + 1) // 2, h), "444": (w, h),
-              "400": (0, 0)}[fmt]  # fmt: skip
-    raw = np.fromfile(path, np.uint8 if bd == 8 else np.dtype("<u2"))
-    frames = raw.reshape(-1, w * h + 2 * cw * ch)[:, : w * h]
-    return frames.reshape(-1, h, w).astype(np.uint8 if bd == 8 else np.uint16)
-
-
-_planes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def planes(key: str) -> tuple[np.ndarray, np.ndarray]:
-    """A case's reference and distorted luma planes, ``(frames, h, w)`` each; a synthetic
-    pair's file bytes checked against the sha256 the goldens recorded."""
-    pair = CASES[key]["pair"]
-    if pair not in _planes:
-        if pair in MAKER.PAIRS:
-            for data, side in zip(MAKER.pair_bytes(pair), ("ref", "dis"), strict=True):
-                digest = hashlib.sha256(data).hexdigest()
-                assert digest == GOLDENS["pairs"][pair][f"{side}_sha256"]
-            _planes[pair] = MAKER.pair_planes(pair)
-        else:
-            w, h, fmt, bd = GOLD.geometry(CASES[key])
-            ref, dis = GOLD.paths(CASES[key], {})
-            _planes[pair] = (_luma(ref, w, h, fmt, bd), _luma(dis, w, h, fmt, bd))
-    return _planes[pair]
+planes = GOLD.luma
 
 
 def _frames(key: str, compute) -> list[dict[str, float]]:

@@ -19,10 +19,18 @@ import math
 
 import numpy as np
 import pytest
-from _golden_cases import FeatureGoldens, check_frames, netflix_pair, pair_folder, read_output
+from _golden_cases import (
+    TOOL_PAIRS,
+    FeatureGoldens,
+    check_frames,
+    engine_plans,
+    pair_folder,
+    printed_or_null,
+    tool_pair,
+)
 
 import admcuda
-from admcuda import VmafExtractor, backends
+from admcuda import VmafExtractor
 from admcuda.cli.main import main
 from admcuda.errors import AdmError
 from admcuda.io.formats import plane_shapes
@@ -37,20 +45,12 @@ NAMES = ["psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"]
 
 # admcuda's inputs are above 16 samples a side (ADM's least): the pairs under that are
 # scored through score_clip; the 1920x1080 pair is left to tests/test_psnr_hvs.py
-SIDE = {k: min(MAKER.PAIRS[CASES[k]["pair"]][:2]) for k in GOLD.keys_on(MAKER.PAIRS)}
+SIDE = GOLD.least_sides()
 ON_FILES = [k for k, side in SIDE.items() if 16 < side < 1000]
 SMALL = [k for k, side in SIDE.items() if side <= 16]
 ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
 folder = pair_folder("psnr_hvs_pairs")
-
-
-def _score(case: dict, folder, **kwargs):
-    w, h, fmt, bd = GOLD.geometry(case)
-    ref, dis = GOLD.paths(case, folder)
-    kwargs.setdefault("features", ["psnr_hvs"])
-    return admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                         no_prediction=True, **kwargs)  # fmt: skip
 
 
 def _flat_chroma(frames: list) -> np.ndarray:
@@ -73,8 +73,8 @@ def test_command_line_equals_libvmaf(key, folder, tmp_path):
 @pytest.mark.parametrize("key", ["n10_422_odd", "n12_420"])
 def test_api_score_equals_libvmaf(key, folder):
     case = CASES[key]
-    check_frames(list(_score(case, folder)), case)
-    check_frames(list(_score(case, folder, features=[("psnr_hvs", PsnrHvsOptions())])), case)
+    check_frames(list(GOLD.score(case, folder)), case)
+    check_frames(list(GOLD.score(case, folder, features=[("psnr_hvs", PsnrHvsOptions())])), case)
 
 
 @pytest.mark.parametrize("key", SMALL)
@@ -160,24 +160,17 @@ def test_no_numba_needed(folder, monkeypatch):
 
     monkeypatch.setattr(admcuda.compiled, "available", lambda: False)
     case = CASES["n8_422"]
-    check_frames(list(_score(case, folder)), case)
+    check_frames(list(GOLD.score(case, folder)), case)
 
 
 def test_engines_never_see_it(folder, monkeypatch):
     """A plan of host features alone starts no engine; beside vif the engine is given
     the plan without it."""
-    seen = []
-    start = backends.start_engine
-
-    def spy(backend, *args, **kwargs):
-        seen.append(kwargs["plan"])
-        return start(backend, *args, **kwargs)
-
-    monkeypatch.setattr(backends, "start_engine", spy)
+    seen = engine_plans(monkeypatch)
     case = CASES["n8_420"]
-    _score(case, folder)
+    GOLD.score(case, folder)
     assert seen == []
-    result = _score(case, folder, features=["vif", "psnr_hvs"])
+    result = GOLD.score(case, folder, features=["vif", "psnr_hvs"])
     assert [ex.kind for ex in seen[0].extractors] == ["vif"]
     check_frames([{n: f[n] for n in NAMES} for f in result], case)
 
@@ -206,14 +199,7 @@ def test_names_and_registration():
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):
-    ref, dis = GOLD.paths(CASES["n8_420"], folder)
-    out = tmp_path / "x.json"
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", "48", "-h", "32", "-p", "420",
-            "--feature", feature, "-n", "--json", "-o", str(out)]  # fmt: skip
-    assert main(args) != 0
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and needle in err[0], err
-    assert not out.exists()
+    GOLD.check_refused("n8_420", feature, needle, folder, tmp_path / "x.json", capsys)
 
 
 @pytest.mark.parametrize(
@@ -254,20 +240,9 @@ OUTPUT_RUNS = {
     "psnr_hvs_ciede": ("3f", ["-n", "--feature", "psnr_hvs", "--feature", "ciede"]),
 }  # fmt: skip
 PAIR_ARGS = {
-    "3f": ["src01_hrc00_576x324_3f.yuv", "src01_hrc01_576x324_3f.yuv", "576", "324", "8"],
-    "10b": ["src01_hrc00_576x324.yuv420p10le.yuv", "src01_hrc01_576x324.yuv420p10le.yuv",
-            "576", "324", "10"],
-    "48f": ["ref_160x90_48f.yuv", "dis_160x90_48f.yuv", "160", "90", "8"],
-    "same": ["src01_hrc00_576x324_3f.yuv", "src01_hrc00_576x324_3f.yuv", "576", "324", "8"],
-}  # fmt: skip
-
-
-def _printed(got: float | None, want: float | None) -> bool:
-    """``got`` as libvmaf's tool prints it (``%.6f``; JSON's ``null`` for a value that
-    is not finite) reads back as ``want``."""
-    if want is None:
-        return got is None
-    return got is not None and float(f"{got:.6f}") == want
+    **TOOL_PAIRS,
+    "same": ("src01_hrc00_576x324_3f.yuv", "src01_hrc00_576x324_3f.yuv", "576", "324", "8"),
+}
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "csv"])
@@ -276,21 +251,7 @@ def test_libvmaf_output_files(name, fmt, tmp_path):
     if name == "psnr_hvs_ciede":
         pytest.importorskip("numba")
     pair, args = OUTPUT_RUNS[name]
-    ref, dis, w, h, bd = PAIR_ARGS[pair]
-    ref, dis = netflix_pair(ref, dis)
-    out = tmp_path / f"out.{fmt}"
-    io = ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420", "-b", bd]
-    assert main(["score", "-q", *io, *args, f"--{fmt}", "-o", str(out)]) == 0
-    ours, our_pool, our_agg = read_output(out, fmt)
-    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
-    assert [n for n, _ in ours] == [n for n, _ in theirs]
-    for (_, got), (_, want) in zip(ours, theirs, strict=True):
-        assert list(got) == list(want)
-        assert all(_printed(got[k], v) for k, v in want.items()), (got, want)
-    assert list(our_pool) == list(their_pool)
-    for k, methods in their_pool.items():
-        assert all(_printed(our_pool[k][m], v) for m, v in methods.items()), k
-    assert our_agg == their_agg == {}
+    GOLD.check_tool_run(name, fmt, tool_pair(PAIR_ARGS[pair]), args, tmp_path, same=printed_or_null)
 
 
 def test_swapped_chroma_planes_fail(folder, monkeypatch):
@@ -306,4 +267,4 @@ def test_swapped_chroma_planes_fail(folder, monkeypatch):
     monkeypatch.setattr(host._psnr_hvs, "psnr_hvs_frame", swapped)
     case = CASES["n8_420"]
     with pytest.raises(AssertionError):
-        check_frames(list(_score(case, folder)), case)
+        check_frames(list(GOLD.score(case, folder)), case)

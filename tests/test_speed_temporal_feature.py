@@ -18,12 +18,19 @@ import json
 
 import numpy as np
 import pytest
-from _golden_cases import FeatureGoldens, check_frames, netflix_pair, pair_folder, read_output
+from _golden_cases import (
+    TOOL_PAIRS,
+    FeatureGoldens,
+    check_frames,
+    engine_plans,
+    pair_folder,
+    tool_pair,
+)
 
 pytest.importorskip("numba")
 
 import admcuda  # noqa: E402
-from admcuda import VmafExtractor, backends  # noqa: E402
+from admcuda import VmafExtractor  # noqa: E402
 from admcuda.cli.main import main  # noqa: E402
 from admcuda.errors import AdmError  # noqa: E402
 from admcuda.vmaf import build_plan, parse_feature_arg, score_clip, score_pair  # noqa: E402
@@ -37,14 +44,6 @@ SYNTHETIC = GOLD.keys_on(MAKER.PAIRS)
 ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
 folder = pair_folder("speed_temporal_pairs")
-
-
-def _score(case: dict, folder, **kwargs):
-    w, h, fmt, bd = GOLD.geometry(case)
-    ref, dis = GOLD.paths(case, folder)
-    kwargs.setdefault("features", [GOLD.feature(case)])
-    return admcuda.score(ref, dis, width=w, height=h, pixel_format=fmt, bitdepth=bd,
-                         no_prediction=True, **kwargs)  # fmt: skip
 
 
 def _luma(case: dict) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -89,9 +88,9 @@ def test_subsample_scores_against_the_frame_read_before(subsample, batch, folder
 @pytest.mark.parametrize("key", ["t10_422", "big8_420_all"])
 def test_api_score_equals_libvmaf(key, folder):
     case = CASES[key]
-    check_frames(list(_score(case, folder)), case)
+    check_frames(list(GOLD.score(case, folder)), case)
     _, options = parse_feature_arg(GOLD.feature(case))
-    check_frames(list(_score(case, folder, features=[("speed_temporal", options)])), case)
+    check_frames(list(GOLD.score(case, folder, features=[("speed_temporal", options)])), case)
 
 
 def test_distorted_inputs_of_other_lengths_keep_their_own_frames(folder, tmp_path):
@@ -184,18 +183,11 @@ def test_it_needs_numba(monkeypatch):
 def test_engines_never_see_it(folder, monkeypatch):
     """A plan of host features alone starts no engine; beside vif the engine is given
     the plan without it."""
-    seen = []
-    start = backends.start_engine
-
-    def spy(backend, *args, **kwargs):
-        seen.append(kwargs["plan"])
-        return start(backend, *args, **kwargs)
-
-    monkeypatch.setattr(backends, "start_engine", spy)
+    seen = engine_plans(monkeypatch)
     case = CASES["t8_420"]
-    _score(case, folder)
+    GOLD.score(case, folder)
     assert seen == []
-    result = _score(case, folder, features=["vif", "speed_temporal"])
+    result = GOLD.score(case, folder, features=["vif", "speed_temporal"])
     assert [ex.kind for ex in seen[0].extractors] == ["vif"]
     check_frames([{n: f[n] for n in case["frames"][0]} for f in result], case)
 
@@ -235,14 +227,7 @@ def test_names_and_registration():
     ],
 )
 def test_bad_arguments_are_one_line(feature, needle, folder, tmp_path, capsys):
-    ref, dis = GOLD.paths(CASES["t8_420"], folder)
-    out = tmp_path / "x.json"
-    args = ["score", "-q", "-r", ref, "-d", dis, "-w", "320", "-h", "240", "-p", "420",
-            "--feature", feature, "-n", "--json", "-o", str(out)]  # fmt: skip
-    assert main(args) != 0
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and needle in err[0], err
-    assert not out.exists()
+    GOLD.check_refused("t8_420", feature, needle, folder, tmp_path / "x.json", capsys)
 
 
 def test_small_frames_are_one_line(folder, tmp_path, capsys):
@@ -275,34 +260,11 @@ OUTPUT_RUNS = {
         "-n", "--feature", "psnr", "--feature", "speed_temporal", "--feature", "motion",
         "--subsample", "2"]),
 }  # fmt: skip
-PAIR_ARGS = {
-    "3f": ["src01_hrc00_576x324_3f.yuv", "src01_hrc01_576x324_3f.yuv", "576", "324", "8"],
-    "10b": ["src01_hrc00_576x324.yuv420p10le.yuv", "src01_hrc01_576x324.yuv420p10le.yuv",
-            "576", "324", "10"],
-}  # fmt: skip
-
-
-def _printed(got: float, want: float) -> bool:
-    """``got`` as libvmaf's tool prints it (``%.6f``) reads back as ``want``."""
-    return float(f"{got:.6f}") == want
+PAIR_ARGS = {k: TOOL_PAIRS[k] for k in ("3f", "10b")}
 
 
 @pytest.mark.parametrize("fmt", ["json", "xml", "csv"])
 @pytest.mark.parametrize("name", sorted(OUTPUT_RUNS))
 def test_libvmaf_output_files(name, fmt, tmp_path):
     pair, args = OUTPUT_RUNS[name]
-    ref, dis, w, h, bd = PAIR_ARGS[pair]
-    ref, dis = netflix_pair(ref, dis)
-    out = tmp_path / f"out.{fmt}"
-    io = ["-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420", "-b", bd]
-    assert main(["score", "-q", *io, *args, f"--{fmt}", "-o", str(out)]) == 0
-    ours, our_pool, our_agg = read_output(out, fmt)
-    theirs, their_pool, their_agg = read_output(GOLD.outputs / f"{name}.{fmt}", fmt)
-    assert [n for n, _ in ours] == [n for n, _ in theirs]
-    for (_, got), (_, want) in zip(ours, theirs, strict=True):
-        assert list(got) == list(want)
-        assert all(_printed(got[k], v) for k, v in want.items()), (got, want)
-    assert list(our_pool) == list(their_pool)
-    for k, methods in their_pool.items():
-        assert all(_printed(our_pool[k][m], v) for m, v in methods.items()), k
-    assert our_agg == their_agg == {}
+    GOLD.check_tool_run(name, fmt, tool_pair(PAIR_ARGS[pair]), args, tmp_path)
