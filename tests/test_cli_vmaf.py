@@ -318,15 +318,15 @@ def test_a_model_needing_a_feature_admcuda_lacks_is_refused(tmp_path, capsys):
 
     shipped = Path(admcuda.model.__file__).parent / "data" / "vmaf_v0.6.1.json"
     model = json.loads(shipped.read_text())
-    model["model_dict"]["feature_names"][0] = "VMAF_feature_adm2_score"
-    path = tmp_path / "float_adm.json"
+    model["model_dict"]["feature_names"][0] = "float_ssim"
+    path = tmp_path / "float_ssim.json"
     path.write_text(json.dumps(model))
     ref, dis = (str(NETFLIX / p) for p in PAIR_3F)
     out = tmp_path / "out.json"
     code = main(["score", "-q", ref, dis, *GEOM_3F, "--model", f"path={path}", "-o", str(out)])
     err = capsys.readouterr().err
     assert code != 0 and err.count("\n") == 1
-    assert "does not compute: float_adm ('VMAF_feature_adm2_score')" in err
+    assert "does not compute: float_ssim ('float_ssim')" in err
     assert not out.exists()
 
 

@@ -466,7 +466,7 @@ def test_parse_model_arg_bad(text, message):
     ("text", "message"),
     [
         ("version=vmaf_v9", "unknown model version 'vmaf_v9'"),
-        ("version=vmaf_float_b_v0.6.3", "unknown model version"),
+        ("version=vmaf_float_b_v0.6.2", "unknown model version"),
         ("version=vmaf_v0.6.1:adm.egl=1", "adm extractor has no option 'egl'"),
         ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5", r"must be in \[1, 100\]"),
         ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=abc", "expects a number"),
@@ -509,8 +509,8 @@ def _add_ciede(md):
     md["intercepts"].append(0.0)
 
 
-def _float_adm(md):
-    md["feature_names"][0] = "VMAF_feature_adm2_score"
+def _float_ssim(md):
+    md["feature_names"][0] = "float_ssim"
 
 
 def _unknown_option(md):
@@ -543,7 +543,7 @@ def _bad_knots(md):
     ("change", "message"),
     [
         (_add_ciede, r"does not compute: ciede \('ciede2000'\) \(admcuda"),
-        (_float_adm, r"does not compute: float_adm \('VMAF_feature_adm2_score'\)"),
+        (_float_ssim, r"does not compute: float_ssim \('float_ssim'\)"),
         (_unknown_option, "adm extractor has no option 'adm_bogus'"),
         (_chroma, "chroma_correction_parameter needs exactly one feature whose name holds 'adm3'"),
         (_chroma_zero, r"chroma_correction_parameter 0 \(libvmaf then writes no score"),
@@ -560,25 +560,26 @@ def test_unsupported_models_are_refused(tmp_path, change, message):
     assert "\n" not in str(info.value)
 
 
-def _float_features(md):
-    """Inputs of libvmaf's float extractors, which admcuda does not compute."""
-    md["feature_names"][0] = "VMAF_feature_adm2_score"
-    md["feature_names"][1] = "VMAF_feature_vif_scale0_score"
-    md["feature_names"][2] = "VMAF_feature_vif_scale1_score"
+def _other_features(md):
+    """Inputs of libvmaf's float_ssim and psnr, which admcuda computes as features of a
+    run but no model of it reads."""
+    md["feature_names"][0] = "float_ssim"
+    md["feature_names"][1] = "psnr_y"
+    md["feature_names"][2] = "psnr_cb"
 
 
 def test_a_model_is_refused_naming_all_it_needs(tmp_path):
     """A model needing extractors admcuda lacks is refused naming each, in one line (the
     vmaf_v1.0.16 models' cambi, speed_chroma, adm3, motion3 and chroma correction are all
-    computed: tests/test_model_v1016.py)."""
-    path = _variant(tmp_path, _float_features)
+    computed: tests/test_model_v1016.py; the vmaf_float_* models' float_adm, float_vif and
+    float_motion too: tests/test_model_float.py)."""
+    path = _variant(tmp_path, _other_features)
     with pytest.raises(ModelError) as info:
         load_model(path=path)
     assert str(info.value) == (
-        f"model {path} needs what admcuda does not compute: float_adm "
-        "('VMAF_feature_adm2_score'); float_vif ('VMAF_feature_vif_scale0_score', "
-        "'VMAF_feature_vif_scale1_score') (admcuda's extractors: adm, motion, vif, cambi, "
-        "speed_chroma)"
+        f"model {path} needs what admcuda does not compute: float_ssim ('float_ssim'); "
+        "psnr ('psnr_y', 'psnr_cb') (admcuda's extractors: float_adm, float_vif, "
+        "float_motion, speed_chroma, adm, motion, vif, cambi)"
     )
 
 

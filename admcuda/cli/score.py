@@ -291,13 +291,15 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     score.add_argument(
         "-m", "--model", action="append", default=[], metavar="version=NAME|path=FILE[:...]",
         help="a VMAF model, as libvmaf takes it: version=vmaf_v0.6.1 (also vmaf_v0.6.1neg, "
-        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, the bootstrap collection vmaf_b_v0.6.3; the "
-        "bare name works too) or path=model.json, then optionally :name=LABEL, "
-        ":enable_transform, :disable_clip, :FEATURE.OPTION=VALUE; repeatable. Its score is "
-        "written under its name (vmaf by default) beside every feature it reads; a "
-        "collection's also NAME_0001..., NAME_bagging, NAME_stddev, NAME_ci_p95_lo and "
-        "NAME_ci_p95_hi. Without --model (and without -n), inputs given as -r/-d are scored "
-        "with vmaf_v0.6.1 as libvmaf's vmaf does, and inputs given as REF DIS get ADM alone",
+        "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, the bootstrap collection vmaf_b_v0.6.3, the "
+        "vmaf_v1.0.16_* models, the float models vmaf_float_v0.6.1, vmaf_float_v0.6.1neg, "
+        "vmaf_float_4k_v0.6.1 and vmaf_float_b_v0.6.3; the bare name works too) or "
+        "path=model.json, then optionally :name=LABEL, :enable_transform, :disable_clip, "
+        ":FEATURE.OPTION=VALUE; repeatable. Its score is written under its name (vmaf by "
+        "default) beside every feature it reads; a collection's also NAME_0001..., "
+        "NAME_bagging, NAME_stddev, NAME_ci_p95_lo and NAME_ci_p95_hi. Without --model (and "
+        "without -n), inputs given as -r/-d are scored with vmaf_v0.6.1 as libvmaf's vmaf "
+        "does, and inputs given as REF DIS get ADM alone",
     )  # fmt: skip
     score.add_argument(
         "-n", "--no_prediction", "--no-prediction", dest="no_prediction", action="store_true",

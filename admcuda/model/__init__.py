@@ -11,13 +11,17 @@ motion {} VMAF_integer_feature_motion2_score
 libvmaf's; ``pool(scores, "mean")`` pools them as libvmaf does. A bootstrap model
 collection (``vmaf_b_v0.6.3``) loads as its model ``0`` with its members in
 ``model.bootstrap``; ``model.predict_collection(...)`` gives the members' scores and the
-bagging score, standard deviation and 95% interval libvmaf files beside it.
+bagging score, standard deviation and 95% interval libvmaf files beside it. The float
+models (``vmaf_float_v0.6.1``, ...) read libvmaf's float_adm, float_vif and float_motion.
 """
 
 from admcuda.model.features import (
     ADM,
     CAMBI,
     COMPUTED_EXTRACTORS,
+    FLOAT_ADM,
+    FLOAT_MOTION,
+    FLOAT_VIF,
     MOTION,
     OUTPUT_ALIASES,
     SPEED_CHROMA,
@@ -29,6 +33,7 @@ from admcuda.model.features import (
 )
 from admcuda.model.loader import (
     BUILTIN_VERSIONS,
+    FLOAT_VERSIONS,
     V1016_VERSIONS,
     Bootstrap,
     Model,
@@ -47,6 +52,10 @@ __all__ = [
     "BUILTIN_VERSIONS",
     "CAMBI",
     "COMPUTED_EXTRACTORS",
+    "FLOAT_ADM",
+    "FLOAT_MOTION",
+    "FLOAT_VERSIONS",
+    "FLOAT_VIF",
     "MOTION",
     "OUTPUT_ALIASES",
     "POOL_METHODS",

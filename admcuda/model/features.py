@@ -6,10 +6,13 @@ A model names each input by one of the features an extractor provides
 name built from the options (``vmaf_feature_name_from_options``, feature_name.c), and its
 output files print that name through an alias table (alias.c). This module holds the
 tables of libvmaf 3.2.0's integer adm, vif and motion extractors, its cambi and its
-speed_chroma, and reproduces both names.
+speed_chroma, and of its float_adm, float_vif and float_motion (those of its float models),
+and reproduces both names.
 The adm rows are :data:`admcuda.options.OPTIONS`'s; the vif and motion rows are written
 here, as importing their reference modules would load VIF and motion code into an ADM run
-(tests check they agree with those modules); so are cambi's (:mod:`admcuda.vmaf.cambi`).
+(tests check they agree with those modules); so are cambi's (:mod:`admcuda.vmaf.cambi`)
+and the float extractors' (:mod:`admcuda.vmaf.float_adm`, :mod:`admcuda.vmaf.float_vif`,
+:mod:`admcuda.vmaf.float_motion`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ __all__ = [
     "ADM",
     "CAMBI",
     "COMPUTED_EXTRACTORS",
+    "FLOAT_ADM",
+    "FLOAT_MOTION",
+    "FLOAT_VIF",
     "MOTION",
     "OUTPUT_ALIASES",
     "SPEED_CHROMA",
@@ -188,10 +194,104 @@ SPEED_CHROMA = Extractor(
     ),
 )
 
-# The extractors whose features admcuda computes, in libvmaf's registry order (the first
-# extractor providing a feature name is the one libvmaf uses). A caller that computes more
-# passes an extended tuple to load_model.
-COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (ADM, MOTION, VIF, CAMBI, SPEED_CHROMA)
+# libvmaf 3.2.0 src/feature/float_adm.c, built with its float features;
+# admcuda.vmaf.float_adm.TABLE and FloatAdmOptions hold the same rows (a test checks they
+# agree).
+FLOAT_ADM = Extractor(
+    "float_adm",
+    (
+        "VMAF_feature_adm2_score", "VMAF_feature_aim_score", "VMAF_feature_adm3_score",
+        "VMAF_feature_adm_scale0_score", "VMAF_feature_adm_scale1_score",
+        "VMAF_feature_adm_scale2_score", "VMAF_feature_adm_scale3_score",
+        "adm_num", "adm_den", "adm_scale0",
+        "adm_num_scale0", "adm_den_scale0", "adm_num_scale1", "adm_den_scale1",
+        "adm_num_scale2", "adm_den_scale2", "adm_num_scale3", "adm_den_scale3",
+    ),
+    (
+        Option("debug", None, "bool", False, feature_param=False),
+        Option("adm_enhn_gain_limit", "egl", "double", 100.0, 1.0, 100.0),
+        Option("adm_norm_view_dist", "nvd", "double", 3.0, 0.75, 24.0),
+        Option("adm_noise_weight", "nw", "double", 0.03125, 0.0, 1500.0),
+        Option("adm_csf_scale", "scf", "double", 1.0, 0.0, 50.0),
+        Option("adm_csf_diag_scale", "scfd", "double", 1.0, 0.0, 50.0),
+        Option("adm_ref_display_height", "rdf", "int", 1080, 1, 4320),
+        Option("adm_csf_mode", "csf", "int", 0, 0, 9),
+        Option("adm_bypass_cm", "bcm", "int", 0, 0, 1),
+        Option("adm_adm3_apply_hm", "aah", "bool", False),
+        Option("adm_p_norm", "apn", "double", 3.0, 1.0, 20.0),
+        Option("adm_dlm_weight", "dlmw", "double", 0.5, 0.0, 1.0),
+        Option("adm_min_val", "min", "double", 0.0, 0.0, 1.0),
+        *(
+            Option(f"adm_f{a}s{s}", f"f{a}s{s}", "double", -1.0, -1.0, 10.0)
+            for a in (1, 2)
+            for s in range(4)
+        ),
+        Option("adm_skip_aim_scale", "sasc", "int", -1, 0, 3),
+        Option("adm_skip_scale0", "ssz", "bool", False),
+    ),
+)  # fmt: skip
+
+# libvmaf 3.2.0 src/feature/float_vif.c; admcuda.vmaf.float_vif.TABLE and FloatVifOptions
+# hold the same rows.
+FLOAT_VIF = Extractor(
+    "float_vif",
+    (
+        "VMAF_feature_vif_scale0_score", "VMAF_feature_vif_scale1_score",
+        "VMAF_feature_vif_scale2_score", "VMAF_feature_vif_scale3_score",
+        "vif", "vif_num", "vif_den", "vif_num_scale0", "vif_den_scale0",
+        "vif_num_scale1", "vif_den_scale1", "vif_num_scale2", "vif_den_scale2",
+        "vif_num_scale3", "vif_den_scale3",
+    ),
+    (
+        Option("debug", None, "bool", False, feature_param=False),
+        Option("vif_enhn_gain_limit", "egl", "double", 100.0, 1.0, 100.0),
+        Option("vif_kernelscale", "ks", "double", 1.0, 0.1, 4.0),
+        Option("vif_prescale", "ps", "double", 1.0, 0.1, 4.0),
+        Option("vif_scale1_min_val", "s1miv", "double", 0.0, 0.0, 1.0),
+        Option("vif_scale2_min_val", "s2miv", "double", 0.0, 0.0, 1.0),
+        Option("vif_scale3_min_val", "s3miv", "double", 0.0, 0.0, 1.0),
+        Option("vif_prescale_method", "pm", "string", "nearest"),
+        Option("vif_sigma_nsq", "snsq", "double", 2.0, 0.0, 5.0),
+        Option("vif_skip_scale0", "ssclz", "bool", False),
+    ),
+)  # fmt: skip
+
+# libvmaf 3.2.0 src/feature/float_motion.c (its debug defaults to true);
+# admcuda.vmaf.float_motion.TABLE and FloatMotionOptions hold the same rows.
+FLOAT_MOTION = Extractor(
+    "float_motion",
+    (
+        "VMAF_feature_motion_score",
+        "VMAF_feature_motion2_score",
+        "VMAF_feature_motion3_score",
+    ),
+    (
+        Option("debug", None, "bool", True, feature_param=False),
+        Option("motion_force_zero", "force_0", "bool", False),
+        Option("motion_fps_weight", "mfw", "double", 1.0, 0.0, 5.0),
+        Option("motion_blend_factor", "mbf", "double", 1.0, 0.0, 1.0),
+        Option("motion_blend_offset", "mbo", "double", 40.0, 0.0, 1000.0),
+        Option("motion_add_scale1", "mdc", "bool", False),
+        Option("motion_filter_size", "mfs", "int", 5, 0, 9),
+        Option("motion_add_uv", "mau", "bool", False),
+        Option("motion_max_val", "mmxv", "double", 10000.0, 0.0, 10000.0),
+    ),
+)
+
+# The extractors whose features admcuda computes, in libvmaf's registry order
+# (feature_extractor.c: its float extractors first; the first extractor providing a
+# feature name is the one libvmaf uses). A caller that computes more passes an extended
+# tuple to load_model.
+COMPUTED_EXTRACTORS: tuple[Extractor, ...] = (
+    FLOAT_ADM,
+    FLOAT_VIF,
+    FLOAT_MOTION,
+    SPEED_CHROMA,
+    ADM,
+    MOTION,
+    VIF,
+    CAMBI,
+)
 
 # libvmaf 3.2.0 src/feature/alias.c: the names its output files print for collector names.
 OUTPUT_ALIASES: Mapping[str, str] = {

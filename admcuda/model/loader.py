@@ -2,7 +2,7 @@
 
 Reading follows libvmaf 3.2.0's ``read_json_model.c`` (numbers as C's ``strtod`` reads them,
 the same keys, the same flags) and refuses what admcuda cannot evaluate exactly: a feature
-no extractor in ``extractors`` provides (speed_chroma, float features, ...), an option that
+no extractor in ``extractors`` provides (float_ssim, psnr, ...), an option that
 extractor does not have, a chroma correction libvmaf could not apply, a non-RBF or
 non-regression SVM. A bootstrap
 model collection (``vmaf_b_v0.6.3``: models under the keys ``0``, ``1``, ...) loads as its
@@ -42,6 +42,7 @@ from admcuda.textfiles import MIB, read_text
 
 __all__ = [
     "BUILTIN_VERSIONS",
+    "FLOAT_VERSIONS",
     "V1016_VERSIONS",
     "Bootstrap",
     "Model",
@@ -52,8 +53,8 @@ __all__ = [
 ]
 
 # The models shipped in admcuda/model/data, as libvmaf 3.2.0 builds them in (those of its
-# integer features: not its vmaf_float_* ones), with the vmaf_v1.0.16 ones beside them in
-# V1016_VERSIONS.
+# integer features), with the vmaf_v1.0.16 ones beside them in V1016_VERSIONS and the
+# vmaf_float_* ones in FLOAT_VERSIONS.
 BUILTIN_VERSIONS = (
     "vmaf_v0.6.1",
     "vmaf_v0.6.1neg",
@@ -74,6 +75,16 @@ V1016_VERSIONS = (
     "vmaf_v1.0.16_hfr_5d0h",
     "vmaf_v1.0.16_hfr_1d5h_2160",
     "vmaf_v1.0.16_hfr_3d0h_2160",
+)
+
+# libvmaf 3.2.0's float models (float_adm, float_vif and float_motion), shipped in
+# admcuda/model/data too and loaded by version as libvmaf builds them in where its float
+# features are built (model.c), in its order.
+FLOAT_VERSIONS = (
+    "vmaf_float_v0.6.1",
+    "vmaf_float_b_v0.6.3",
+    "vmaf_float_v0.6.1neg",
+    "vmaf_float_4k_v0.6.1",
 )
 
 # The most bytes a model file may have: libvmaf's are tens of kB, its largest a few MB.
@@ -438,7 +449,7 @@ def load_model(
     Parameters
     ----------
     version : str, optional
-        One of :data:`BUILTIN_VERSIONS` or :data:`V1016_VERSIONS`.
+        One of :data:`BUILTIN_VERSIONS`, :data:`V1016_VERSIONS` or :data:`FLOAT_VERSIONS`.
     path : str or Path, optional
         A libvmaf JSON model file. Give exactly one of version and path.
     name : str, optional
@@ -462,10 +473,11 @@ def load_model(
     if (version is None) == (path is None):
         raise ModelError("give exactly one of a model version and a model path")
     if version is not None:
-        if version not in BUILTIN_VERSIONS + V1016_VERSIONS:
+        shipped = BUILTIN_VERSIONS + V1016_VERSIONS + FLOAT_VERSIONS
+        if version not in shipped:
             raise ModelError(
-                f"unknown model version '{version}' (admcuda ships "
-                f"{', '.join(BUILTIN_VERSIONS + V1016_VERSIONS)}; give others by path)"
+                f"unknown model version '{version}' (admcuda ships {', '.join(shipped)}; "
+                "give others by path)"
             )
         label = version
         text = (resources.files("admcuda.model.data") / f"{version}.json").read_text("utf-8")
@@ -624,10 +636,6 @@ _OTHER_EXTRACTORS: tuple[tuple[str, str], ...] = (
     ("Cambi_feature_", "cambi"),
     ("Speed_chroma_feature_", "speed_chroma"),
     ("Speed_temporal_feature_", "speed_temporal"),
-    ("VMAF_feature_adm", "float_adm"),
-    ("VMAF_feature_aim", "float_adm"),
-    ("VMAF_feature_vif", "float_vif"),
-    ("VMAF_feature_motion", "float_motion"),
     ("float_ssim", "float_ssim"),
     ("float_ms_ssim", "float_ms_ssim"),
     ("psnr", "psnr"),

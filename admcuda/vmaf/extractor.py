@@ -97,7 +97,8 @@ class VmafExtractor(Closing):
     model : str, path, ModelSpec, Model, a sequence of them, or None, optional
         The models whose scores to predict, in ``--model`` order: a built-in version
         (``"vmaf_v0.6.1"``, the default; ``"vmaf_v0.6.1neg"``, ``"vmaf_4k_v0.6.1"``,
-        ``"vmaf_4k_v0.6.1neg"``, the bootstrap collection ``"vmaf_b_v0.6.3"``), a
+        ``"vmaf_4k_v0.6.1neg"``, the bootstrap collection ``"vmaf_b_v0.6.3"``, the float
+        models ``"vmaf_float_v0.6.1"``, ...), a
         ``--model`` argument (``"version=vmaf_v0.6.1:name=phone:enable_transform"``), a
         model file's path, a :class:`~admcuda.model.ModelSpec` or a loaded
         :class:`~admcuda.model.Model`. None or an empty sequence: no model, ``features``

@@ -256,9 +256,12 @@ class Extractor:
         parameters (``vmaf_feature_name_from_options``), here through an output's name;
         PSNR, SSIM and MS-SSIM, whose options rename nothing, by all their options (two
         of them with other options print one name twice: refused, where libvmaf would
-        keep the first and drop the second's options unsaid)."""
+        keep the first and drop the second's options unsaid); float_adm, float_vif and
+        float_motion, whose ``debug`` renames nothing, by a name as the integer ones."""
         if self.kind == _float_motion.FLOAT_MOTION_KIND:
             return self.name, self.names[_float_motion.MOTION2]
+        if self.kind in (_float_adm.FLOAT_ADM_KIND, _float_vif.FLOAT_VIF_KIND):
+            return self.name, self.extract_outputs[0]  # adm2, vif_scale0 and their suffixes
         if self.kind in HOST_KINDS:
             return self.name, repr(self.options)
         first = {"adm": "integer_adm2", "vif": "integer_vif_scale0", "motion": _motion.MOTION2}
@@ -558,6 +561,12 @@ def _options_from_model(kind: str, values: Mapping[str, Any], where: str) -> Ext
             return CambiOptions(**values)
         if kind == _speed.SPEED_KIND:
             return SpeedChromaOptions(**values)
+        if kind == _float_adm.FLOAT_ADM_KIND:
+            return FloatAdmOptions(**values)
+        if kind == _float_vif.FLOAT_VIF_KIND:
+            return FloatVifOptions(**values)
+        if kind == _float_motion.FLOAT_MOTION_KIND:
+            return FloatMotionOptions(**values)
         return MotionOptions(**values)
     except (TypeError, ValueError) as exc:
         raise AdmError(f"{where}: {kind} options {dict(values)} are refused: {exc}") from None
