@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -38,9 +39,9 @@ def log2f(x: float) -> np.float32:
     return f32(_log2f(float(f32(x))))
 
 
-def log2f_values(xs: range) -> np.ndarray:
+def log2f_values(xs: Iterable[int]) -> np.ndarray:
     """libm ``log2f`` of each integer in ``xs`` (exact in float32), as float64 holding the
-    float32 results: one C call each, without NumPy scalars in between."""
+    float32 results: one C call each."""
     call = _log2f
     return np.array([call(float(x)) for x in xs], dtype=np.float64)
 

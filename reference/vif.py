@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import numbers
+import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -80,17 +81,32 @@ def check_options(opts) -> None:
 # --- log2 table -------------------------------------------------------------------------------
 
 
-@functools.cache
+_LOG2_LOCK = threading.Lock()
+
+
 def log_generate() -> np.ndarray:
     """libvmaf's ``log_generate``: ``table[i] = (uint16)round(log2f((float)i) * 2048)`` for
-    ``i`` in 32767..65535, zero elsewhere; 65537 uint16 entries (read-only).
+    ``i`` in 32767..65535, zero elsewhere; 65537 uint16 entries (read-only), made once per
+    process, whatever threads ask for it first.
 
     ``log2f`` is libm's; the float product is exact (a power-of-two scale) and ``round``
     rounds half away from zero, which ``floor(x + 0.5)`` is for these positive values.
     """
+    with _LOG2_LOCK:
+        return _log_generate()
+
+
+@functools.cache
+def _log_generate() -> np.ndarray:
     table = np.zeros(V.LOG2_TABLE_SIZE, dtype=np.uint16)
-    # the float32 product by 2**11 is exact, so it is the same in double
-    x = log2f_values(range(V.LOG2_TABLE_FIRST, 65536)) * float(V.LOG2_ONE)
+    i = np.arange(V.LOG2_TABLE_FIRST, 65536)
+    # log2f's float32 result (libm's error and its rounding to float32 included) is within
+    # 2**-9 of a double log2 once scaled by 2**11, so the two round alike except near a
+    # half: libm is asked there only, about one entry in eight. The float32 product by
+    # 2**11 is exact, so it is the same in double.
+    x = np.log2(i.astype(np.float64)) * float(V.LOG2_ONE)
+    near = np.abs(x - np.floor(x) - 0.5) < 1 / 16
+    x[near] = log2f_values(i[near]) * float(V.LOG2_ONE)
     table[V.LOG2_TABLE_FIRST : 65536] = np.floor(x + 0.5).astype(np.uint16)
     table.setflags(write=False)
     return table
