@@ -241,6 +241,7 @@ class _Session:
         self.stream = stream
         self.watch = watch  # called with (packet index, packet) before each decoded packet
         self.finisher: _Finisher | None = None
+        self.nvc = nvc
         self.demuxer = nvc.CreateDemuxer(filename=str(path))
         self.decoder = nvc.CreateDecoder(
             gpuid=gpu,
@@ -269,12 +270,35 @@ class _Session:
             if 0 < n < first_packet:
                 continue
             if self.watch is not None:
-                self.watch(n, packet)
+                try:
+                    self.watch(n, packet)
+                except AdmError:
+                    # the frames before packet n, still inside the decoder, come out first
+                    yield from self._flushed(packet)
+                    raise
             decoded = self.decoder.Decode(packet)
             for frame in decoded:
                 if self.closed:
                     return
                 yield frame
+
+    def _flushed(self, packet: Any) -> Iterator[Any]:
+        """The decoder's frames still held back for display order, drained by an empty
+        packet as the demuxer's last one drains them (a new one where the binding makes
+        one, else ``packet`` emptied); none where neither can be had."""
+        try:
+            end = self.nvc.PacketData()
+        except Exception:  # noqa: BLE001 - the binding's own types
+            end = packet
+        try:
+            end.bsl = 0
+            frames = list(self.decoder.Decode(end))
+        except Exception:  # noqa: BLE001 - the caller's error is the one to report
+            return
+        for frame in frames:
+            if self.closed:
+                return
+            yield frame
 
     def release(self) -> None:
         """Drop the decoder, then the demuxer (the binding's samples free them in that order),
