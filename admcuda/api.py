@@ -479,8 +479,8 @@ model, features, no_prediction, autorotate, allow_partial_frame, progress
         As for :func:`score_files` (the names of the command line's long options).
     host_memory : int, optional
         MiB of host frame buffers (page-locked on the GPU), as ``--host-memory``;
-        default 1024. A value of 1 TiB (1,048,576 MiB) or more is refused: a count of
-        bytes, as this keyword took up to admcuda 0.3.0.
+        default 512 on the GPU, 1024 on the CPU. A value of 1 TiB (1,048,576 MiB) or
+        more is refused: a count of bytes, as this keyword took up to admcuda 0.3.0.
     batch : int, optional
         Frames per GPU batch; default by frame size. With ``model`` or ``features``:
         frames per CPU batch.

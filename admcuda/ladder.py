@@ -451,12 +451,12 @@ class _HostOnly:
 
     def __init__(self, width: int, height: int, bitdepth: int, planes: int,
                  batch: int | None, host_memory: int | None) -> None:  # fmt: skip
-        from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
+        from admcuda.pipeline import CPU_HOST_MEMORY, plan_batch
 
         itemsize = 1 if bitdepth == 8 else 2
         self.batch = plan_batch(
             width * height * itemsize, planes, preferred=batch or 16,
-            host_memory=host_memory or DEFAULT_HOST_MEMORY,
+            host_memory=host_memory or CPU_HOST_MEMORY,
         )  # fmt: skip
 
     def host_empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:

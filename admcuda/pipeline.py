@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_HOST_MEMORY",
     "IterSource",
     "PlainStream",
+    "CPU_HOST_MEMORY",
     "RunStats",
     "SeekableSource",
     "available_memory",
@@ -56,8 +57,13 @@ __all__ = [
     "run",
 ]
 
-DEFAULT_HOST_MEMORY = 1 << 30
-"""Bytes of host frame buffers (page-locked with the GPU) a run may hold: 1 GiB."""
+DEFAULT_HOST_MEMORY = 1 << 29
+"""Bytes of host frame buffers (page-locked with the GPU) a GPU run may hold: 512 MiB.
+Twice that made 1080p and 2160p runs slower to their first batch and no faster after
+(kernels/NOTES.md)."""
+
+CPU_HOST_MEMORY = 1 << 30
+"""Bytes of host frame buffers a CPU run may hold: 1 GiB."""
 
 SLOTS = 3
 """Host slots in the ring: one being read, one in flight on the engine, one finishing."""

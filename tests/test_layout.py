@@ -156,7 +156,7 @@ _ABOVE_ENGINES = (
 # batches with the pipeline's host-memory planning.
 _ALLOWED_UP = {
     ("admcuda.backends", "admcuda.pipeline"): {
-        "CPU_WORK_BYTES_PER_PIXEL", "DEFAULT_HOST_MEMORY", "available_memory",
+        "CPU_HOST_MEMORY", "CPU_WORK_BYTES_PER_PIXEL", "DEFAULT_HOST_MEMORY", "available_memory",
         "check_frame_memory", "plan_batch",
     },
 }  # fmt: skip

@@ -251,8 +251,9 @@ def test_stats_count_frames_and_batches(ladder):
 
 def test_plan_batch_stays_within_the_host_budget():
     frame = 1920 * 1080
-    assert plan_batch(frame, 2, preferred=64) == 64  # 3 slots x 2 x 64 x 2 MB < 1 GiB
-    assert plan_batch(frame, 2, preferred=128) == (1 << 30) // (3 * 2 * frame)  # 86
+    assert plan_batch(frame, 2, preferred=32) == 32  # 3 slots x 2 x 32 x 2 MB < 512 MiB
+    assert plan_batch(frame, 2, preferred=128) == (1 << 29) // (3 * 2 * frame)  # 43
+    assert plan_batch(frame, 2, preferred=128, host_memory=1 << 30) == 86
     small = plan_batch(frame, 5, preferred=128, host_memory=64 << 20)
     assert small == (64 << 20) // (3 * 5 * frame) and 3 * 5 * frame * small <= 64 << 20
     assert plan_batch(frame, 2, preferred=128, frames=3) == 3

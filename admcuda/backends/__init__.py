@@ -127,7 +127,8 @@ def engine_for(
         CPU worker processes (default: the usable cores).
     host_memory : int, optional
         Bytes of host frame buffers (page-locked on the GPU); default
-        :data:`admcuda.pipeline.DEFAULT_HOST_MEMORY`.
+        :data:`admcuda.pipeline.DEFAULT_HOST_MEMORY` on the GPU,
+        :data:`admcuda.pipeline.CPU_HOST_MEMORY` on the CPU.
     batch : int, optional
         Frames per batch (default: by frame size, within ``host_memory``).
     device : int, optional
@@ -142,6 +143,7 @@ def engine_for(
         feature plan's package.
     """
     from admcuda.pipeline import (
+        CPU_HOST_MEMORY,
         CPU_WORK_BYTES_PER_PIXEL,
         DEFAULT_HOST_MEMORY,
         available_memory,
@@ -155,7 +157,10 @@ def engine_for(
     if cuda_start is not None:
         cuda_start.wait()
     itemsize = 1 if bitdepth == 8 else 2
-    budget = host_memory if host_memory is not None else DEFAULT_HOST_MEMORY
+    if host_memory is not None:
+        budget = host_memory
+    else:
+        budget = CPU_HOST_MEMORY if name == "cpu" else DEFAULT_HOST_MEMORY
     if name == "cpu":
         from admcuda.backends.compiled import usable
         from admcuda.backends.cpu import CpuEngine, default_threads

@@ -74,7 +74,7 @@ from admcuda.options import (
     adm_cuda_feature_names,
     feature_names,
 )
-from admcuda.pipeline import DEFAULT_HOST_MEMORY, RunStats
+from admcuda.pipeline import CPU_HOST_MEMORY, DEFAULT_HOST_MEMORY, RunStats
 from admcuda.progress import PROGRESS_EVERY_S  # --progress: a plain line this often
 from admcuda.report.writers import (
     FORMATS,
@@ -255,9 +255,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )  # fmt: skip
     perf.add_argument(
         "--host-memory", dest="host_memory", type=_counter(1), metavar="MIB",
-        default=DEFAULT_HOST_MEMORY >> 20,
-        help="MiB of host frame buffers, page-locked with CUDA (default %(default)s); "
-        "the GPU also holds about two batches of bands",
+        help=f"MiB of host frame buffers, page-locked with CUDA (default "
+        f"{DEFAULT_HOST_MEMORY >> 20}; {CPU_HOST_MEMORY >> 20} on the CPU); the GPU also "
+        "holds about two batches of bands",
     )  # fmt: skip
     perf.add_argument(
         "--batch", type=_counter(1), metavar="N",
@@ -859,7 +859,7 @@ def run(args: argparse.Namespace) -> int:
             subsample=args.subsample,
             progress=PROGRESS_EVERY_S if args.progress else not args.quiet,
             threads=args.threads,
-            host_memory=args.host_memory << 20,
+            host_memory=None if args.host_memory is None else args.host_memory << 20,
             batch=args.batch,
             stats=stats,
             plan=plan,
