@@ -96,15 +96,18 @@ def _send(sock: socket.socket, message: dict[str, Any], fds: Sequence[int] = ())
 def _recv(
     sock: socket.socket, *, with_fds: bool = False
 ) -> tuple[dict[str, Any] | None, list[int]]:
-    """One message (None where the peer closed first) and the descriptors that came with it."""
+    """One message (None where the peer closed first) and the descriptors that came with it.
+    Reads no byte past the message: the next one (a run's status right after its
+    acceptance) stays in the socket for the next call."""
     fds: list[int] = []
     buf = b""
     while len(buf) < _HEADER.size:
+        want = _HEADER.size - len(buf)
         if with_fds and not buf:
-            chunk, got, _, _ = socket.recv_fds(sock, 1 << 16, len(_STD))
+            chunk, got, _, _ = socket.recv_fds(sock, want, len(_STD))
             fds += got
         else:
-            chunk = sock.recv(1 << 16)
+            chunk = sock.recv(want)
         if not chunk:
             return None, fds
         buf += chunk
@@ -510,6 +513,9 @@ def serve(path: str, *, idle: float, backend: str, gpu: int | None, log: Any) ->
                 )
                 with contextlib.suppress(OSError):
                     _send(conn, {"status": status, "failure": failure})
+                with contextlib.suppress(OSError):
+                    # wakes the run's watcher, still reading, and ends the client's read
+                    conn.shutdown(socket.SHUT_RDWR)
             if state.stopping:
                 say("stopping (SIGTERM)")
                 return 0

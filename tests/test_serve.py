@@ -336,3 +336,33 @@ def test_the_client_reports_what_the_server_sends(capsys, reply, status, said):
     theirs.close()
     assert serve._await_status(ours, 42) == status
     assert capsys.readouterr().err == said
+
+
+def test_messages_sent_together_are_read_one_at_a_time():
+    """A fast run's status can reach the client in the same read as its acceptance: each
+    read takes one message and leaves the next in the socket (the status was lost, and
+    the client waited, when the first read took both)."""
+    a, b = socket.socketpair()
+    b.settimeout(10)  # a message lost to the read before fails here, not waits
+    with a, b:
+        serve._send(a, {"accepted": True, "pid": 1})
+        serve._send(a, {"status": 2, "failure": None})
+        assert serve._recv(b) == ({"accepted": True, "pid": 1}, [])
+        assert serve._recv(b) == ({"status": 2, "failure": None}, [])
+        a.close()
+        assert serve._recv(b) == (None, [])
+    c, d = socket.socketpair()  # a request with the client's descriptors, then a signal
+    d.settimeout(10)
+    with c, d:
+        r, w = os.pipe()
+        try:
+            serve._send(c, {"argv": ["score"]}, [r])
+            serve._send(c, {"signal": "SIGINT"})
+            first, fds = serve._recv(d, with_fds=True)
+            for fd in fds:
+                os.close(fd)
+            assert first == {"argv": ["score"]} and len(fds) == 1
+            assert serve._recv(d) == ({"signal": "SIGINT"}, [])
+        finally:
+            os.close(r)
+            os.close(w)
