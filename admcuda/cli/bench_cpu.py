@@ -20,7 +20,9 @@ page cache:
   its time is VMAF's and the feature's, its pooled value the feature's);
 - ``cat`` of both files: what reading them costs.
 
-Rounds alternate the order of the rows (the second round runs them backwards) and each
+The kernels of the compiled engine and of the features computed with Numba are loaded
+(compiled, where Numba's disk cache lacks them) before the first row, untimed. Rounds
+alternate the order of the rows (the second round runs them backwards) and each
 figure is the median of its rounds. Every row's pooled score is read back from its JSON,
 so that a row scoring other frames than the others would show.
 """
