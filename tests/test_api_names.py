@@ -155,3 +155,15 @@ def test_api_message_keeps_ffmpeg_commands():
     assert api_message("use --decoder ffmpeg or --scale bicubic") == (
         "use decoder='ffmpeg' or scale='bicubic'"
     )
+
+
+def test_a_size_mismatch_names_the_scale_argument(tmp_path):
+    """From Python, a rung of another size is told of ``scale='bicubic'``, the argument it
+    takes, as the command line is told of ``--scale bicubic``."""
+    ref, dis = tmp_path / "ref.yuv", tmp_path / "dis.y4m"
+    ref.write_bytes(np.zeros(32 * 24 * 3 // 2, np.uint8).tobytes())
+    frame = np.zeros(24 * 18 * 3 // 2, np.uint8).tobytes()
+    dis.write_bytes(b"YUV4MPEG2 W24 H18 F25:1 Ip C420jpeg\nFRAME\n" + frame)
+    with pytest.raises(AdmError) as caught:
+        admcuda.score(ref, dis, width=32, height=24, backend="cpu")
+    assert "is 32x24; give scale='bicubic' (or another ffmpeg scaler) to scale" in str(caught.value)

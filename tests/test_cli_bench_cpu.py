@@ -159,6 +159,28 @@ def test_skip_gpu_times_the_cpu(monkeypatch, tmp_path, capsys):
     assert "admcuda ADM, numpy engine" in text
 
 
+def test_kernels_are_compiled_before_the_first_timed_row(monkeypatch, tmp_path, capsys):
+    """Where the compiled engine (or a feature computed with Numba) is timed, its kernels
+    are loaded, or compiled, before any row runs, so that no row's time is a compile;
+    with neither, nothing is loaded."""
+    monkeypatch.setattr(bench_cpu, "ffmpeg_with_libvmaf", lambda: None)
+    monkeypatch.setattr(bench_cpu, "find_vmaf", lambda given: None)
+    monkeypatch.setattr(admcuda.compiled, "available", lambda: True)
+    events = []
+    monkeypatch.setattr(
+        admcuda.compiled, "warm_up", lambda bitdepths, kinds: events.append((bitdepths, kinds))
+    )
+    monkeypatch.setattr(bench_cpu, "run_cpu_rows", lambda rows, rounds: events.append("rows"))
+    argv = ["--skip-gpu", "--sizes", "32x32", "--frames", "2", "--tmp", str(tmp_path)]
+    assert bench.main([*argv, "--bitdepth", "10", "--features", "psnr", "cambi"]) == 0
+    assert events == [((10,), ("adm", "vif", "motion", "cambi")), "rows"]
+    assert "CPU engine: kernels ready (" in capsys.readouterr().out
+    events.clear()
+    assert bench.main([*argv, "--cpu-engines", "numpy", "--features", "psnr"]) == 0
+    assert events == ["rows"]
+    assert "kernels ready" not in capsys.readouterr().out
+
+
 def test_a_missing_vmaf_is_one_line(tmp_path, capsys):
     missing = tmp_path / "nothing"
     assert bench.main(["--skip-gpu", "--vmaf", str(missing)]) == 1

@@ -947,6 +947,19 @@ def test_standard_output_to_a_pipe_or_another_file_is_written(clip_pair, tmp_pat
     assert run_cli("score", str(ref), str(dis), "-w", "32", "-h", "24", "--json").returncode == 0
 
 
+def test_output_onto_a_read_only_input_is_named_as_the_input(clip_pair, tmp_path):
+    """-o onto an input that is also read-only (source clips often are): the error says
+    that it is the input, as for any other input, not that it cannot be written."""
+    ref, dis = clip_pair
+    dis.chmod(0o444)
+    before = dis.read_bytes()
+    for flags in ((str(ref), str(dis)), ("-r", str(ref), "-d", str(dis))):
+        proc = run_cli("score", *flags, "-w", "32", "-h", "24", "--json", "-o", str(dis))
+        line = assert_one_line_error(proc, 2)
+        assert line.endswith(f"--output '{dis}' is the input '{dis}'; write elsewhere")
+        assert dis.read_bytes() == before
+
+
 def test_output_onto_a_read_only_file_is_refused_before_scoring(clip_pair, tmp_path):
     """-o onto an existing 0444 file: one line before any work, the file kept; an
     existing 0600 file is replaced and keeps its mode."""

@@ -20,7 +20,9 @@ page cache:
   its time is VMAF's and the feature's, its pooled value the feature's);
 - ``cat`` of both files: what reading them costs.
 
-Rounds alternate the order of the rows (the second round runs them backwards) and each
+The kernels of the compiled engine and of the features computed with Numba are loaded
+(compiled, where Numba's disk cache lacks them) before the first row, untimed. Rounds
+alternate the order of the rows (the second round runs them backwards) and each
 figure is the median of its rounds. Every row's pooled score is read back from its JSON,
 so that a row scoring other frames than the others would show.
 """
@@ -48,6 +50,7 @@ __all__ = [
     "default_cpu_frames",
     "print_cpu_rows",
     "run_cpu_rows",
+    "warm_cpu_kernels",
 ]
 
 MODEL = "version=vmaf_v0.6.1"
@@ -364,6 +367,22 @@ def machine_line(cores: int) -> str:
     return f"{model or 'CPU'}, {cores} usable cores; admcuda {__version__}{numba_text}"
 
 
+def warm_cpu_kernels(engines: Sequence[str], features: Sequence[str], bitdepth: int) -> None:
+    """Compile (or load from Numba's disk cache) the kernels the timed rows run, before
+    the first of them: on a machine where they are not yet compiled, the first compiled
+    row's time was otherwise Numba's compile (a minute on 2 cores), not the engine's."""
+    kinds = ["adm", "vif", "motion"] if "compiled" in engines else []
+    kinds += [f for f in features if FEATURES[f].numba]
+    if not kinds:
+        return
+    from admcuda.compiled import warm_up
+
+    print("CPU engine: loading its kernels (compiled once per machine) ...", flush=True)
+    t0 = time.perf_counter()
+    warm_up(bitdepths=(bitdepth,), kinds=tuple(kinds))
+    print(f"CPU engine: kernels ready ({time.perf_counter() - t0:.1f} s, not timed)")
+
+
 def bench_cpu(args: Any, write_pair: Callable[[Path, Path, int, int, int, int], None]) -> None:
     """The CPU rows of ``admcuda bench`` (``args``: its parsed arguments) at each
     ``--sizes`` (default 1080p), printed as each size completes; ``write_pair(ref, dis,
@@ -396,6 +415,7 @@ def bench_cpu(args: Any, write_pair: Callable[[Path, Path, int, int, int, int], 
     rounds = args.rounds or 2
     bd = args.bitdepth
     print(f"CPU: {machine_line(cores)}")
+    warm_cpu_kernels(engines, features, bd)
     for w, h in args.sizes or [(1920, 1080)]:
         n = args.frames or default_cpu_frames(w, h)
         numpy_frames = args.numpy_frames or max(2, n // 8)

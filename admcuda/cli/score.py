@@ -444,7 +444,6 @@ def _output_paths(output: str | None, dis: Sequence[str], fmt: str | None) -> li
                 "use {index} in --output"
             )
         seen[key] = source
-        _check_output_path(path)
     return list(paths)
 
 
@@ -835,7 +834,12 @@ def run(args: argparse.Namespace) -> int:
     dis_names = ["example"] if args.example else list(args.dis)
     outputs = _output_paths(args.output, dis_names, out_format)
     if not args.example:
+        # before the folder and mode checks: an input that is read-only (as source clips
+        # often are) is named as the input, not as a file that cannot be written
         _check_outputs_are_not_inputs(outputs, [args.ref, *args.dis])
+    for path in outputs:
+        if path is not None:
+            _check_output_path(path)
     # Resolved here so that a named backend that cannot load fails before any reading;
     # "auto" itself goes on to the run, which may still fall back if CUDA cannot start.
     resolved = "cpu" if plan is not None else select_backend(args.backend)[0]

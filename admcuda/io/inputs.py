@@ -901,7 +901,8 @@ def _check_same(first: FrameReader, other: FrameReader, *, sizes: bool = True) -
         raise AdmError(
             f"{_reader_where(other)} is {other.width}x{other.height} but "
             f"{_reader_where(first)} is {first.width}x{first.height}; "
-            "--scale NAME (e.g. bicubic) scales distorted inputs to the reference's size"
+            "give --scale bicubic (or another ffmpeg scaler) to scale distorted inputs to the "
+            "reference's size"
         )
     if other.bitdepth != first.bitdepth:
         raise AdmError(
