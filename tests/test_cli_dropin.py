@@ -274,6 +274,7 @@ def test_feature_options_go_through_the_option_parser():
         (["--feature", "motion=bogus=1"], "--feature motion: libvmaf's motion has no option"),
         (["--feature", "vif=debug=yes"], "--feature vif: option debug expects true or false"),
         (["--feature", "lpips"], "admcuda computes the features adm, vif and motion"),
+        (["--feature", "vfi"], "NAME=KEY=VALUE:KEY=VALUE (did you mean vif?)"),
         (["--model", "version=vmaf_v9"], "vmaf_v9"),
         (["--feature", "adm", "--feature", "adm_cuda"], "one ADM configuration per run"),
         (["--feature", "adm=egl"], "--feature adm expects NAME=VALUE, got 'egl'"),

@@ -660,12 +660,16 @@ def parse_feature_arg(text: str) -> tuple[str, ExtractorOptions]:
     name, sep, rest = text.partition("=")
     where = f"--feature {name or text}"
     if name not in FEATURE_NAMES:
+        import difflib  # only for a name that is not a feature
+
+        close = difflib.get_close_matches(name, list(FEATURE_NAMES), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
         raise AdmError(
             f"{where}: admcuda computes the features adm, vif and motion (also named "
             "adm_cuda, vif_cuda, motion_cuda), psnr, float_ssim, float_ms_ssim, cambi, "
             "speed_chroma, float_moment, float_psnr, float_motion, ciede, psnr_hvs, "
             "speed_temporal, float_ansnr, float_vif and float_adm, with options as "
-            "NAME=KEY=VALUE:KEY=VALUE"
+            f"NAME=KEY=VALUE:KEY=VALUE{hint}"
         )
     kind = FEATURE_NAMES[name]
     given: dict[str, str] = {}
