@@ -261,7 +261,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     )  # fmt: skip
     perf.add_argument(
         "--batch", type=_counter(1), metavar="N",
-        help="frames per GPU batch (default: by frame size, 64-512, fewer where "
+        help="frames per GPU batch (default: by frame size, up to 512, fewer where "
         "--host-memory is small); the GPU's buffers grow with it. With --model or "
         "--feature vif/motion: frames per CPU batch",
     )  # fmt: skip
