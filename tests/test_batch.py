@@ -402,7 +402,11 @@ def test_scale_column_scores_lower_rungs_as_score_does(client, tmp_path):
     scaled, plain, bad = results
     want = admcuda.score_files(ref, dis, backend="cpu", scale="bicubic")
     assert scaled.status == "done" and scaled.frames == want
-    assert plain.status == "failed" and "; scale NAME" in plain.error and "--" not in plain.error
+    assert (
+        plain.status == "failed"
+        and "; give scale='bicubic'" in plain.error
+        and "--" not in plain.error
+    )
     assert bad.status == "failed" and "cubic" in bad.error
     assert json.loads((tmp_path / "out" / "scaled.job").read_text())["scale"] == "bicubic"
 
