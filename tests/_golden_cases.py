@@ -93,6 +93,11 @@ def tool_pair(row: tuple[str, str, str, str, str]) -> tuple[str, str, str, str, 
     return ref, dis, row[2], row[3], row[4]
 
 
+def flat_chroma(frames: list) -> np.ndarray:
+    """A pair side's chroma as the pipeline reads it: each frame's Cb then Cr, flat."""
+    return np.stack([np.concatenate([f[1].ravel(), f[2].ravel()]) for f in frames])
+
+
 def luma_planes(path: str, w: int, h: int, fmt: str, bd: int) -> np.ndarray:
     """Every frame's luma plane of a raw file, ``(frames, h, w)``."""
     raw = np.fromfile(path, np.uint8 if bd == 8 else np.dtype("<u2"))

@@ -24,6 +24,7 @@ from _golden_cases import (
     FeatureGoldens,
     check_frames,
     engine_plans,
+    flat_chroma,
     pair_folder,
     printed_or_null,
     tool_pair,
@@ -53,11 +54,6 @@ SMALL = [k for k, side in SIDE.items() if side <= 16]
 ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
 folder = pair_folder("ciede_pairs")
-
-
-def _flat_chroma(frames: list) -> np.ndarray:
-    """A pair side's chroma as the pipeline reads it: each frame's Cb then Cr, flat."""
-    return np.stack([np.concatenate([f[1].ravel(), f[2].ravel()]) for f in frames])
 
 
 # --- the command line and the API equal libvmaf's doubles --------------------------------------
@@ -148,7 +144,7 @@ def test_host_frames_on_threads_are_the_same(threads):
     host = HostFeatures(plan, w, h, fmt, bd, threads=threads)
     assert host.chroma_size == 2 * h * (w // 2)
     luma = [np.stack([f[0] for f in side]) for side in (ref, dis)]
-    chroma = [_flat_chroma(side) for side in (ref, dis)]
+    chroma = [flat_chroma(side) for side in (ref, dis)]
     out = host.compute(luma[0], chroma[0], [luma[1], luma[0]], [chroma[1], chroma[0]], len(ref))
     assert list(out[0])[:3] == ["psnr_y", "psnr_cb", "psnr_cr"] and list(out[0])[3:] == NAMES
     assert [{"ciede2000": v} for v in out[0]["ciede2000"].tolist()] == case["frames"]

@@ -24,6 +24,7 @@ from _golden_cases import (
     FeatureGoldens,
     check_frames,
     engine_plans,
+    flat_chroma,
     pair_folder,
     printed_or_null,
     tool_pair,
@@ -51,11 +52,6 @@ SMALL = [k for k, side in SIDE.items() if side <= 16]
 ON_NETFLIX = GOLD.keys_on(MAKER.NETFLIX_PAIRS)
 
 folder = pair_folder("psnr_hvs_pairs")
-
-
-def _flat_chroma(frames: list) -> np.ndarray:
-    """A pair side's chroma as the pipeline reads it: each frame's Cb then Cr, flat."""
-    return np.stack([np.concatenate([f[1].ravel(), f[2].ravel()]) for f in frames])
 
 
 # --- the command line and the API equal libvmaf's doubles --------------------------------------
@@ -146,7 +142,7 @@ def test_host_frames_on_threads_are_the_same(threads):
     host = HostFeatures(plan, w, h, fmt, bd, threads=threads)
     assert host.compiled == () and host._loading is None  # NumPy alone
     luma = [np.stack([f[0] for f in side]) for side in (ref, dis)]
-    chroma = [_flat_chroma(side) for side in (ref, dis)]
+    chroma = [flat_chroma(side) for side in (ref, dis)]
     out = host.compute(luma[0], chroma[0], [luma[1], luma[0]], [chroma[1], chroma[0]], len(ref))
     assert list(out[0]) == ["psnr_y", "psnr_cb", "psnr_cr", *NAMES]
     rows = [{n: out[0][n][k] for n in NAMES} for k in range(len(ref))]
