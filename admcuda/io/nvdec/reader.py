@@ -274,7 +274,7 @@ class _Session:
                     self.watch(n, packet)
                 except AdmError:
                     # the frames before packet n, still inside the decoder, come out first
-                    yield from self._flushed(packet)
+                    yield from self._flushed()
                     raise
             decoded = self.decoder.Decode(packet)
             for frame in decoded:
@@ -282,15 +282,11 @@ class _Session:
                     return
                 yield frame
 
-    def _flushed(self, packet: Any) -> Iterator[Any]:
+    def _flushed(self) -> Iterator[Any]:
         """The decoder's frames still held back for display order, drained by an empty
-        packet as the demuxer's last one drains them (a new one where the binding makes
-        one, else ``packet`` emptied); none where neither can be had."""
+        packet as the demuxer's last one drains them; none where the binding fails."""
         try:
             end = self.nvc.PacketData()
-        except Exception:  # noqa: BLE001 - the binding's own types
-            end = packet
-        try:
             end.bsl = 0
             frames = list(self.decoder.Decode(end))
         except Exception:  # noqa: BLE001 - the caller's error is the one to report
