@@ -358,6 +358,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
                 distorted=len(inputs.dis), subsample=selection.subsample,
             )  # fmt: skip
     chroma = host is not None and host.chroma_size > 0
+    first = None
     try:
         ref = make_source(inputs.ref, skip=selection.frame_skip_ref, limit=selection.frame_cnt,
                           subsample=sub, chroma=chroma)  # fmt: skip
@@ -387,12 +388,19 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
         w, h, bd = inputs.width, inputs.height, inputs.bitdepth
         on_gpu = [r.label + " file " + repr(os.fspath(r.path)) for r in inputs.readers
                   if r.kind == "nvdec"]  # fmt: skip
+        failures: dict[int, str] = {}
         if engine_extra and not engine_extra["plan"].extractors:
             engine, used = _HostOnly(w, h, bd, 1 + len(active), batch, host_memory), "cpu"
         else:
+            if not on_gpu and not chroma and backends.likely_cuda(backend):
+                first = _read_ahead(
+                    ref, [dis[i] for i in active], w, h, bd, frames, host_memory, batch,
+                    threads, failures if ladder else None,
+                )  # fmt: skip
             engine, used = backends.start_engine(
                 backend, w, h, bd, opts, inputs=len(active), frames=frames, threads=threads,
-                host_memory=host_memory, batch=batch, device=device, **engine_extra,
+                host_memory=host_memory, batch=batch, device=device,
+                settle=None if first is None else first.join, **engine_extra,
             )  # fmt: skip
         if on_gpu and used != "cuda":
             engine.close()
@@ -400,7 +408,6 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
                 f"{on_gpu[0]} is decoded on NVDEC but the CUDA backend cannot start "
                 f"({_fallback_reason()}); use --decoder ffmpeg"
             )
-        failures: dict[int, str] = {}
         total, estimated = (
             _expected_total(ref, [dis[i] for i in active], selection, sub)
             if progress is not False
@@ -423,7 +430,7 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
             part = run(
                 ref, [dis[i] for i in active], engine, width=w, height=h,
                 dtype=np.uint8 if bd == 8 else np.uint16, on_frames=bar.update, stats=stats,
-                failures=failures if ladder else None, host=host,
+                failures=failures if ladder else None, host=host, first=first,
             )  # fmt: skip
         for j, message in failures.items():
             errors[good[active[j]]] = message
@@ -438,11 +445,34 @@ def _score_inputs(inputs, selection, opts, backend, errors, good, ladder, *, pro
             if not arrays[i] or not len(next(iter(arrays[i].values()))):
                 _rung_error(errors, k, _nothing_left(ref if ref.read == 0 else dis[i]), ladder)
     finally:
+        if first is not None:
+            first.release()  # the engine is closed; and before the sources close
         for stream in (ref, *dis):
             stream.close()
         if host is not None:
             host.close()
     return arrays, used
+
+
+def _read_ahead(ref: Any, dis: list[Any], width: int, height: int, bitdepth: int,
+                frames: int | None, host_memory: int | None, batch: int | None,
+                threads: int | None, failures: dict[int, str] | None) -> Any:  # fmt: skip
+    """The GPU's first batch of raw or Y4M inputs, read into page-locked memory while the
+    engine starts (:class:`admcuda.pipeline.ReadAhead`); None for other inputs, and
+    where the memory cannot be page-locked before CuPy is imported (a plain slot's upload
+    would cost what reading ahead saves)."""
+    from admcuda.backends.cuda import hostmem
+    from admcuda.pipeline import ReadAhead, SeekableSource
+
+    if not all(isinstance(s, SeekableSource) for s in (ref, *dis)):
+        return None
+    if not hostmem.can_page_lock_early():
+        return None
+    size = backends.cuda_batch(width, height, bitdepth, inputs=len(dis), frames=frames,
+                               host_memory=host_memory, batch=batch)  # fmt: skip
+    return ReadAhead(ref, dis, width=width, height=height, frames=size, threads=threads,
+                     dtype=np.uint8 if bitdepth == 8 else np.uint16, failures=failures,
+                     memory=hostmem.early_block)  # fmt: skip
 
 
 class _HostOnly:

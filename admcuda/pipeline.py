@@ -49,6 +49,7 @@ __all__ = [
     "IterSource",
     "PlainStream",
     "CPU_HOST_MEMORY",
+    "ReadAhead",
     "RunStats",
     "SeekableSource",
     "available_memory",
@@ -342,6 +343,7 @@ class _Filled:
 
 
 _END = object()
+_REPLACE = object()  # in the free queue: make a slot in place of one not kept
 
 
 def run(
@@ -358,6 +360,7 @@ def run(
     stats: RunStats | None = None,
     failures: dict[int, str] | None = None,
     host: Any = None,
+    first: ReadAhead | None = None,
 ) -> list[dict[str, np.ndarray]]:
     """Score ``dis`` against ``ref`` through ``engine``, overlapping reading, computing and
     finishing.
@@ -393,6 +396,9 @@ def run(
         chroma: :func:`admcuda.sources.make_source`'s ``chroma``), and its ``compute``
         arrays join the engine's (given the slot's inputs and each distorted one's index,
         for the features that keep a frame from one slot to the next).
+    first : ReadAhead, optional
+        The first frames of ``ref`` and ``dis``, read while the engine started; reading
+        goes on after them.
 
     Returns
     -------
@@ -414,18 +420,18 @@ def run(
                     "OUT.y4m)"
                 )
             layout = getattr(reader, "pixel_format", None)
-            first = getattr(ref.reader, "pixel_format", None)
-            if layout != first:
+            ref_layout = getattr(ref.reader, "pixel_format", None)
+            if layout != ref_layout:
                 # libvmaf refuses pictures of different layouts too
                 raise AdmError(
                     f"psnr scores chroma, and {where} is {layout} where the reference is "
-                    f"{first}: give inputs of one chroma layout, or psnr=enable_chroma=false"
+                    f"{ref_layout}: give inputs of one chroma layout, or psnr=enable_chroma=false"
                 )
-    free: queue.Queue[_Slot | None] = queue.Queue()
+    free: queue.Queue[Any] = queue.Queue()
     filled: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
     pool = ThreadPoolExecutor(threads or read_threads(), thread_name_prefix="admcuda-read")
-    made = [0]
+    made = [0 if first is None else 1]  # a read-ahead's slot is the ring's first
 
     def buffer(source: Any) -> Any:
         # A source may make its own buffers (NVDEC in a child process: shareable ones);
@@ -449,7 +455,7 @@ def run(
     # from the page cache: where the reference's length shows that the run needs more
     # than one slot, a thread of its own page-locks the next ones while the reader fills
     # the first.
-    ahead_count = _slots_ahead(engine, ref, dis, batch, max(slots, 2))
+    ahead_count = _slots_ahead(engine, ref, dis, batch, max(slots, 2), first)
     ahead: queue.Queue[Any] = queue.Queue()
 
     def maker() -> None:
@@ -475,39 +481,23 @@ def run(
                     raise item
                 return item  # None once the run stops
             return make_slot()
-        return free.get()
+        item = free.get()
+        return make_slot() if item is _REPLACE else item
 
     def reader() -> None:
         active = list(range(len(dis)))
         try:
+            if first is not None:
+                item = first.result()
+                filled.put(item)
+                active = [k for k in active if k not in item.ended]
             while active and not stop.is_set():
                 slot = next_slot()
                 if slot is None or stop.is_set():
                     break
-                if chroma:
-                    pending_ref = ref.start(slot.ref, batch, pool, slot.ref_chroma)
-                    pending = {
-                        k: dis[k].start(slot.dis[k], batch, pool, slot.dis_chroma[k])
-                        for k in active
-                    }
-                else:
-                    pending_ref = ref.start(slot.ref, batch, pool)
-                    pending = {k: dis[k].start(slot.dis[k], batch, pool) for k in active}
-                n_ref = pending_ref.wait()
-                counts = {}
-                for k, p in pending.items():
-                    try:
-                        counts[k] = min(n_ref, p.wait())
-                    except AdmError as exc:
-                        if failures is None:
-                            raise
-                        failures[k] = str(exc)
-                        counts[k] = 0
-                ended = [k for k in active if counts[k] < batch or n_ref < batch]
-                if isinstance(ref, SeekableSource) and ref.exhausted:
-                    ended = list(active)  # no slot for nothing after a whole last batch
-                active = [k for k in active if k not in ended]
-                filled.put(_Filled(slot, n_ref, counts, not active, ended))
+                item = _read_slot(ref, dis, slot, batch, active, pool, failures)
+                active = [k for k in active if k not in item.ended]
+                filled.put(item)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             filled.put(exc)
         finally:
@@ -515,10 +505,11 @@ def run(
 
     thread = threading.Thread(target=reader, name="admcuda-reader", daemon=True)
     parts: list[list[dict[str, np.ndarray]]] = [[] for _ in dis]
-    inflight: list[tuple[Any, _Filled, list[int], list[dict[str, np.ndarray]]]] = []
+    inflight: list[tuple[Any, _Filled, list[int], list[dict[str, np.ndarray]], Any]] = []
+    pinned = getattr(engine, "pinned_empty", None) is not None
 
     def finish_oldest() -> None:
-        ticket, item, order, extra = inflight.pop(0)
+        ticket, item, order, extra, whole = inflight.pop(0)
         results = engine.collect(ticket)
         for j, (k, res) in enumerate(zip(order, results, strict=True)):
             c = item.counts[k]
@@ -534,7 +525,13 @@ def run(
             # the frames scored (paired with a distorted input's), not those read: a
             # reference that runs on past its rungs is not counted past them
             on_frames(max(item.counts.values(), default=0))
-        free.put(item.slot)
+        if whole is not None:  # the slot's last piece: the slot goes back to the reader
+            # A read-ahead's plain memory is not kept where the engine's own is
+            # page-locked, nor a read-ahead's slot that is not a batch: the reader
+            # makes one of the engine's in its place.
+            odd = first is not None and whole is first.slot
+            odd = odd and (first.capacity != batch or (pinned and not first.pinned))
+            free.put(_REPLACE if odd else whole)
 
     reserve = getattr(engine, "reserve", None)
     if reserve is not None:
@@ -550,22 +547,27 @@ def run(
                 break
             if isinstance(item, BaseException):
                 raise item
-            order = [k for k, c in item.counts.items() if c > 0]
-            if not order:
+            n = max(item.counts.values(), default=0)
+            if n == 0:
                 free.put(item.slot)
                 continue
-            n = max(item.counts[k] for k in order)
-            ticket = engine.submit(item.slot.ref, [item.slot.dis[k] for k in order], n)
-            extra = []
-            if host is not None:
-                slot = item.slot
-                extra = host.compute(
-                    slot.ref, slot.ref_chroma, [slot.dis[k] for k in order],
-                    [slot.dis_chroma[k] if chroma else None for k in order], n, order,
-                )  # fmt: skip
-            inflight.append((ticket, item, order, extra))
-            if len(inflight) > 1:
-                finish_oldest()
+            # A read-ahead's slot may hold more frames than the engine takes at once.
+            for start in range(0, n, batch):
+                piece = _piece(item, start, batch)
+                order = [k for k, c in piece.counts.items() if c > 0]
+                m = max(piece.counts[k] for k in order)
+                slot = piece.slot
+                ticket = engine.submit(slot.ref, [slot.dis[k] for k in order], m)
+                extra = []
+                if host is not None:
+                    extra = host.compute(
+                        slot.ref, slot.ref_chroma, [slot.dis[k] for k in order],
+                        [slot.dis_chroma[k] if chroma else None for k in order], m, order,
+                    )  # fmt: skip
+                whole = item.slot if start + batch >= n else None
+                inflight.append((ticket, piece, order, extra, whole))
+                if len(inflight) > 1:
+                    finish_oldest()
         while inflight:
             finish_oldest()
     except BaseException:
@@ -589,17 +591,174 @@ def run(
     return [{} if k in failed else _concat(p) for k, p in enumerate(parts)]
 
 
-def _slots_ahead(engine: Any, ref: Any, dis: Sequence[Any], batch: int, slots: int) -> int:
-    """How many ring slots after the first a thread makes ahead of the reader: for an
-    engine whose host buffers are page-locked (a GPU engine's ``pinned_empty``) and a
-    reference of known length read into host memory, the slots its batches will use;
-    otherwise none (made by the reader on first need)."""
+def _slots_ahead(
+    engine: Any, ref: Any, dis: Sequence[Any], batch: int, slots: int, first: Any = None
+) -> int:
+    """How many ring slots a thread makes ahead of the reader: for an engine whose host
+    buffers are page-locked (a GPU engine's ``pinned_empty``) and a reference of known
+    length read into host memory, the slots its batches will use after the first slot
+    (the reader's, or a read-ahead's); otherwise none (made by the reader on first need)."""
     if getattr(engine, "pinned_empty", None) is None or not isinstance(ref, SeekableSource):
         return 0
     if any(getattr(s, "device_buffer", None) is not None for s in (ref, *dis)):
         return 0
+    if first is not None:
+        rest = max(ref.scored - first.capacity, 0)
+        return min(slots - 1, -(-rest // max(batch, 1)))
     batches = -(-ref.scored // max(batch, 1))
     return max(min(slots, batches) - 1, 0)
+
+
+def _read_slot(
+    ref: Any,
+    dis: Sequence[Any],
+    slot: _Slot,
+    capacity: int,
+    active: list[int],
+    pool: ThreadPoolExecutor,
+    failures: dict[int, str] | None,
+) -> _Filled:
+    """Read the next ``capacity`` frames of ``ref`` and of the ``active`` distorted inputs
+    into ``slot``; which inputs end with it."""
+    if slot.ref_chroma is not None:
+        pending_ref = ref.start(slot.ref, capacity, pool, slot.ref_chroma)
+        pending = {k: dis[k].start(slot.dis[k], capacity, pool, slot.dis_chroma[k])
+                   for k in active}  # fmt: skip
+    else:
+        pending_ref = ref.start(slot.ref, capacity, pool)
+        pending = {k: dis[k].start(slot.dis[k], capacity, pool) for k in active}
+    n_ref = pending_ref.wait()
+    counts = {}
+    for k, p in pending.items():
+        try:
+            counts[k] = min(n_ref, p.wait())
+        except AdmError as exc:
+            if failures is None:
+                raise
+            failures[k] = str(exc)
+            counts[k] = 0
+    ended = [k for k in active if counts[k] < capacity or n_ref < capacity]
+    if isinstance(ref, SeekableSource) and ref.exhausted:
+        ended = list(active)  # no slot for nothing after a whole last batch
+    return _Filled(slot, n_ref, counts, len(ended) == len(active), ended)
+
+
+def _piece(item: _Filled, start: int, size: int) -> _Filled:
+    """Frames ``start`` to ``start + size`` of a filled slot, as a filled slot of views."""
+    if start == 0 and len(item.slot.ref) <= size:
+        return item
+    cut = slice(start, start + size)
+    slot = _Slot(
+        item.slot.ref[cut],
+        [d[cut] for d in item.slot.dis],
+        None if item.slot.ref_chroma is None else item.slot.ref_chroma[cut],
+        [None if c is None else c[cut] for c in item.slot.dis_chroma],
+    )
+    counts = {k: min(max(c - start, 0), size) for k, c in item.counts.items()}
+    return _Filled(slot, min(max(item.ref_count - start, 0), size), counts, item.last,
+                   item.ended)  # fmt: skip
+
+
+class ReadAhead:
+    """The first ``frames`` frames of a run's inputs, read into host memory on threads of
+    their own from the moment it is made: while the engine starts (CuPy's import, the CUDA
+    context and the kernels take a few hundred milliseconds), the first batch is read.
+    :func:`run` takes it as its ``first`` and reads on after it.
+
+    ``memory(nbytes)``, where given, makes the slot's memory on that thread: a flat uint8
+    array and its owner (with ``release()``), or None for plain memory. The GPU's gives
+    page-locked memory (:func:`admcuda.backends.cuda.hostmem.early_block`), which then
+    serves the run's ring like the engine's own slots; plain memory is used once. Call
+    :meth:`release` once the engine is done with it.
+
+    Raw YUV and Y4M inputs only (:class:`SeekableSource`), luma only. A reading error is
+    raised where :func:`run` meets the slot, as it would be there.
+    """
+
+    def __init__(
+        self,
+        ref: SeekableSource,
+        dis: Sequence[SeekableSource],
+        *,
+        width: int,
+        height: int,
+        dtype: Any,
+        frames: int,
+        threads: int | None = None,
+        failures: dict[int, str] | None = None,
+        memory: Callable[[int], tuple[np.ndarray, Any] | None] | None = None,
+    ) -> None:
+        self.capacity = max(int(frames), 1)
+        self.pinned = False
+        self._owner: Any = None
+        self._item: _Filled | None = None
+        self._error: BaseException | None = None
+        shape = (self.capacity, height, width)
+        args = (ref, list(dis), shape, np.dtype(dtype), threads, failures, memory)
+        self._thread = threading.Thread(
+            target=self._read, args=args, name="admcuda-read-ahead", daemon=True
+        )
+        self._thread.start()
+
+    def _read(
+        self,
+        ref: Any,
+        dis: list[Any],
+        shape: tuple[int, int, int],
+        dtype: np.dtype,
+        threads: int | None,
+        failures: dict[int, str] | None,
+        memory: Callable[[int], tuple[np.ndarray, Any] | None] | None,
+    ) -> None:
+        pool = ThreadPoolExecutor(threads or read_threads(), thread_name_prefix="admcuda-read")
+        try:
+            self.slot = self._slot(shape, dtype, 1 + len(dis), memory)
+            active = list(range(len(dis)))
+            self._item = _read_slot(ref, dis, self.slot, self.capacity, active, pool, failures)
+        except MemoryError:
+            self._error = memory_error(shape[2], shape[1], dtype, shape[0], 1 + len(dis))
+        except BaseException as exc:  # noqa: BLE001 - raised by result()
+            self._error = exc
+        finally:
+            pool.shutdown(wait=True)
+
+    def _slot(
+        self,
+        shape: tuple[int, int, int],
+        dtype: np.dtype,
+        planes: int,
+        memory: Callable[[int], tuple[np.ndarray, Any] | None] | None,
+    ) -> _Slot:
+        plane = int(np.prod(shape)) * dtype.itemsize
+        made = None if memory is None else memory(planes * plane)
+        if made is None:
+            arrays = [np.empty(shape, dtype) for _ in range(planes)]
+        else:
+            flat, self._owner = made
+            self.pinned = True
+            arrays = [flat[k * plane : (k + 1) * plane].view(dtype).reshape(shape)
+                      for k in range(planes)]  # fmt: skip
+        return _Slot(arrays[0], arrays[1:])
+
+    def join(self) -> None:
+        """Wait until the frames are read (or their reading failed); its threads end."""
+        self._thread.join()
+
+    def result(self) -> _Filled:
+        """The filled slot, once read; raises the reading's error."""
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._item is not None
+        return self._item
+
+    def release(self) -> None:
+        """Give the memory back (page-locked memory unregistered): once the engine that
+        read it is closed."""
+        self.join()
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            owner.release()
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The command line's early CUDA start (admcuda.backends.cuda.start): harmless where there is no
+"""The command line's early CUDA start (admcuda.cuda_start): harmless where there is no
 driver, started only for runs that may use the GPU, joined before an engine is made."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from admcuda import backends
-from admcuda.backends.cuda import start as _cuda_start
+from admcuda import cuda_start as _cuda_start
 from admcuda.cli import main as cli
 
 
@@ -105,3 +105,58 @@ def test_engine_for_waits_for_the_start(monkeypatch) -> None:
     if close is not None:
         close()
     assert order == ["wait", "made"]
+
+
+@pytest.mark.parametrize(("argv", "started"), [
+    (["score", "r.yuv", "d.yuv"], [None]),
+    (["score", "-r", "r.yuv", "-d", "d.yuv", "--model", "version=vmaf_v0.6.1"], [None]),
+    (["score", "r.yuv", "d.yuv", "--gpu", "2"], [2]),
+    (["score", "r.yuv", "d.yuv", "--gpu=1", "--backend=cuda"], [1]),
+    (["score", "r.yuv", "d.yuv", "--feature", "adm", "-n"], [None]),
+    (["score", "r.yuv", "d.yuv", "--feature", "psnr", "--feature", "motion=motion_force_zero=true"],
+     [None]),
+    (["score", "r.yuv", "d.yuv", "--backend", "cpu"], []),
+    (["score", "r.yuv", "d.yuv", "--backend=cpu"], []),
+    (["score", "r.yuv", "d.yuv", "--feature", "psnr"], []),  # the host's alone
+    (["score", "r.yuv", "d.yuv", "--model", "version=vmaf_float_v0.6.1"], []),
+    (["score", "r.yuv", "d.yuv", "--gpu", "one"], []),  # the parser's to refuse
+    (["score", "--help"], []),
+    (["bench"], []),
+])  # fmt: skip
+def test_the_raw_arguments_start_cuda_only_where_they_plainly_use_the_gpu(
+    fresh, monkeypatch, argv, started
+) -> None:
+    seen: list[object] = []
+    monkeypatch.setattr(_cuda_start, "start", lambda device=None: seen.append(device))
+    _cuda_start.start_for_arguments(argv)
+    assert seen == started
+
+
+def test_the_gpu_feature_names_are_the_plan_s() -> None:
+    from admcuda.vmaf.plan import FEATURE_NAMES
+
+    gpu = {name for name, feature in FEATURE_NAMES.items() if feature in ("adm", "vif", "motion")}
+    assert gpu == _cuda_start._GPU
+
+
+def test_the_program_starts_cuda_before_numpy_is_imported(tmp_path) -> None:
+    """``admcuda score`` asks for the start from its raw arguments while NumPy is not
+    loaded yet, and again once they are parsed (a no-op after the first)."""
+    import os
+    import subprocess
+    import sys
+
+    out = str(tmp_path / "a.json")
+    code = (
+        "import sys\n"
+        "from admcuda import cuda_start\n"
+        "seen = []\n"
+        "cuda_start.start = lambda device=None: seen.append('numpy' in sys.modules)\n"
+        "from admcuda.cli import entry\n"
+        f"status = entry.main(['score', '--example', '-q', '-o', {out!r}])\n"
+        "print(status, seen)\n"
+    )
+    env = {**os.environ, "ADMCUDA_SERVER": "off"}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True)  # fmt: skip
+    assert run.stdout.strip().splitlines()[-1] == "0 [False, True]"

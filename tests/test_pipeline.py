@@ -456,3 +456,163 @@ def test_a_frame_size_memory_cannot_hold_is_one_line(monkeypatch, tmp_path):
                        r"least 55\.9 GiB \(two frames of each in flight\), more than"):  # fmt: skip
         pipeline.check_frame_memory(100000, 100000, 8, 3)
     pipeline.check_frame_memory(1920, 1080, 10, 3, work=1 << 20)  # fits: no error
+
+
+def _opened(paths):
+    """Readers and pipeline sources of raw or Y4M files at W x H."""
+    from admcuda.io.inputs import open_input
+
+    readers = [open_input(p, width=W, height=H) for p in paths]
+    return readers, [make_source(r) for r in readers]
+
+
+@pytest.mark.parametrize("capacity", [3, 8, 20, 41, 60])
+def test_a_read_ahead_first_slot_of_any_size_scores_as_the_plain_run(ladder, capacity):
+    """The first frames read before the engine exists: a slot larger than the engine's
+    batch goes to it in pieces, a smaller one as it is, and reading goes on after it; rungs
+    that end inside it keep their frames."""
+    from admcuda.pipeline import ReadAhead
+
+    ref, rungs, paths = ladder
+    readers, sources = _opened(paths)
+    try:
+        first = ReadAhead(sources[0], sources[1:], width=W, height=H, dtype=np.uint8,
+                          frames=capacity, threads=2)  # fmt: skip
+        submitted = []
+        with CpuEngine(W, H, 8, AdmOptions(), threads=1) as engine:
+            real = engine.submit
+            engine.submit = lambda r, d, n: submitted.append((len(d), n)) or real(r, d, n)
+            stats = RunStats()
+            got = run(sources[0], sources[1:], engine, width=W, height=H, dtype=np.uint8,
+                      first=first, stats=stats)  # fmt: skip
+    finally:
+        for r in readers:
+            r.close()
+    for arrays, dis in zip(got, rungs, strict=True):
+        want = expected(ref, dis, AdmOptions())
+        assert len(arrays["integer_adm2"]) == len(want)
+        for key in want[0]:
+            assert np.array_equal(arrays[key], [w[key] for w in want], equal_nan=True), key
+    assert all(n <= 8 for _, n in submitted)  # the engine's batch, never more
+    assert sum(n for _, n in submitted) == 41 == stats.frames
+    if capacity < 8:
+        assert submitted[0] == (5, capacity)
+
+
+def test_a_read_ahead_slot_is_replaced_by_a_page_locked_one(ladder, monkeypatch):
+    """Where the engine page-locks its slots, the read-ahead's plain memory is used once
+    and a slot of the engine's made in its place: the ring keeps three slots."""
+    from admcuda.pipeline import ReadAhead
+
+    ref, rungs, paths = ladder
+    made = []
+    _page_locking_engine(monkeypatch, made)
+    readers, sources = _opened(paths[:2])
+    try:
+        first = ReadAhead(sources[0], sources[1:], width=W, height=H, dtype=np.uint8, frames=8)
+        with CpuEngine(W, H, 8, AdmOptions(), threads=1) as engine:
+            (got,) = run(sources[0], sources[1:], engine, width=W, height=H, dtype=np.uint8,
+                         first=first)  # fmt: skip
+    finally:
+        for r in readers:
+            r.close()
+    want = expected(ref, rungs[0], AdmOptions())
+    assert np.array_equal(got["integer_adm2"], [w["integer_adm2"] for w in want])
+    # 41 frames in batches of 8, six batches: after the read-ahead's, two slots made
+    # ahead and one by the reader in place of the read-ahead's (two planes each)
+    assert sorted(made) == ["admcuda-reader"] * 2 + ["admcuda-slots"] * 4
+
+
+def test_a_read_ahead_s_reading_error_is_the_run_s(tmp_path):
+    from admcuda.pipeline import ReadAhead
+
+    path = write_yuv(tmp_path / "a.yuv", clip(10, 12))
+    with YuvReader(path, width=W, height=H) as reader:
+        source = make_source(reader)
+        path.write_bytes(path.read_bytes()[: reader.frame_size * 5])  # shrinks under us
+        first = ReadAhead(source, [source], width=W, height=H, dtype=np.uint8, frames=8)
+        with CpuEngine(W, H, 8, AdmOptions(), threads=1) as engine:
+            with pytest.raises(AdmError, match="ended inside frame 5"):
+                run(source, [source], engine, width=W, height=H, dtype=np.uint8, first=first)
+
+
+def test_a_gpu_run_that_falls_back_to_the_cpu_reads_ahead_first(ladder, monkeypatch):
+    """``auto`` where CUDA looked likely but does not start: the first batch was read
+    ahead in the GPU's size, the read ends before the CPU engine (which forks its
+    workers) is made, and the scores are the CPU's."""
+    from admcuda import backends, pipeline
+
+    ref, rungs, paths = ladder
+    from admcuda.backends.cuda import hostmem
+
+    monkeypatch.setattr(backends, "likely_cuda", lambda backend: True)
+    monkeypatch.setattr(backends, "cuda_batch", lambda *a, **k: 20)
+    owners = []
+
+    def early_block(nbytes):
+        owners.append(_Owner())
+        return np.empty(nbytes, np.uint8), owners[-1]
+
+    monkeypatch.setattr(hostmem, "can_page_lock_early", lambda: True)
+    monkeypatch.setattr(hostmem, "early_block", early_block)
+    real_for, order = backends.engine_for, []
+
+    def engine_for(name, *a, **k):
+        if name == "cuda":
+            raise RuntimeError("no GPU here")
+        engine = real_for(name, *a, **k)  # settles first: the read-ahead ends
+        order.append(("engine", k["settle"] is not None))
+        return engine
+
+    real_read = pipeline._read_slot
+
+    def read_slot(*a, **k):
+        item = real_read(*a, **k)
+        order.append(("read", len(item.slot.ref)))
+        return item
+
+    monkeypatch.setattr(backends, "engine_for", engine_for)
+    monkeypatch.setattr(backends, "select_backend", lambda name: ("cuda", None))
+    monkeypatch.setattr(pipeline, "_read_slot", read_slot)
+    got = admcuda.score_ladder(paths[0], paths[1:3], width=W, height=H, backend="auto", threads=2)
+    for g, r in zip(got, rungs[:2], strict=True):
+        assert_frames_equal(g, expected(ref, r, AdmOptions()))
+    assert order[:2] == [("read", 20), ("engine", True)]
+    assert [o.released for o in owners] == [1]  # its memory given back once
+
+
+class _Owner:
+    """Stands for a page-locked block: counts its releases."""
+
+    def __init__(self) -> None:
+        self.released = 0
+
+    def release(self) -> None:
+        self.released += 1
+
+
+def test_a_page_locked_read_ahead_slot_of_a_batch_serves_the_ring(ladder, monkeypatch):
+    """Page-locked by the read-ahead (as the GPU's early memory is) and one batch long, its
+    slot is one of the ring's: the engine makes only the two after it."""
+    from admcuda.pipeline import ReadAhead
+
+    ref, rungs, paths = ladder
+    made = []
+    _page_locking_engine(monkeypatch, made)
+    owner = _Owner()
+    readers, sources = _opened(paths[:2])
+    try:
+        first = ReadAhead(sources[0], sources[1:], width=W, height=H, dtype=np.uint8, frames=8,
+                          memory=lambda n: (np.empty(n, np.uint8), owner))  # fmt: skip
+        with CpuEngine(W, H, 8, AdmOptions(), threads=1) as engine:
+            (got,) = run(sources[0], sources[1:], engine, width=W, height=H, dtype=np.uint8,
+                         first=first)  # fmt: skip
+        first.release()
+        first.release()
+    finally:
+        for r in readers:
+            r.close()
+    want = expected(ref, rungs[0], AdmOptions())
+    assert np.array_equal(got["integer_adm2"], [w["integer_adm2"] for w in want])
+    assert first.pinned and owner.released == 1
+    assert sorted(made) == ["admcuda-slots"] * 4

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -24,7 +25,9 @@ __all__ = [
     "BACKENDS",
     "BACKEND_NAMES",
     "check_backend",
+    "cuda_batch",
     "engine_for",
+    "likely_cuda",
     "one_line",
     "open_cuda_adm",
     "select_backend",
@@ -113,6 +116,7 @@ def engine_for(
     plan: Any = None,
     subsample: int = 1,
     score_pair: Any = None,
+    settle: Callable[[], None] | None = None,
 ) -> Any:
     """The pipeline engine of backend ``name`` ("cpu" or "cuda") for one run.
 
@@ -141,6 +145,9 @@ def engine_for(
         With ``plan``, what scores one frame pair on the reference CPU engine
         (:func:`admcuda.vmaf.score_pair`), handed down as data: no engine imports the
         feature plan's package.
+    settle : callable, optional
+        Called before a CPU engine is made: the caller's threads that must not run while
+        its workers fork (a read-ahead's) end in it.
     """
     from admcuda.pipeline import (
         CPU_HOST_MEMORY,
@@ -153,7 +160,7 @@ def engine_for(
 
     # The CPU engine forks: not while a thread is inside the driver. Looked up, not
     # imported: only a run that began the start has it, and a CPU run loads no CUDA code.
-    cuda_start = sys.modules.get("admcuda.backends.cuda.start")
+    cuda_start = sys.modules.get("admcuda.cuda_start")
     if cuda_start is not None:
         cuda_start.wait()
     itemsize = 1 if bitdepth == 8 else 2
@@ -163,6 +170,9 @@ def engine_for(
         budget = CPU_HOST_MEMORY if name == "cpu" else DEFAULT_HOST_MEMORY
     if name == "cpu":
         from admcuda.backends.compiled import usable
+
+        if settle is not None:
+            settle()  # the CPU engines may fork their workers
         from admcuda.backends.cpu import CpuEngine, default_threads
 
         if usable(width, height, plan, frames):
@@ -195,12 +205,8 @@ def engine_for(
         raise AdmError(f"unknown backend '{name}'; use {', '.join(BACKENDS)}")
     check_frame_memory(width, height, bitdepth, 1 + inputs)
     cuda = _load("cuda")
-    planned = plan_batch(
-        width * height * itemsize,
-        1 + inputs,
-        preferred=batch or cuda.auto_batch(width, height),
-        frames=frames,
-        host_memory=budget,
+    planned = cuda_batch(
+        width, height, bitdepth, inputs=inputs, frames=frames, host_memory=budget, batch=batch
     )
     try:
         if plan is not None:
@@ -211,6 +217,43 @@ def engine_for(
         return cuda.CudaAdm(width, height, bitdepth, opts, batch=planned, device=device)
     except ValueError as exc:
         raise AdmError(str(exc)) from None
+
+
+def cuda_batch(
+    width: int,
+    height: int,
+    bitdepth: int,
+    *,
+    inputs: int = 1,
+    frames: int | None = None,
+    host_memory: int | None = None,
+    batch: int | None = None,
+) -> int:
+    """Frames a batch of the CUDA engine :func:`engine_for` makes for these arguments
+    (before any halving for the GPU's memory); imports neither CuPy nor the engine."""
+    from admcuda.pipeline import DEFAULT_HOST_MEMORY, plan_batch
+
+    from .cuda import auto_batch
+
+    return plan_batch(
+        width * height * (1 if bitdepth == 8 else 2),
+        1 + inputs,
+        preferred=batch or auto_batch(width, height),
+        frames=frames,
+        host_memory=DEFAULT_HOST_MEMORY if host_memory is None else host_memory,
+    )
+
+
+def likely_cuda(backend: str) -> bool:
+    """Whether ``backend`` will most likely score on the GPU, judged without importing
+    CuPy: named, or ``auto`` where this process has begun to start CUDA
+    (:mod:`admcuda.cuda_start`) or has CuPy loaded already."""
+    if backend == "cuda":
+        return True
+    if backend != "auto":
+        return False
+    started = sys.modules.get("admcuda.cuda_start")
+    return "cupy" in sys.modules or (started is not None and started.started())
 
 
 def _compiled_engine(width: int, height: int, bitdepth: int, opts: Any, *, inputs: int,

@@ -19,6 +19,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = hand_over(args)
         if status is not None:
             return status
+        from admcuda.cuda_start import start_for_arguments
+
+        start_for_arguments(args)  # while NumPy and CuPy import
     from admcuda.cli.main import main as run
 
     return run(args)

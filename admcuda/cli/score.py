@@ -827,9 +827,9 @@ def run(args: argparse.Namespace) -> int:
     opts = request.options
     plan = _plan(request)
     if args.backend != "cpu" and (plan is None or plan.engine_plan().extractors):
-        from admcuda.backends.cuda import start as _cuda_start
+        from admcuda import cuda_start
 
-        _cuda_start.start(args.gpu)  # beside the imports and the opening of the inputs
+        cuda_start.start(args.gpu)  # beside the imports and the opening of the inputs
     out_format = _output_format(args)
     dis_names = ["example"] if args.example else list(args.dis)
     outputs = _output_paths(args.output, dis_names, out_format)

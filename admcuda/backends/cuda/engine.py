@@ -30,7 +30,7 @@ from admcuda.options import AdmOptions
 
 from .geometry import device_params, scale_geometries
 from .graphs import GraphCache
-from .hostmem import HostBlock, pinned_array
+from .hostmem import HostBlock, pinned_array, registered
 from .launch import MAX_FRAMES_PER_LAUNCH, cm, cm_rows, csf, dwt2, dwt2_s123
 
 __all__ = ["CudaAdm", "CudaAdmError", "cuda_available"]
@@ -268,9 +268,11 @@ class CudaAdm:
             return self._cp.empty(shape, dtype=dtype)
 
     def _is_pinned(self, arr: np.ndarray) -> bool:
+        """Whether ``arr`` is page-locked: in this engine's blocks or any registered one
+        (a read-ahead's, :func:`~admcuda.backends.cuda.hostmem.early_block`)."""
         lo = arr.ctypes.data
         hi = lo + arr.nbytes
-        return any(a <= lo and hi <= b for a, b in self._pinned_ranges)
+        return any(a <= lo and hi <= b for a, b in self._pinned_ranges) or registered(arr)
 
     def _acc_buffers(self, slot: int, sets: int) -> tuple[Any, np.ndarray]:
         """Device and pinned-host accumulators for ``sets`` distorted inputs (grown on demand)."""

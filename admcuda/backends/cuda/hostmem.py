@@ -16,11 +16,21 @@ from __future__ import annotations
 
 import contextlib
 import mmap
+import sys
 from typing import Any
 
 import numpy as np
 
-__all__ = ["HostBlock", "keep_blocks", "pinned_array"]
+from admcuda import cuda_start
+
+__all__ = [
+    "HostBlock",
+    "can_page_lock_early",
+    "early_block",
+    "keep_blocks",
+    "pinned_array",
+    "registered",
+]
 
 _ALIGN = 2 << 20  # a transparent huge page
 
@@ -29,35 +39,55 @@ _ALIGN = 2 << 20  # a transparent huge page
 # start. [limit in bytes, the blocks]
 _kept: list[Any] = [0, []]
 
+# The address ranges of the registered blocks alive, by block: what the engines upload
+# from without a staging copy, whoever made the block.
+_registered: dict[int, tuple[int, int]] = {}
+
 
 class HostBlock:
     """``nbytes`` of page-locked host memory; :meth:`array` views it. Registered memory is
     unregistered by :meth:`release` (after the device is idle) or when the block is
     garbage collected."""
 
-    def __init__(self, nbytes: int) -> None:
-        import cupy as cp
-
-        self._cp = cp
+    def __init__(self, nbytes: int, *, driver: bool = False) -> None:
+        """``driver``: registered through :func:`admcuda.cuda_start.register_host`, without
+        CuPy (before it is imported); then a failure raises ``OSError``."""
         self.nbytes = max(int(nbytes), 1)
         self._ptr: int | None = None
         self._map: mmap.mmap | None = None
         self._pinned: Any = None
+        self._driver = driver
+        if driver:
+            self._cp = None
+            if not self._map_and_register(cuda_start.register_host):
+                raise OSError("the driver did not page-lock the memory")
+            return
+        import cupy as cp
+
+        self._cp = cp
         try:
-            self._map = mmap.mmap(
-                -1, self.nbytes + _ALIGN, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+            registered = self._map_and_register(
+                lambda ptr, size: cp.cuda.runtime.hostRegister(ptr, size, 0) is None
             )
-            with contextlib.suppress(AttributeError, OSError):
-                self._map.madvise(mmap.MADV_HUGEPAGE)
-            whole = np.frombuffer(self._map, np.uint8)
-            self._offset = -whole.ctypes.data % _ALIGN
-            ptr = whole.ctypes.data + self._offset
-            del whole
-            cp.cuda.runtime.hostRegister(ptr, -(-self.nbytes // mmap.PAGESIZE) * mmap.PAGESIZE, 0)
-            self._ptr = ptr
         except Exception:  # noqa: BLE001 - any failure: CUDA's own allocation instead
+            registered = False
+        if not registered:
             self._map = None
             self._pinned = cp.cuda.alloc_pinned_memory(self.nbytes)
+
+    def _map_and_register(self, register: Any) -> bool:
+        self._map = mmap.mmap(-1, self.nbytes + _ALIGN, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        with contextlib.suppress(AttributeError, OSError):
+            self._map.madvise(mmap.MADV_HUGEPAGE)
+        whole = np.frombuffer(self._map, np.uint8)
+        self._offset = -whole.ctypes.data % _ALIGN
+        ptr = whole.ctypes.data + self._offset
+        del whole
+        if not register(ptr, -(-self.nbytes // mmap.PAGESIZE) * mmap.PAGESIZE):
+            return False
+        self._ptr = ptr
+        _registered[id(self)] = (ptr, ptr + self.nbytes)
+        return True
 
     def array(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """A NumPy array of ``shape`` over the start of the block."""
@@ -85,11 +115,43 @@ class HostBlock:
     def _unregister(self) -> None:
         ptr, self._ptr = self._ptr, None
         if ptr is not None:
+            _registered.pop(id(self), None)
             with contextlib.suppress(Exception):
-                self._cp.cuda.runtime.hostUnregister(ptr)
+                if self._driver:
+                    cuda_start.unregister_host(ptr)
+                else:
+                    self._cp.cuda.runtime.hostUnregister(ptr)
 
     def __del__(self) -> None:
         self._unregister()
+
+
+def registered(arr: np.ndarray) -> bool:
+    """Whether ``arr`` lies in a registered block that is still registered."""
+    lo = arr.ctypes.data
+    hi = lo + arr.nbytes
+    return any(a <= lo and hi <= b for a, b in list(_registered.values()))
+
+
+def early_block(nbytes: int) -> tuple[np.ndarray, HostBlock] | None:
+    """``nbytes`` of page-locked memory (a flat uint8 array and its block) on a thread
+    that may run while CuPy imports: through CuPy where it is loaded already, else
+    through the driver once the command line's early start made the context
+    (:mod:`admcuda.cuda_start`); None where neither can page-lock it."""
+    if "cupy" in sys.modules:
+        return pinned_array((nbytes,), np.uint8)
+    if not cuda_start.started():
+        return None
+    try:
+        block = HostBlock(nbytes, driver=True)
+    except OSError:
+        return None
+    return block.array((nbytes,), np.uint8), block
+
+
+def can_page_lock_early() -> bool:
+    """Whether :func:`early_block` may page-lock (CuPy loaded, or the early start begun)."""
+    return "cupy" in sys.modules or cuda_start.started()
 
 
 def keep_blocks(limit: int) -> None:

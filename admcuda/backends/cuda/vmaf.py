@@ -26,7 +26,7 @@ import numpy as np
 from admcuda.backends.host import motion_scores, plan_rows, plan_vif_options
 
 from .engine import CudaAdm, CudaAdmError, check_submission, cuda_available
-from .hostmem import HostBlock, pinned_array
+from .hostmem import HostBlock, pinned_array, registered
 from .vifmotion import CudaMotion, CudaVif
 
 __all__ = ["CudaVmaf", "check_plan_size"]
@@ -185,9 +185,11 @@ class CudaVmaf:
         self._sets = sets
 
     def _is_pinned(self, arr: np.ndarray) -> bool:
+        """Whether ``arr`` is page-locked: in this engine's blocks or any registered one
+        (a read-ahead's, :func:`~admcuda.backends.cuda.hostmem.early_block`)."""
         lo = arr.ctypes.data
         hi = lo + arr.nbytes
-        return any(a <= lo and hi <= b for a, b in self._pinned)
+        return any(a <= lo and hi <= b for a, b in self._pinned) or registered(arr)
 
     def _upload(self, src: Any, n: int, dst: Any) -> Any:
         """``src``'s first ``n`` frames on the device: CuPy input as it is, host input
