@@ -1,5 +1,5 @@
 """``python -m admcuda``: the command line."""
 
-from admcuda.cli.entry import main
+from admcuda.cli.entry import program
 
-raise SystemExit(main())
+program()
