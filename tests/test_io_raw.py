@@ -389,3 +389,53 @@ def test_narrower_samples_read_at_12_or_16_bits_are_warned_about(
         assert said.startswith("distorted file " if how == "stream" else "input file ")
         assert f"is read as 32x24 420 {bits}-bit, but no luma sample of its first frames " in said
         assert said.endswith(f"as in {expected}-bit samples; if it is, give --bitdepth {expected}")
+
+
+def _netflix_frames(w: int = 576, h: int = 324, frames: int = 3) -> bytes:
+    return (NETFLIX / "src01_hrc00_576x324_3f.yuv").read_bytes()[: frames * w * h * 3 // 2]
+
+
+@pytest.mark.parametrize("bits", [8, 10])
+def test_swapped_width_and_height_are_refused(tmp_path, bits):
+    """Camera content read with -w and -h swapped: the frame size is the same, so only the
+    rows show it; the message names the swap and the flags that read it right."""
+    data = _netflix_frames()
+    if bits == 10:
+        data = (np.frombuffer(data, np.uint8).astype("<u2") << 2).tobytes()
+    path = tmp_path / "clip.yuv"
+    path.write_bytes(data)
+    with YuvReader(path, width=576, height=324, bitdepth=bits) as reader:
+        assert reader.num_frames == 3
+    with pytest.raises(AdmError) as err:
+        YuvReader(path, width=324, height=576, bitdepth=bits)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "are --width and --height swapped? (give -w 576 -h 324)" in message
+
+
+def test_swapped_sides_are_told_from_the_middle_frame_after_a_black_one(tmp_path):
+    w, h = 576, 324
+    black = bytes(w * h) + bytes([128]) * (w * h // 2)
+    path = tmp_path / "fade.yuv"
+    path.write_bytes(black + _netflix_frames(frames=2))
+    with pytest.raises(AdmError, match="swapped"):
+        YuvReader(path, width=h, height=w)
+
+
+@pytest.mark.parametrize("content", ["noise", "flat", "stripes"])
+def test_content_without_lined_up_rows_is_read_as_given(tmp_path, content):
+    """Noise, a flat picture and vertical stripes line up at neither width: no refusal."""
+    w, h = 64, 48
+    rng = np.random.default_rng(3)
+    if content == "noise":
+        luma = rng.integers(0, 256, (h, w))
+    elif content == "flat":
+        luma = np.full((h, w), 90)
+    else:
+        luma = np.tile((np.arange(w) % 2) * 200, (h, 1))
+    frame = luma.astype(np.uint8).tobytes() + bytes([128]) * (w * h // 2)
+    path = tmp_path / "c.yuv"
+    path.write_bytes(frame * 2)
+    for width, height in ((w, h), (h, w)):
+        with YuvReader(path, width=width, height=height) as reader:
+            assert reader.num_frames == 2

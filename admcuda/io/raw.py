@@ -14,7 +14,9 @@ import numpy as np
 from admcuda.closing import Closing
 from admcuda.errors import AdmError
 from admcuda.io.formats import (
+    LINE_UP_ROWS,
     check_geometry,
+    check_rows_line_up,
     decode_plane,
     decode_planes,
     frame_bytes,
@@ -217,6 +219,7 @@ class YuvReader(PositionedFrames, ClosingReader):
                 self._warn_if_wider(geometry, bitdepth_stated)
             else:
                 self._warn_if_narrower(geometry)
+            self._check_rows_line_up(geometry)
         except BaseException:
             self._file.close()
             raise
@@ -232,6 +235,25 @@ class YuvReader(PositionedFrames, ClosingReader):
         except AdmError:
             return
         warn_if_wider(plane, self.width, self.where, geometry, stated=stated)
+
+    def _check_rows_line_up(self, geometry: str) -> None:
+        """:func:`check_rows_line_up` on rows from the middle of the first frame, and of
+        the middle frame where the first is flat (a fade from black)."""
+        if self.width == self.height:
+            return
+        count = LINE_UP_ROWS * max(self.width, self.height) + 2 * min(self.width, self.height)
+        count = min(count, self.width * self.height)
+        start = (self.width * self.height - count) // 2
+        size = self.dtype.itemsize
+        for index in sorted({0, self.num_frames // 2}):
+            try:
+                buf = self._read(index * self.frame_size + start * size, count * size, index)
+            except AdmError:
+                return
+            window = np.frombuffer(buf, self.dtype)
+            if int(window.max()) != int(window.min()):
+                check_rows_line_up(window, self.width, self.height, self.where, geometry)
+                return
 
     def _warn_if_narrower(self, geometry: str) -> None:
         """:func:`warn_if_narrower` on the luma of the first, middle and last frames (a
