@@ -472,7 +472,7 @@ def test_parse_model_arg_bad(text, message):
         ("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=abc", "expects a number"),
         ("version=vmaf_v0.6.1:adm.adm_skip_scale0=1", "expects true or false"),
         ("version=vmaf_v0.6.1:cambi.window_size=63", "override for 'cambi'"),
-        ("path=/nonexistent/model.json", "cannot read model /nonexistent/model.json"),
+        ("path=/nonexistent/model.json", "model file '/nonexistent/model.json' not found"),
     ],
 )
 def test_load_refusals(text, message):

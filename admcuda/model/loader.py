@@ -487,8 +487,11 @@ def load_model(
             # bounded: a device that never ends (/dev/zero) fails in one line, not in memory
             what = f"model {label}"
             text = read_text(path, limit=MODEL_LIMIT, what=what, kind="a model file")
+        except FileNotFoundError:
+            raise ModelError(f"cannot read model {label}: model file {label!r} not found") from None
         except OSError as exc:
-            raise ModelError(f"cannot read model {label}: {exc}") from None
+            reason = exc.strerror or str(exc)
+            raise ModelError(f"cannot read model {label}: {reason}") from None
         except AdmError as exc:
             raise ModelError(str(exc)) from None
     return _parse_model(
