@@ -5,6 +5,7 @@ batch all score through :func:`run_ladder`."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -247,10 +248,13 @@ def _warn_y4m_read_as_y4m(readers: Sequence[Any]) -> None:
         )
 
 
-def _video_decoder(decoder: str, backend: str, scale: str | None, *, host: bool = False) -> str:
-    """The decoder for encoded video: "ffmpeg", "nvdec" or "auto" (NVDEC per file where it
-    can, the CUDA backend being the one that runs). ``host``: the plan computes features
-    on the host (PSNR), which read frames in host memory: ffmpeg."""
+def _video_decoder(
+    decoder: str, backend: str, scale: str | None, *, host: bool = False
+) -> str | Callable[[], str]:
+    """The decoder for encoded video: "ffmpeg", "nvdec", or for "auto" a function that
+    gives "auto" (NVDEC per file where it can) where the CUDA backend is the one that runs,
+    else "ffmpeg". ``host``: the plan computes features on the host (PSNR), which read
+    frames in host memory: ffmpeg."""
     if decoder not in ("auto", "ffmpeg", "nvdec"):
         raise AdmError(f"unknown decoder {decoder!r}; use auto, ffmpeg or nvdec")
     if decoder == "ffmpeg":
@@ -263,14 +267,26 @@ def _video_decoder(decoder: str, backend: str, scale: str | None, *, host: bool 
                 "float_vif and float_adm read frames in host memory: use --decoder ffmpeg or auto"
             )
         return "ffmpeg"
-    cuda = backends.select_backend(backend)[0] == "cuda"
     if decoder == "nvdec":
-        if not cuda:
+        if backends.select_backend(backend)[0] != "cuda":
             raise AdmError("the NVDEC decoder needs the CUDA backend (--backend cuda)")
         if scale:
             raise AdmError("--scale runs through ffmpeg's scaler: use --decoder ffmpeg or auto")
         return decoder
-    return "auto" if cuda and not scale else "ffmpeg"
+    if scale or backend == "cpu":
+        return "ffmpeg"
+
+    # Whether the CUDA backend runs is asked (CuPy imported) only once an encoded input
+    # is opened: raw and Y4M inputs open, and start reading, while CuPy imports.
+    @functools.cache
+    def auto() -> str:
+        try:
+            cuda = backends.select_backend(backend)[0] == "cuda"
+        except AdmError:  # a named backend that cannot load: the engine's start says so
+            return "ffmpeg"
+        return "auto" if cuda else "ffmpeg"
+
+    return auto  # type: ignore[return-value]
 
 
 @contextlib.contextmanager

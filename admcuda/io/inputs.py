@@ -42,7 +42,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -407,7 +407,7 @@ def _open_described(
     height: int | None,
     pixel_format: str | None,
     bitdepth: int | None,
-    decoder: str = "ffmpeg",
+    decoder: str | Callable[[], str] = "ffmpeg",
     gpu: int = 0,
     autorotate: bool | None = None,
 ) -> Y4mReader | VideoReader:
@@ -417,6 +417,8 @@ def _open_described(
     matrix needs ``autorotate`` (:class:`~admcuda.io.ffmpeg.VideoReader`); NVDEC reads
     stored pixels only, so with ``autorotate`` True such a video is ffmpeg's."""
     reader: Any
+    if callable(decoder):  # decided on the first video, where it matters
+        decoder = decoder() if kind == "video" else "ffmpeg"
     if kind == "video" and decoder != "ffmpeg":
         decoder = _decoder_for_rotation(path, label, decoder, autorotate)
     nvdec_reader = _nvdec_reader(path, label, decoder, gpu) if kind == "video" else None
@@ -643,7 +645,7 @@ def open_inputs(
     bitdepth: int | None = None,
     ignore_name: bool = False,
     scale: str | None = None,
-    decoder: str = "ffmpeg",
+    decoder: str | Callable[[], str] = "ffmpeg",
     gpu: int = 0,
     autorotate: bool | None = None,
     allow_partial_frame: bool = False,
@@ -677,10 +679,11 @@ def open_inputs(
         whose size differs from the reference's is scaled to it by ffmpeg
         (``-vf scale=W:H:flags=NAME``). A raw distorted file is then read at the
         size its name states. Without it, sizes must match.
-    decoder : {"ffmpeg", "nvdec", "auto"}, optional
+    decoder : {"ffmpeg", "nvdec", "auto"} or callable, optional
         Who decodes encoded video: ffmpeg on the CPU (default), NVDEC on GPU ``gpu``
         through PyNvVideoCodec (planes stay on the GPU; an error where it cannot run), or
-        NVDEC where it runs and decodes the codec, else ffmpeg.
+        NVDEC where it runs and decodes the codec, else ffmpeg. A callable gives one of
+        these names when the first encoded input is opened (raw YUV and Y4M need none).
     gpu : int, optional
         The GPU of the NVDEC decoder.
     autorotate : bool, optional
