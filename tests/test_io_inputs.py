@@ -487,3 +487,41 @@ def test_a_regular_file_named_twice_is_read_twice(tmp_path):
     with open_inputs(clip, [clip], width=W, height=H) as inputs:
         got = [[int(p[0, 0]) for p in reader] for reader in inputs.readers]
     assert got == [[10, 20, 30], [10, 20, 30]]
+
+
+def test_a_decoder_given_as_a_function_is_asked_only_for_encoded_video(tmp_path):
+    """``--decoder auto`` reaches the opener as a function (whether the CUDA backend runs
+    is known only once CuPy is imported): raw YUV and Y4M inputs open without asking it."""
+    asked = []
+
+    def decoder():
+        asked.append(True)
+        return "ffmpeg"
+
+    raw = write_raw(tmp_path / "a.yuv", [1, 2])
+    y4m = write_y4m(raw, tmp_path / "a.y4m", W, H, "420", 8)
+    with open_inputs(raw, [y4m], width=W, height=H, decoder=decoder) as inputs:
+        assert len(inputs.readers) == 2
+    assert asked == []
+
+
+@pytest.mark.parametrize(("decoder", "backend", "scale", "want"), [
+    ("ffmpeg", "auto", None, "ffmpeg"),
+    ("auto", "cpu", None, "ffmpeg"),
+    ("auto", "auto", "bicubic", "ffmpeg"),
+    ("auto", "auto", None, None),  # a function: asked on the first encoded input
+])  # fmt: skip
+def test_the_video_decoder_imports_no_cupy_until_asked(monkeypatch, decoder, backend, scale,
+                                                       want):  # fmt: skip
+    from admcuda import backends, ladder
+
+    calls = []
+    monkeypatch.setattr(backends, "select_backend",
+                        lambda name: calls.append(name) or ("cuda", None))  # fmt: skip
+    got = ladder._video_decoder(decoder, backend, scale)
+    assert calls == []
+    if want is not None:
+        assert got == want
+    else:
+        assert callable(got) and got() == "auto" and got() == "auto"
+        assert calls == ["auto"]  # asked once
